@@ -7,5 +7,16 @@ const projects = [];
 for (const kind of ['libs', 'apps']) {
   for (const name of readdirSync(`${__dirname}/${kind}`)) projects.push(preset(kind, name));
 }
+// Deployment checks (Kubernetes manifests, Dockerfile, docker-compose.yml): tools/test/**/*.int-spec.ts.
+const tools = preset('tools', '');
+projects.push({
+  ...tools,
+  displayName: 'tools',
+  rootDir: `${__dirname}/tools`,
+  testMatch: ['<rootDir>/test/**/*.int-spec.ts'],
+  moduleNameMapper: Object.fromEntries(
+    Object.entries(tools.moduleNameMapper).map(([alias, target]) => [alias, target.replace('/../../', '/../')]),
+  ),
+});
 
-module.exports = { projects, testTimeout: 60000 };
+module.exports = { projects, testTimeout: 60000, globalSetup: './tools/jest-global-setup.js' };

@@ -1,7 +1,7 @@
 // Compiles every app and lib to dist/ with swc (type checking is `npm run typecheck`).
 // Path aliases (@payments/*) are rewritten to relative requires, so dist runs on plain node.
 import { transformFile } from '@swc/core';
-import { readdir, mkdir, writeFile, readFile, copyFile, rm } from 'node:fs/promises';
+import { readdir, mkdir, writeFile, readFile, copyFile, rm, rename } from 'node:fs/promises';
 import { join, dirname, relative, extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,9 +18,17 @@ async function* walk(dir) {
   }
 }
 
+async function writeAtomic(file, content) {
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, content);
+  await rename(tmp, file);
+}
+
 const isTest = (f) => /\.(spec|int-spec|e2e-spec)\.ts$/.test(f);
 const jobs = [];
-await rm(out, { recursive: true, force: true });
+// --clean empties dist first; without it files are replaced atomically, so a running test's services never
+// load a half-written file.
+if (process.argv.includes('--clean')) await rm(out, { recursive: true, force: true });
 for (const group of ['apps', 'libs']) {
   for (const project of await readdir(join(root, group))) {
     for await (const file of walk(join(root, group, project, 'src'))) {
@@ -44,8 +52,8 @@ for (const group of ['apps', 'libs']) {
           }).then(async (r) => {
             const js = target.replace(/\.ts$/, '.js');
             await mkdir(dirname(js), { recursive: true });
-            await writeFile(js, r.code + `\n//# sourceMappingURL=${js.split('/').pop()}.map\n`);
-            if (r.map) await writeFile(js + '.map', r.map);
+            if (r.map) await writeAtomic(js + '.map', r.map);
+            await writeAtomic(js, r.code + `\n//# sourceMappingURL=${js.split('/').pop()}.map\n`);
           }),
         );
       } else if (['.html', '.css', '.json', '.sql', '.svg'].includes(extname(file))) {

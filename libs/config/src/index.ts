@@ -1,1 +1,3 @@
-export {};
+export * from './config-error';
+export * from './load-config';
+export * from './service-config';

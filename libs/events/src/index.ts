@@ -1,1 +1,9 @@
-export {};
+export * from './event-envelope';
+export * from './event-id';
+export * from './topics';
+export * from './envelope.schema';
+export * from './event-type.registry';
+export * from './public-event-types';
+export * from './validate-envelope';
+export * from './new-envelope';
+export * from './asyncapi.document';

@@ -1,1 +1,2 @@
-export {};
+export * from './money-string';
+export * from './fee-policy';

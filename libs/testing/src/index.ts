@@ -1,1 +1,3 @@
-export {};
+export * from './services';
+export * from './postgres';
+export * from './kafka';

@@ -1,0 +1,50 @@
+import { ServiceConfig } from '@payments/config';
+import { IsInt, IsUrl, Max, Min } from 'class-validator';
+
+/** Settings of the gateway (environment variables; see README). */
+export class GatewayConfig extends ServiceConfig {
+  /** How long the gateway waits for a service's reply before answering 503 service_unavailable. */
+  @IsInt()
+  @Min(100)
+  @Max(60000)
+  REQUEST_TIMEOUT_MS: number = 5000;
+
+  /** Base of checkout_url and links in docs. */
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  PUBLIC_BASE_URL: string = 'http://localhost:3000';
+
+  /** Requests per second per live key, unless the merchant has its own limit (admin CLI `merchant limits`). */
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  RATE_LIMIT_LIVE_PER_SEC: number = 100;
+
+  /** Requests per second per test key, unless the merchant has its own limit. */
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  RATE_LIMIT_TEST_PER_SEC: number = 25;
+
+  /**
+   * How long an instance may reuse a looked-up API key and its merchant. At most 1000: revocation, verification
+   * and limit changes must reach every instance within one second without any cross-instance messaging.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  API_KEY_CACHE_MS: number = 500;
+
+  /** How long a completed response is kept for replay under its Idempotency-Key. */
+  @IsInt()
+  @Min(60)
+  @Max(30 * 86400)
+  IDEMPOTENCY_TTL_SECONDS: number = 86400;
+
+  /** How long a duplicate request waits for the first one with the same key before answering 409 in progress. */
+  @IsInt()
+  @Min(0)
+  @Max(60000)
+  IDEMPOTENCY_WAIT_MS: number = 10000;
+}
+
+export const GATEWAY_DEFAULTS = { PORT: '3000', DB_SCHEMA: 'gateway' };

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { ApiAccessModule } from './auth/api-access.module';
+import { PingController } from './diagnostics/ping.controller';
+import { IdempotencyModule } from './idempotency/idempotency.module';
+import { MerchantsModule } from './merchants/merchants.module';
+import { ServicesModule } from './services/services.module';
+
+@Module({
+  imports: [ServicesModule, MerchantsModule, ApiAccessModule, IdempotencyModule],
+  controllers: [PingController],
+})
+export class GatewayModule {}

@@ -1,0 +1,13 @@
+import 'reflect-metadata';
+import { bootstrapService } from '@payments/platform';
+import { GatewayConfig, GATEWAY_DEFAULTS } from './config';
+import { GatewayModule } from './gateway.module';
+import { GATEWAY_ENTITIES, GATEWAY_MIGRATIONS } from './migrations/gateway-schema';
+
+void bootstrapService({
+  service: 'gateway',
+  imports: [GatewayModule],
+  configClass: GatewayConfig,
+  defaults: GATEWAY_DEFAULTS,
+  database: { entities: GATEWAY_ENTITIES, migrations: GATEWAY_MIGRATIONS },
+});

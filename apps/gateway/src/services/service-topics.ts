@@ -1,0 +1,9 @@
+import { commandTopic } from '@payments/platform';
+
+/** Services the gateway talks to, and every command topic it sends to (reply topics are subscribed at start). */
+export const SERVICES = ['sessions', 'ledger', 'refunds', 'webhooks'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+export function gatewayCommandTopics(): string[] {
+  return SERVICES.map((service) => commandTopic(service, 'ping'));
+}

@@ -1,0 +1,14 @@
+import 'reflect-metadata';
+import { MessagingTables1763769600000 } from '@payments/messaging';
+import { bootstrapService } from '@payments/platform';
+import { RefundsConfig, REFUNDS_DEFAULTS } from './config';
+import { RefundsModule } from './refunds.module';
+
+void bootstrapService({
+  service: 'refunds',
+  imports: [RefundsModule],
+  configClass: RefundsConfig,
+  defaults: REFUNDS_DEFAULTS,
+  database: { migrations: [MessagingTables1763769600000] },
+  servesCommands: true,
+});

@@ -1,0 +1,411 @@
+// Payment intent: an event-sourced aggregate. Commands check the state and return the events to append (they
+// never change the aggregate); `apply` gives the aggregate after them. Transitions (DESIGN §5):
+//
+//   (none)                           create                  -> requires_payment_method
+//   requires_payment_method, failed  submit method / crypto  -> processing
+//   processing                       succeed                 -> succeeded  (paid, paid_at, fee, net, payment_id)
+//   processing                       fail                    -> failed     (the customer may retry until expiry)
+//   requires_payment_method, failed  cancel                  -> cancelled
+//   any non-final                    expire (after expires_at) -> expired
+//
+// succeeded, cancelled and expired are final. Once expires_at has passed every command sees the intent as
+// expired, so nothing can act on an intent that a read would already show as expired.
+import { environmentOfPaymentIntentId, isPaymentId, type Environment } from '@payments/ids';
+import { DEFAULT_FEE_SCHEDULE, feeFor, type FeeSchedule } from '@payments/money';
+import { DomainError } from './domain-error';
+import type {
+  PaymentIntentCreated,
+  PaymentIntentEvent,
+  PaymentIntentProcessingStarted,
+  PaymentIntentSucceeded,
+  PaymentIntentCryptoTransferReceived,
+} from './payment-intent.events';
+import {
+  addSeconds,
+  assertAmount,
+  assertCurrency,
+  assertExpiresIn,
+  assertMethods,
+  DEFAULT_INTENT_EXPIRES_IN_SECONDS,
+  INTENT_PAYMENT_METHODS,
+  isoTime,
+  type Currency,
+  type Customer,
+  type IntentPaymentMethod,
+  type Metadata,
+} from './session-types';
+
+export type PaymentIntentStatus = 'requires_payment_method' | 'processing' | 'succeeded' | 'failed' | 'cancelled' | 'expired';
+
+export const PAYMENT_INTENT_FINAL_STATUSES: readonly PaymentIntentStatus[] = ['succeeded', 'cancelled', 'expired'];
+
+export function isFinalPaymentIntentStatus(status: PaymentIntentStatus): boolean {
+  return PAYMENT_INTENT_FINAL_STATUSES.includes(status);
+}
+
+export interface PaymentIntentCryptoState {
+  readonly address: string | null;
+  readonly requestedCents: number;
+  readonly receivedCents: number;
+  readonly remainingCents: number;
+  readonly overpaymentCents: number;
+  /** The latest transfer seen. */
+  readonly txid: string | null;
+  /** Every transfer counted, so a transfer reported twice is counted once. */
+  readonly txids: readonly string[];
+}
+
+export interface PaymentIntentState {
+  readonly id: string;
+  readonly merchantId: string;
+  readonly environment: Environment;
+  /** Stored status; reads go through effectiveStatus(now). */
+  readonly status: PaymentIntentStatus;
+  readonly amountCents: number;
+  readonly currency: Currency;
+  readonly description: string | null;
+  readonly externalRef: string | null;
+  readonly successUrl: string | null;
+  readonly cancelUrl: string | null;
+  /** The available methods. */
+  readonly methods: readonly IntentPaymentMethod[];
+  readonly customer: Customer | null;
+  readonly metadata: Metadata;
+  readonly createdAt: string;
+  readonly expiresAt: string;
+  readonly paidAt: string | null;
+  /** The method of the current or last attempt. */
+  readonly paymentMethod: IntentPaymentMethod | null;
+  /** 0 until paid. */
+  readonly feeCents: number;
+  /** The amount until paid, then amount - fee. */
+  readonly netCents: number;
+  readonly paymentId: string | null;
+  readonly failureReason: string | null;
+  readonly crypto: PaymentIntentCryptoState;
+  /** Number of events applied: the stream version to append after. */
+  readonly version: number;
+}
+
+export interface CreatePaymentIntentInput {
+  readonly id: string;
+  readonly merchantId: string;
+  readonly environment: Environment;
+  readonly amountCents: number;
+  readonly currency?: string;
+  readonly description?: string | null;
+  readonly externalRef?: string | null;
+  readonly successUrl?: string | null;
+  readonly cancelUrl?: string | null;
+  /** Already resolved against the merchant's enabled methods. */
+  readonly methods: readonly IntentPaymentMethod[];
+  readonly customer?: Customer | null;
+  readonly metadata?: Metadata | null;
+  readonly expiresInSeconds?: number;
+  readonly now: Date;
+}
+
+export type SimulatePaymentIntentInput =
+  | {
+      readonly result: 'succeeded';
+      readonly method?: IntentPaymentMethod;
+      readonly paymentId: string;
+      readonly feeSchedule?: FeeSchedule;
+      readonly now: Date;
+    }
+  | { readonly result: 'failed'; readonly method?: IntentPaymentMethod; readonly reason?: string; readonly now: Date };
+
+export class PaymentIntent {
+  private constructor(readonly state: PaymentIntentState) {}
+
+  /** Validates the request and returns the creation event. */
+  static create(input: CreatePaymentIntentInput): PaymentIntentEvent[] {
+    if (environmentOfPaymentIntentId(input.id) !== input.environment) {
+      throw new DomainError('invalid_request', `payment intent id ${input.id} is not a ${input.environment} id`);
+    }
+    assertAmount(input.amountCents);
+    const currency = input.currency ?? 'USD';
+    assertCurrency(currency);
+    assertMethods(input.methods, INTENT_PAYMENT_METHODS);
+    const expiresIn = input.expiresInSeconds ?? DEFAULT_INTENT_EXPIRES_IN_SECONDS;
+    assertExpiresIn(expiresIn);
+    const created: PaymentIntentCreated = {
+      type: 'PaymentIntentCreated',
+      data: {
+        id: input.id,
+        merchantId: input.merchantId,
+        environment: input.environment,
+        amountCents: input.amountCents,
+        currency,
+        description: input.description ?? null,
+        externalRef: input.externalRef ?? null,
+        successUrl: input.successUrl ?? null,
+        cancelUrl: input.cancelUrl ?? null,
+        methods: [...input.methods],
+        customer: input.customer ?? null,
+        metadata: input.metadata ?? {},
+        createdAt: isoTime(input.now),
+        expiresAt: isoTime(addSeconds(input.now, expiresIn)),
+      },
+    };
+    return [created];
+  }
+
+  /** Rebuilds the aggregate from its stream (the first event must be the creation). */
+  static fromEvents(events: readonly PaymentIntentEvent[]): PaymentIntent {
+    const [first, ...rest] = events;
+    if (first?.type !== 'PaymentIntentCreated') throw new Error('a payment intent stream starts with PaymentIntentCreated');
+    return new PaymentIntent(initialState(first)).apply(rest);
+  }
+
+  /** Wraps a state already built (e.g. a read-model row or snapshot) to query it. */
+  static fromState(state: PaymentIntentState): PaymentIntent {
+    return new PaymentIntent(state);
+  }
+
+  apply(events: readonly PaymentIntentEvent[]): PaymentIntent {
+    return new PaymentIntent(events.reduce(evolve, this.state));
+  }
+
+  get id(): string {
+    return this.state.id;
+  }
+
+  get version(): number {
+    return this.state.version;
+  }
+
+  /** The status a reader sees: a non-final intent whose expires_at has passed is expired. */
+  effectiveStatus(now: Date): PaymentIntentStatus {
+    return this.isExpiredAt(now) ? 'expired' : this.state.status;
+  }
+
+  isExpiredAt(now: Date): boolean {
+    if (this.state.status === 'expired') return true;
+    return !isFinalPaymentIntentStatus(this.state.status) && now.getTime() >= Date.parse(this.state.expiresAt);
+  }
+
+  /** Gives the crypto deposit address; the same address again is a no-op, a different one is refused. */
+  assignCryptoAddress(address: string, now: Date): PaymentIntentEvent[] {
+    this.requireMethodAvailable('crypto');
+    if (address.length === 0) throw new DomainError('invalid_request', 'crypto address is empty');
+    if (this.state.crypto.address === address) return [];
+    if (this.state.crypto.address !== null) throw new DomainError('invalid_state', 'payment intent already has a crypto address');
+    this.requireStatus(now, ['requires_payment_method', 'failed'], 'assign a crypto address to');
+    return [{ type: 'PaymentIntentCryptoAddressAssigned', data: { address, assignedAt: isoTime(now) } }];
+  }
+
+  /** The customer submits a method at checkout (for crypto, after the deposit address was given). */
+  submitMethod(method: IntentPaymentMethod, now: Date): PaymentIntentEvent[] {
+    this.requireMethodAvailable(method);
+    this.requireStatus(now, ['requires_payment_method', 'failed'], 'submit a payment method for');
+    if (method === 'crypto' && this.state.crypto.address === null) {
+      throw new DomainError('invalid_state', 'payment intent has no crypto address yet');
+    }
+    return [processingStarted(method, now)];
+  }
+
+  /**
+   * A stablecoin transfer to the intent's address was seen. The first one moves the intent to processing; each
+   * one updates received/remaining/overpayment. A txid already counted is a no-op.
+   */
+  recordCryptoTransfer(transfer: { readonly txid: string; readonly amountCents: number; readonly now: Date }): PaymentIntentEvent[] {
+    const { txid, amountCents, now } = transfer;
+    if (this.state.crypto.txids.includes(txid)) return [];
+    if (txid.length === 0) throw new DomainError('invalid_request', 'txid is empty');
+    if (!Number.isSafeInteger(amountCents) || amountCents <= 0) {
+      throw new DomainError('invalid_request', 'transfer amount must be a positive whole number of cents');
+    }
+    this.requireMethodAvailable('crypto');
+    if (this.state.crypto.address === null) throw new DomainError('invalid_state', 'payment intent has no crypto address');
+    const status = this.requireStatus(now, ['requires_payment_method', 'failed', 'processing'], 'record a crypto transfer for');
+    if (status === 'processing' && this.state.paymentMethod !== 'crypto') {
+      throw new DomainError('invalid_state', `payment intent is processing a ${this.state.paymentMethod} payment`);
+    }
+    const received = cryptoTransferReceived(txid, amountCents, now);
+    return status === 'processing' ? [received] : [processingStarted('crypto', now), received];
+  }
+
+  /** The provider confirmed the payment: paid, with the fee of the method under the schedule given. */
+  succeed(input: { readonly paymentId: string; readonly now: Date; readonly feeSchedule?: FeeSchedule }): PaymentIntentEvent[] {
+    this.requireStatus(input.now, ['processing'], 'succeed');
+    if (this.state.paymentMethod === 'crypto' && this.state.crypto.receivedCents < this.state.amountCents) {
+      throw new DomainError(
+        'invalid_state',
+        `crypto payment is short: ${this.state.crypto.receivedCents} of ${this.state.amountCents} cents received`,
+      );
+    }
+    return [this.succeeded(input.paymentId, input.now, input.feeSchedule ?? DEFAULT_FEE_SCHEDULE)];
+  }
+
+  /** The provider declined: failed, and the customer may try again until expiry. */
+  fail(input: { readonly reason?: string; readonly now: Date }): PaymentIntentEvent[] {
+    this.requireStatus(input.now, ['processing'], 'fail');
+    return [{ type: 'PaymentIntentPaymentFailed', data: { reason: input.reason || 'declined', failedAt: isoTime(input.now) } }];
+  }
+
+  /** The customer (at checkout) or the merchant cancels. */
+  cancel(input: { readonly reason?: string | null; readonly now: Date }): PaymentIntentEvent[] {
+    this.requireStatus(input.now, ['requires_payment_method', 'failed'], 'cancel');
+    return [{ type: 'PaymentIntentCancelled', data: { reason: input.reason ?? null, cancelledAt: isoTime(input.now) } }];
+  }
+
+  /** Records the expiry once expires_at has passed; any non-final state may expire. */
+  expire(now: Date): PaymentIntentEvent[] {
+    if (isFinalPaymentIntentStatus(this.state.status)) {
+      throw new DomainError('invalid_state', `cannot expire a payment intent that is ${this.state.status}`);
+    }
+    if (now.getTime() < Date.parse(this.state.expiresAt)) {
+      throw new DomainError('invalid_state', `payment intent does not expire before ${this.state.expiresAt}`);
+    }
+    return [{ type: 'PaymentIntentExpired', data: { expiredAt: isoTime(now) } }];
+  }
+
+  /**
+   * Test mode: drives the intent through processing to the result, emitting every event on the way (a crypto
+   * success also records a simulated transfer of what is missing). The method defaults to the first available.
+   */
+  simulate(input: SimulatePaymentIntentInput): PaymentIntentEvent[] {
+    if (this.state.environment !== 'test') throw new DomainError('live_mode_not_allowed', 'only test payment intents can be simulated');
+    const { now } = input;
+    const status = this.requireStatus(now, ['requires_payment_method', 'failed', 'processing'], 'simulate');
+    const events: PaymentIntentEvent[] = [];
+    let intent: PaymentIntent = this;
+    if (status === 'processing') {
+      if (input.method !== undefined && input.method !== this.state.paymentMethod) {
+        throw new DomainError('invalid_request', `payment intent is processing a ${this.state.paymentMethod} payment`);
+      }
+    } else {
+      const method = input.method ?? this.state.methods[0];
+      if (method === undefined) throw new DomainError('payment_methods_unavailable', 'payment intent has no payment method');
+      this.requireMethodAvailable(method);
+      events.push(processingStarted(method, now));
+      intent = this.apply(events);
+    }
+    if (input.result === 'failed') {
+      return [...events, ...intent.fail({ reason: input.reason ?? 'simulated_failure', now })];
+    }
+    const missing = intent.state.amountCents - intent.state.crypto.receivedCents;
+    if (intent.state.paymentMethod === 'crypto' && missing > 0) {
+      events.push(cryptoTransferReceived(`simulated_${input.paymentId}`, missing, now));
+      intent = this.apply(events);
+    }
+    return [...events, ...intent.succeed(input)];
+  }
+
+  private succeeded(paymentId: string, now: Date, schedule: FeeSchedule): PaymentIntentSucceeded {
+    if (!isPaymentId(paymentId)) throw new DomainError('invalid_request', `malformed payment id ${paymentId}`);
+    const method = this.state.paymentMethod;
+    if (method === null) throw new DomainError('invalid_state', 'payment intent has no payment method');
+    const fee = feeFor(this.state.amountCents, method, schedule);
+    return {
+      type: 'PaymentIntentSucceeded',
+      data: { paymentId, feeRateBps: fee.rateBps, feeCents: fee.feeCents, netCents: fee.netCents, paidAt: isoTime(now) },
+    };
+  }
+
+  private requireMethodAvailable(method: IntentPaymentMethod): void {
+    if (!this.state.methods.includes(method)) {
+      throw new DomainError('payment_methods_unavailable', `payment method ${method} is not available for this payment intent`);
+    }
+  }
+
+  private requireStatus(now: Date, allowed: readonly PaymentIntentStatus[], action: string): PaymentIntentStatus {
+    const status = this.effectiveStatus(now);
+    if (!allowed.includes(status)) throw new DomainError('invalid_state', `cannot ${action} a payment intent that is ${status}`);
+    return status;
+  }
+}
+
+function processingStarted(method: IntentPaymentMethod, now: Date): PaymentIntentProcessingStarted {
+  return { type: 'PaymentIntentProcessingStarted', data: { method, startedAt: isoTime(now) } };
+}
+
+function cryptoTransferReceived(txid: string, amountCents: number, now: Date): PaymentIntentCryptoTransferReceived {
+  return { type: 'PaymentIntentCryptoTransferReceived', data: { txid, amountCents, receivedAt: isoTime(now) } };
+}
+
+function initialState({ data }: PaymentIntentCreated): PaymentIntentState {
+  return {
+    id: data.id,
+    merchantId: data.merchantId,
+    environment: data.environment,
+    status: 'requires_payment_method',
+    amountCents: data.amountCents,
+    currency: data.currency,
+    description: data.description,
+    externalRef: data.externalRef,
+    successUrl: data.successUrl,
+    cancelUrl: data.cancelUrl,
+    methods: data.methods,
+    customer: data.customer,
+    metadata: data.metadata,
+    createdAt: data.createdAt,
+    expiresAt: data.expiresAt,
+    paidAt: null,
+    paymentMethod: null,
+    feeCents: 0,
+    netCents: data.amountCents,
+    paymentId: null,
+    failureReason: null,
+    crypto: cryptoState(null, data.amountCents, 0, null, []),
+    version: 1,
+  };
+}
+
+function cryptoState(
+  address: string | null,
+  requestedCents: number,
+  receivedCents: number,
+  txid: string | null,
+  txids: readonly string[],
+): PaymentIntentCryptoState {
+  return {
+    address,
+    requestedCents,
+    receivedCents,
+    remainingCents: Math.max(0, requestedCents - receivedCents),
+    overpaymentCents: Math.max(0, receivedCents - requestedCents),
+    txid,
+    txids,
+  };
+}
+
+/** One event applied to the state. Events are facts already checked by a command, so this only records them. */
+function evolve(state: PaymentIntentState, event: PaymentIntentEvent): PaymentIntentState {
+  const version = state.version + 1;
+  switch (event.type) {
+    case 'PaymentIntentCreated':
+      throw new Error(`payment intent ${state.id} was created twice`);
+    case 'PaymentIntentCryptoAddressAssigned': {
+      const c = state.crypto;
+      return { ...state, version, crypto: cryptoState(event.data.address, c.requestedCents, c.receivedCents, c.txid, c.txids) };
+    }
+    case 'PaymentIntentProcessingStarted':
+      return { ...state, version, status: 'processing', paymentMethod: event.data.method };
+    case 'PaymentIntentCryptoTransferReceived': {
+      const c = state.crypto;
+      const crypto = cryptoState(c.address, c.requestedCents, c.receivedCents + event.data.amountCents, event.data.txid, [
+        ...c.txids,
+        event.data.txid,
+      ]);
+      return { ...state, version, crypto };
+    }
+    case 'PaymentIntentSucceeded':
+      return {
+        ...state,
+        version,
+        status: 'succeeded',
+        paidAt: event.data.paidAt,
+        paymentId: event.data.paymentId,
+        feeCents: event.data.feeCents,
+        netCents: event.data.netCents,
+      };
+    case 'PaymentIntentPaymentFailed':
+      return { ...state, version, status: 'failed', failureReason: event.data.reason };
+    case 'PaymentIntentCancelled':
+      return { ...state, version, status: 'cancelled' };
+    case 'PaymentIntentExpired':
+      return { ...state, version, status: 'expired' };
+  }
+}

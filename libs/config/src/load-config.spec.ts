@@ -1,0 +1,40 @@
+import { IsInt, Min } from 'class-validator';
+import { ConfigError, loadConfig, ServiceConfig } from './index';
+
+class Sample extends ServiceConfig {
+  @IsInt()
+  @Min(1)
+  WORKERS: number = 2;
+}
+
+describe('loadConfig', () => {
+  it('applies defaults and converts numbers and lists', () => {
+    const c = loadConfig(Sample, { PORT: '3005', KAFKA_BROKERS: 'a:1, b:2' });
+    expect(c.PORT).toBe(3005);
+    expect(c.KAFKA_BROKERS).toEqual(['a:1', 'b:2']);
+    expect(c.WORKERS).toBe(2);
+    expect(c.DB_SCHEMA).toBe('public');
+  });
+
+  it('takes per-service defaults and treats empty values as unset', () => {
+    const c = loadConfig(Sample, { DB_SCHEMA: '' }, { DB_SCHEMA: 'ledger', PORT: '3002' });
+    expect(c.DB_SCHEMA).toBe('ledger');
+    expect(c.PORT).toBe(3002);
+  });
+
+  it('names every bad variable and redacts secrets', () => {
+    let error: unknown;
+    try {
+      loadConfig(Sample, { PORT: 'eighty', WORKERS: '0', DATABASE_URL: 'mysql://x', WEBHOOK_SECRET_KEY: 'x' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    expect(message).toContain('PORT');
+    expect(message).toContain('"eighty"');
+    expect(message).toContain('WORKERS');
+    expect(message).toContain('DATABASE_URL');
+    expect(message).not.toContain('LOG_LEVEL');
+  });
+});

@@ -1,0 +1,48 @@
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsString, Matches, Max, Min, IsUrl } from 'class-validator';
+
+const csv = ({ value }: { value: unknown }) =>
+  typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : value;
+
+/** Settings every service has; each app extends it with its own. Defaults work on a development machine. */
+export class ServiceConfig {
+  @IsIn(['development', 'test', 'production'])
+  NODE_ENV: string = 'development';
+
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  PORT: number = 3000;
+
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'DATABASE_URL must be a postgres:// URL' })
+  DATABASE_URL: string = 'postgres://payments@127.0.0.1:5432/payments';
+
+  @Matches(/^[a-z_][a-z0-9_]{0,62}$/, { message: 'DB_SCHEMA must be a lower-case SQL identifier' })
+  DB_SCHEMA: string = 'public';
+
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  DB_POOL_SIZE: number = 10;
+
+  @Transform(csv)
+  @Matches(/^[A-Za-z0-9.-]+:\d{1,5}$/, { each: true, message: 'KAFKA_BROKERS must be host:port[,host:port...]' })
+  KAFKA_BROKERS: string[] = ['127.0.0.1:9092'];
+
+  @Matches(/^[a-zA-Z0-9_-]{1,40}$/, { message: 'KAFKA_NAMESPACE must be 1-40 letters, digits, _ or -' })
+  KAFKA_NAMESPACE: string = 'payments';
+
+  @IsUrl({ protocols: ['redis', 'rediss'], require_tld: false, require_protocol: true })
+  REDIS_URL: string = 'redis://127.0.0.1:6379';
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL: string = 'info';
+
+  @IsInt()
+  @Min(100)
+  @Max(600000)
+  SHUTDOWN_TIMEOUT_MS: number = 15000;
+
+  @IsString()
+  INSTANCE_ID: string = `${process.pid}`;
+}

@@ -1,0 +1,25 @@
+import type { ClientConfig } from 'pg';
+import type { DataSource } from 'typeorm';
+import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
+
+/** Settings for a standalone pg connection to the same database as a TypeORM DataSource. */
+export function pgClientConfig(dataSource: DataSource, applicationSuffix: string): ClientConfig {
+  const options = dataSource.options as PostgresConnectionOptions;
+  if (options.type !== 'postgres') throw new Error(`expected a postgres DataSource, got ${options.type}`);
+  const extra = (options.extra ?? {}) as { connectionTimeoutMillis?: number };
+  const applicationName = options.applicationName ? `${options.applicationName}:${applicationSuffix}` : applicationSuffix;
+  return {
+    connectionString: options.url,
+    host: options.host,
+    port: options.port,
+    user: options.username,
+    password: typeof options.password === 'string' ? options.password : undefined,
+    database: options.database,
+    // TypeORM types ssl as server-side TlsOptions; pg takes the same object as client ConnectionOptions.
+    ssl: options.ssl as ClientConfig['ssl'],
+    application_name: applicationName.slice(0, 63),
+    connectionTimeoutMillis: options.connectTimeoutMS ?? extra.connectionTimeoutMillis ?? 5000,
+    // Notices a dead peer on an idle connection, so a lost advisory lock is found out.
+    keepAlive: true,
+  };
+}

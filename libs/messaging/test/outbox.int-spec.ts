@@ -1,0 +1,137 @@
+import { EventValidationError } from '@payments/events';
+import { createProducer, ensureTopics, MessagingTables1763769600000, OutboxRelay, OutboxWriter } from '../src';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- test-only use of the testing lib (infra may not depend on layer:testing in production code)
+import { createTestDatabase, testKafka, uniqueTopic } from '@payments/testing';
+import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
+import { Cleanup, CreateThings1763769700000, recordingLogger, thingHappened } from './support/fixtures';
+
+describe('outbox writer, relay connection loss, pruning and tables', () => {
+  const cleanup = new Cleanup();
+  const topic = uniqueTopic('outbox');
+  let db: DataSource;
+  let url: string;
+
+  beforeAll(async () => {
+    const database = await createTestDatabase('outbox');
+    cleanup.add(() => database.drop());
+    url = database.url;
+    db = await database.dataSource('svc', [MessagingTables1763769600000, CreateThings1763769700000]);
+  });
+
+  afterAll(() => cleanup.run());
+
+  const count = async (sql: string) => ((await db.query(sql)) as [{ n: number }])[0].n;
+
+  it('writes rows with key, headers and payload, and notifies the schema channel on commit', async () => {
+    const listener = new Client({ connectionString: url });
+    await listener.connect();
+    cleanup.add(() => listener.end());
+    const notified: string[] = [];
+    listener.on('notification', (n) => notified.push(n.channel));
+    await listener.query('LISTEN svc_outbox');
+
+    const envelope = { ...thingHappened('thing_1', 1), causation_id: 'evt_000000000000000000000001' };
+    await db.transaction((manager) => new OutboxWriter().append(manager, topic, [envelope]));
+    const [row] = (await db.query('SELECT * FROM svc.outbox WHERE event_id = $1', [envelope.id])) as Array<Record<string, unknown>>;
+    expect(row).toMatchObject({ topic, key: 'thing_1', payload: envelope, sent_at: null });
+    expect(row!.headers).toEqual({
+      'event-id': envelope.id,
+      'event-type': envelope.type,
+      'schema-version': '1',
+      'correlation-id': envelope.correlation_id,
+      'causation-id': envelope.causation_id,
+      'content-type': 'application/json',
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(notified).toContain('svc_outbox');
+  });
+
+  it('rejects an invalid envelope and the whole business transaction with it', async () => {
+    const bad = { ...thingHappened('thing_2', 1), sequence: 0 };
+    await expect(
+      db.transaction(async (manager) => {
+        await manager.query("INSERT INTO svc.things (id, version) VALUES ('thing_2', 1)");
+        await new OutboxWriter().append(manager, topic, [thingHappened('thing_2', 1), bad]);
+      }),
+    ).rejects.toThrow(EventValidationError);
+    expect(await count("SELECT count(*)::int AS n FROM svc.things WHERE id = 'thing_2'")).toBe(0);
+    expect(await count("SELECT count(*)::int AS n FROM svc.outbox WHERE key = 'thing_2'")).toBe(0);
+  });
+
+  it('refuses to write outside a transaction', async () => {
+    await expect(new OutboxWriter().append(db.manager, topic, [thingHappened('thing_3', 1)])).rejects.toThrow(
+      /open transaction/,
+    );
+  });
+
+  it('prunes only sent rows older than the retention', async () => {
+    const writer = new OutboxWriter({ schema: 'svc' });
+    const events = [1, 2, 3].map((n) => thingHappened('thing_prune', n));
+    await db.transaction((manager) => writer.append(manager, topic, events));
+    await db.query(`UPDATE svc.outbox SET sent_at = now() - interval '8 days' WHERE event_id = $1`, [events[0]!.id]);
+    await db.query(`UPDATE svc.outbox SET sent_at = now() - interval '1 day' WHERE event_id = $1`, [events[1]!.id]);
+    const kafka = testKafka();
+    const relay = new OutboxRelay({ dataSource: db, producer: createProducer(kafka), schema: 'svc', logger: recordingLogger() });
+    expect(await relay.prune(7)).toBe(1);
+    const left = (await db.query("SELECT event_id FROM svc.outbox WHERE key = 'thing_prune' ORDER BY id")) as Array<{
+      event_id: string;
+    }>;
+    expect(left.map((r) => r.event_id)).toEqual([events[1]!.id, events[2]!.id]);
+  });
+
+  it('flush times out naming the unsent rows when no instance relays', async () => {
+    const relay = new OutboxRelay({ dataSource: db, producer: createProducer(testKafka()), schema: 'svc' });
+    await expect(relay.flush(100)).rejects.toThrow(/outbox flush timed out with \d+ rows of svc unsent/);
+  });
+
+  it('a relay whose database session is killed reconnects, takes the lock again and goes on', async () => {
+    const kafka = testKafka();
+    await ensureTopics(kafka, [topic]);
+    const producer = createProducer(kafka);
+    await producer.connect();
+    cleanup.add(() => producer.disconnect());
+    const logger = recordingLogger();
+    const relay = new OutboxRelay({
+      dataSource: db,
+      producer,
+      schema: 'svc',
+      pollIntervalMs: 50,
+      retry: { initialMs: 10, maxMs: 50 },
+      logger,
+    });
+    cleanup.add(() => relay.stop());
+    relay.start();
+    const writer = new OutboxWriter();
+    const write = (n: number) =>
+      db.transaction((manager) => writer.append(manager, topic, [thingHappened('thing_killed', n)]));
+    await write(1);
+    await relay.flush(20_000);
+
+    const killed = (await db.query(
+      "SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = 'test:svc:outbox-relay'",
+    )) as Array<{ ok: boolean }>;
+    expect(killed).toEqual([{ ok: true }]);
+    await write(2);
+    await relay.flush(20_000);
+    expect(relay.stats().active).toBe(true);
+    expect(logger.entries.some((e) => e.level === 'error' && /connection/.test(e.message))).toBe(true);
+  });
+
+  it('migrates down and up again', async () => {
+    const runner = db.createQueryRunner();
+    try {
+      await new MessagingTables1763769600000().down(runner);
+      expect(await runner.hasTable('svc.outbox')).toBe(false);
+      await new MessagingTables1763769600000().up(runner);
+      expect(await runner.hasTable('svc.outbox')).toBe(true);
+      expect(await runner.hasTable('svc.inbox')).toBe(true);
+      const [index] = (await runner.query(
+        "SELECT indexdef FROM pg_indexes WHERE schemaname = 'svc' AND indexname = 'outbox_unsent_idx'",
+      )) as Array<{ indexdef: string }>;
+      expect(index!.indexdef).toMatch(/WHERE \(sent_at IS NULL\)/);
+    } finally {
+      await runner.release();
+    }
+  });
+});

@@ -1,3 +1,0 @@
-describe('placeholder', () => {
-  it('runs', () => expect(1).toBe(1));
-});

@@ -1,0 +1,141 @@
+import { DynamicModule, Module, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { MicroserviceOptions, Transport } from '@nestjs/microservices';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ConfigError, loadConfig, ServiceConfig } from '@payments/config';
+import { createKafka, ensureTopics } from '@payments/messaging';
+import { Partitioners } from 'kafkajs';
+import { Logger } from 'nestjs-pino';
+import { DatabaseOptions } from './database/database.module';
+import { ApiExceptionFilter } from './errors/api-exception.filter';
+import { requestIdFor } from './logging/request-id';
+import { httpRequestDuration } from './metrics/metrics';
+import { PlatformModule } from './platform.module';
+import { declaredCommandTopics } from './rpc/command-topic';
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export interface ServiceDefinition<C extends ServiceConfig> {
+  /** Service name: logs, metrics, Kafka client id and consumer group. */
+  service: string;
+  /** The app's feature module(s). */
+  imports: Array<Type<unknown> | DynamicModule>;
+  configClass: Type<C>;
+  /** Per-service defaults of settings (PORT, DB_SCHEMA, ...). */
+  defaults: Record<string, string>;
+  database: DatabaseOptions;
+  /** Serve request/reply commands (@MessagePattern handlers) over Kafka. */
+  servesCommands?: boolean;
+  /** Extra set-up of the HTTP app before listen (OpenAPI, content parsers, ...). */
+  configure?: (app: NestFastifyApplication, config: C) => void | Promise<void>;
+}
+
+/** Loads settings or exits with a message naming what is wrong: a service never starts half-configured. */
+export function loadConfigOrExit<C extends ServiceConfig>(definition: ServiceDefinition<C>): C {
+  try {
+    return loadConfig(definition.configClass, process.env, definition.defaults);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${definition.service}: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+export function rootModule<C extends ServiceConfig>(definition: ServiceDefinition<C>, config: C): DynamicModule {
+  @Module({})
+  class RootModule {}
+  return {
+    module: RootModule,
+    imports: [
+      PlatformModule.forRoot({
+        service: definition.service,
+        config,
+        configClass: definition.configClass,
+        database: definition.database,
+        servesCommands: definition.servesCommands,
+      }),
+      ...definition.imports,
+    ],
+  };
+}
+
+/** Starts one service: HTTP (health, metrics, routes), optional Kafka command server, graceful shutdown. */
+export async function bootstrapService<C extends ServiceConfig>(definition: ServiceDefinition<C>): Promise<NestFastifyApplication> {
+  const config = loadConfigOrExit(definition);
+  const adapter = new FastifyAdapter({ genReqId: requestIdFor, bodyLimit: MAX_BODY_BYTES, trustProxy: true });
+  const app = await NestFactory.create<NestFastifyApplication>(rootModule(definition, config), adapter, {
+    bufferLogs: true,
+  });
+  app.useLogger(app.get(Logger));
+  app.useGlobalFilters(new ApiExceptionFilter());
+
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onRequest', async (request, reply) => {
+    void reply.header('Request-Id', String(request.id));
+  });
+  fastify.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions?.url ?? 'unmatched';
+    httpRequestDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+  });
+
+  if (definition.servesCommands) {
+    app.connectMicroservice<MicroserviceOptions>(
+      {
+        transport: Transport.KAFKA,
+        options: {
+          postfixId: '',
+          client: {
+            clientId: `${definition.service}-${config.INSTANCE_ID}-commands`,
+            brokers: config.KAFKA_BROKERS,
+          },
+          consumer: { groupId: `${config.KAFKA_NAMESPACE}.${definition.service}.commands`, allowAutoTopicCreation: true },
+          producer: { createPartitioner: Partitioners.DefaultPartitioner },
+          run: { partitionsConsumedConcurrently: 3 },
+          // A new group starts at the earliest command, so none sent before it first joined is lost; commands
+          // whose caller gave up are skipped by their deadline (serveCommand).
+          subscribe: { fromBeginning: true },
+        },
+      },
+      { inheritAppConfig: true },
+    );
+  }
+  await definition.configure?.(app, config);
+
+  handleShutdownSignals(app, config.SHUTDOWN_TIMEOUT_MS);
+
+  if (definition.servesCommands) {
+    // Subscribing to a topic that does not exist yet races its auto-creation; create them first.
+    const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: `${definition.service}-setup` });
+    await ensureTopics(kafka, declaredCommandTopics().filter((t) => t.startsWith(`${config.KAFKA_NAMESPACE}.${definition.service}.`)));
+    await app.startAllMicroservices();
+  }
+  await app.listen(config.PORT, '0.0.0.0');
+  return app;
+}
+
+/**
+ * SIGTERM/SIGINT: stop taking work, finish what is in flight, flush the outbox, commit offsets (the modules'
+ * shutdown hooks), then exit 0. A shutdown that hangs is cut off after SHUTDOWN_TIMEOUT_MS with exit 1.
+ */
+function handleShutdownSignals(app: NestFastifyApplication, timeoutMs: number): void {
+  let closing = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (closing) return;
+    closing = true;
+    setTimeout(() => {
+      process.stderr.write(`shutdown after ${signal} took longer than ${timeoutMs} ms; exiting\n`);
+      process.exit(1);
+    }, timeoutMs).unref();
+    app.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`shutdown failed: ${(error as Error).stack ?? String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+}

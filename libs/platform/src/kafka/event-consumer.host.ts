@@ -1,0 +1,72 @@
+import { BeforeApplicationShutdown, Logger, OnApplicationBootstrap, Provider } from '@nestjs/common';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import { ServiceConfig } from '@payments/config';
+import { EventConsumer, EventHandler } from '@payments/messaging';
+import type { Kafka, Producer } from 'kafkajs';
+import { PinoLogger } from 'nestjs-pino';
+import type { DataSource } from 'typeorm';
+import { KAFKA, KAFKA_PRODUCER } from './kafka.tokens';
+
+export interface ConsumerDefinition {
+  /** Inbox and consumer-group name, stable across instances (e.g. `ledger.payments`). */
+  name: string;
+  /** Topic streams to read, e.g. `sessions.events` (namespace and version are added). */
+  topics: (namespace: string) => string[];
+}
+
+/**
+ * Runs one EventConsumer for the app: starts after boot, and at shutdown stops fetching, finishes the message in
+ * flight and commits before the database and producer close. A consumer that halts (dead-lettering failed) takes
+ * the instance out of service rather than skipping events.
+ */
+export class EventConsumerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly consumer: EventConsumer;
+
+  constructor(definition: ConsumerDefinition, handler: EventHandler, kafka: Kafka, producer: Producer, dataSource: DataSource, config: ServiceConfig, logger: PinoLogger) {
+    this.consumer = new EventConsumer({
+      kafka,
+      producer,
+      dataSource,
+      groupId: `${config.KAFKA_NAMESPACE}.${definition.name}`,
+      consumerName: definition.name,
+      topics: definition.topics(config.KAFKA_NAMESPACE),
+      handler,
+      logger,
+      onFatal: (error) => {
+        new Logger('EventConsumer').error({ err: error, consumer: definition.name }, 'consumer halted; exiting so the instance restarts');
+        process.kill(process.pid, 'SIGTERM');
+      },
+    });
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.consumer.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.consumer.stop();
+  }
+
+  stats() {
+    return this.consumer.stats();
+  }
+}
+
+/**
+ * A provider running `definition` with the handler of an injectable class, e.g.
+ * `eventConsumerProvider(PAYMENTS_CONSUMER, { name: 'ledger.payments', topics }, LedgerProjector, (p) => p.handle)`.
+ */
+export function eventConsumerProvider<T>(
+  token: string | symbol,
+  definition: ConsumerDefinition,
+  handlerOwner: new (...args: never[]) => T,
+  pick: (owner: T) => EventHandler,
+): Provider {
+  return {
+    provide: token,
+    inject: [handlerOwner, KAFKA, KAFKA_PRODUCER, getDataSourceToken(), ServiceConfig, PinoLogger],
+    useFactory: (owner: T, kafka: Kafka, producer: Producer, dataSource: DataSource, config: ServiceConfig, logger: PinoLogger) =>
+      new EventConsumerHost(definition, pick(owner).bind(owner), kafka, producer, dataSource, config, logger),
+  };
+}
+

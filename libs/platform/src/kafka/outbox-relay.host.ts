@@ -1,0 +1,36 @@
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { ServiceConfig } from '@payments/config';
+import { OutboxRelay } from '@payments/messaging';
+import type { Producer } from 'kafkajs';
+import { PinoLogger } from 'nestjs-pino';
+import type { DataSource } from 'typeorm';
+import { KAFKA_PRODUCER } from './kafka.tokens';
+
+/**
+ * Runs the service's outbox relay: starts once the app is up, and at shutdown publishes what is left before
+ * the producer disconnects (the relay stands by while another instance holds the schema's lock).
+ */
+@Injectable()
+export class OutboxRelayHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  readonly relay: OutboxRelay;
+
+  constructor(
+    @InjectDataSource() dataSource: DataSource,
+    @Inject(KAFKA_PRODUCER) producer: Producer,
+    config: ServiceConfig,
+    logger: PinoLogger,
+  ) {
+    logger.setContext('OutboxRelay');
+    this.relay = new OutboxRelay({ dataSource, producer, schema: config.DB_SCHEMA, logger });
+  }
+
+  onApplicationBootstrap(): void {
+    this.relay.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    if (this.relay.stats().active) await this.relay.flush(10_000);
+    await this.relay.stop();
+  }
+}

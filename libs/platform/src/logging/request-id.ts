@@ -1,0 +1,16 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+
+const SAFE_ID = /^[A-Za-z0-9_.:-]{8,100}$/;
+
+export function newRequestId(): string {
+  return `req_${randomBytes(12).toString('base64url')}`;
+}
+
+/** Honours a caller's Request-Id when it is safe to echo; otherwise issues a fresh one. */
+export function requestIdFor(req: IncomingMessage): string {
+  const incoming = req.headers['request-id'];
+  const id = typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : newRequestId();
+  (req as IncomingMessage & { id?: string }).id = id;
+  return id;
+}

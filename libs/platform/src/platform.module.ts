@@ -1,0 +1,55 @@
+import { DynamicModule, Global, Module, Type } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
+import { ServiceConfig } from '@payments/config';
+import { LoggerModule } from 'nestjs-pino';
+import { DatabaseModule, DatabaseOptions } from './database/database.module';
+import { HealthController } from './health/health.controller';
+import { KafkaHealthIndicator } from './health/kafka.health';
+import { KafkaModule } from './kafka/kafka.module';
+import { OutboxRelayHost } from './kafka/outbox-relay.host';
+import { logOptions } from './logging/log-options';
+import { MetricsController } from './metrics/metrics.controller';
+import { SERVICE_NAME } from './platform.tokens';
+import { createPingController } from './rpc/ping.controller';
+
+export interface PlatformOptions<C extends ServiceConfig> {
+  service: string;
+  config: C;
+  configClass: Type<C>;
+  database: DatabaseOptions;
+  /** Answer the `ping` command over Kafka (services that serve commands). */
+  servesCommands?: boolean;
+}
+
+/**
+ * What every service has: validated config, JSON logs, its Postgres schema (migrated at boot), Kafka,
+ * /health/live, /health/ready and /metrics. Global, so feature modules inject these directly.
+ */
+@Global()
+@Module({})
+export class PlatformModule {
+  static forRoot<C extends ServiceConfig>(options: PlatformOptions<C>): DynamicModule {
+    const configProviders = [
+      { provide: ServiceConfig, useValue: options.config },
+      ...(options.configClass === ServiceConfig ? [] : [{ provide: options.configClass, useValue: options.config }]),
+      { provide: SERVICE_NAME, useValue: options.service },
+    ];
+    return {
+      module: PlatformModule,
+      global: true,
+      imports: [
+        LoggerModule.forRoot({ pinoHttp: logOptions(options.service, options.config.LOG_LEVEL) }),
+        TerminusModule,
+        DatabaseModule.forRoot(options.database),
+        KafkaModule,
+      ],
+      controllers: [
+        HealthController,
+        MetricsController,
+        ...(options.servesCommands ? [createPingController(options.service)] : []),
+      ],
+      providers: [...configProviders, KafkaHealthIndicator, OutboxRelayHost],
+      exports: [...configProviders.map((p) => p.provide), KafkaModule, DatabaseModule, OutboxRelayHost],
+    };
+  }
+}

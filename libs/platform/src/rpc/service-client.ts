@@ -1,0 +1,40 @@
+import { Logger } from '@nestjs/common';
+import { ClientKafka } from '@nestjs/microservices';
+import { firstValueFrom, timeout, TimeoutError } from 'rxjs';
+import { ApiError } from '../errors/api-error';
+import type { RpcReply, RpcRequest } from './rpc-message';
+
+/**
+ * The gateway's side of request/reply: sends a command and waits for its reply up to the timeout, which
+ * becomes 503 service_unavailable so the merchant retries (idempotency keys make the retry safe).
+ */
+export class ServiceClient {
+  private readonly logger = new Logger('ServiceClient');
+
+  constructor(
+    private readonly client: ClientKafka,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** Every command topic must be registered before connect, so the reply topics are subscribed. */
+  static topicsToSubscribe(client: ClientKafka, topics: string[]): void {
+    for (const topic of topics) client.subscribeToResponseOf(topic);
+  }
+
+  async request<TData, TBody = unknown>(topic: string, body: TBody, correlationId: string): Promise<TData> {
+    const message: RpcRequest<TBody> = { deadline: Date.now() + this.timeoutMs, correlation_id: correlationId, body };
+    let reply: RpcReply<TData>;
+    try {
+      reply = await firstValueFrom(
+        this.client.send<RpcReply<TData>, RpcRequest<TBody>>(topic, message).pipe(timeout(this.timeoutMs)),
+      );
+    } catch (error) {
+      if (!(error instanceof TimeoutError)) this.logger.error({ err: error, topic }, 'request failed');
+      throw new ApiError('service_unavailable', 'The service is temporarily unavailable. Retry later.', undefined, {
+        'Retry-After': '1',
+      });
+    }
+    if (!reply.ok) throw ApiError.fromJSON(reply.error);
+    return reply.data;
+  }
+}

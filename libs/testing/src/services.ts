@@ -1,0 +1,88 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { AddressInfo, createServer } from 'node:net';
+import { join } from 'node:path';
+
+export const REPO_ROOT = join(__dirname, '..', '..', '..');
+
+export type AppName = 'gateway' | 'sessions' | 'ledger' | 'refunds' | 'webhook-dispatcher';
+
+export interface RunningService {
+  app: AppName;
+  url: string;
+  process: ChildProcess;
+  /** Everything the process wrote so far (JSON log lines and stderr). */
+  output(): string;
+  /** SIGTERM and wait for the exit (graceful shutdown). */
+  stop(): Promise<number | null>;
+  /** SIGKILL: the process dies where it is. */
+  kill(): Promise<void>;
+}
+
+/** Runs a built service (`dist/`) as its own process, as an operator would, and waits until it is ready. */
+export async function startService(
+  app: AppName,
+  env: Record<string, string>,
+  options: { readyTimeoutMs?: number; waitReady?: boolean } = {},
+): Promise<RunningService> {
+  const entry = join(REPO_ROOT, 'dist', 'apps', app, 'src', 'main.js');
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`);
+  const child = spawn(process.execPath, ['--enable-source-maps', entry], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', NODE_ENV: 'test', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = `http://127.0.0.1:${env.PORT}`;
+  const service: RunningService = {
+    app,
+    url,
+    process: child,
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+  if (options.waitReady === false) return service;
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 60000);
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${app} exited with ${child.exitCode}:\n${output.slice(-3000)}`);
+    const ready = await fetch(`${url}/health/ready`).then((r) => r.ok, () => false);
+    if (ready) return service;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  await service.kill();
+  throw new Error(`${app} was not ready within the timeout:\n${output.slice(-3000)}`);
+}
+
+/** Waits for a process started with waitReady: false to exit, and gives its code and output. */
+export async function exitOf(service: RunningService, timeoutMs = 20000): Promise<{ code: number | null; output: string }> {
+  const code = await Promise.race([
+    new Promise<number | null>((resolve) => {
+      if (service.process.exitCode !== null) resolve(service.process.exitCode);
+      else service.process.once('exit', (c) => resolve(c));
+    }),
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${service.app} did not exit`)), timeoutMs)),
+  ]);
+  return { code, output: service.output() };
+}
+
+/** A port nothing listens on right now, as the OS hands it out. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# `npm start`: installs packages if needed, brings up PostgreSQL, Redis and Kafka, builds, starts the five
+# services in the background (logs and pid files in .cache/run/) and waits until each one is ready.
+# Idempotent: a service already answering on its port is left running. `npm stop` stops what this started.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+run=$root/.cache/run
+ready_timeout=${START_TIMEOUT_SECONDS:-90}
+
+# name:port:schema, as in each service's own defaults.
+services=(gateway:3000:gateway sessions:3001:sessions ledger:3002:ledger refunds:3003:refunds
+  webhook-dispatcher:3004:webhooks)
+
+say() { echo "start: $*"; }
+die() { echo "start: $*" >&2; exit 1; }
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+ready() { curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:$1/health/ready" 2>/dev/null; }
+alive() { [ -f "$run/$1.pid" ] && kill -0 "$(cat "$run/$1.pid")" 2>/dev/null; }
+show_log() {
+  if [ -f "$run/$1.log" ]; then
+    echo "start: last lines of $run/$1.log:" >&2
+    tail -n 40 "$run/$1.log" >&2
+  else
+    echo "start: $1 was not started by this script (no log in $run)" >&2
+  fi
+}
+
+command -v curl >/dev/null 2>&1 || die "'curl' is not installed; install it with: apt-get install -y curl"
+
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "installing packages (npm ci)"
+  npm ci --no-audit --no-fund
+fi
+
+bash scripts/infra-up.sh
+npm run build
+
+mkdir -p "$run"
+for entry in "${services[@]}"; do
+  IFS=: read -r name port schema <<<"$entry"
+  if port_open "$port"; then
+    say "$name already answering on port $port; leaving it running"
+    continue
+  fi
+  main=dist/apps/$name/src/main.js
+  [ -f "$main" ] || die "$main is missing after the build: apps/$name/src/main.ts does not exist yet"
+  # The caller's environment passes through (DATABASE_URL, KAFKA_BROKERS, LOG_LEVEL, ...); only the port and
+  # schema are per service, so a PORT exported in the shell cannot put five services on one port.
+  PORT=$port DB_SCHEMA=${schema} nohup node "$main" >>"$run/$name.log" 2>&1 &
+  echo $! >"$run/$name.pid"
+  say "started $name (pid $!, port $port, log $run/$name.log)"
+done
+
+say "waiting up to ${ready_timeout}s for every service to be ready"
+deadline=$((SECONDS + ready_timeout))
+pending=("${services[@]}")
+while [ ${#pending[@]} -gt 0 ]; do
+  still=()
+  for entry in "${pending[@]}"; do
+    IFS=: read -r name port _ <<<"$entry"
+    if ready "$port"; then continue; fi
+    if [ -f "$run/$name.pid" ] && ! alive "$name" && ! port_open "$port"; then
+      echo "start: $name exited before it was ready" >&2
+      show_log "$name"
+      exit 1
+    fi
+    still+=("$entry")
+  done
+  pending=("${still[@]+"${still[@]}"}")
+  [ ${#pending[@]} -eq 0 ] && break
+  if [ "$SECONDS" -ge "$deadline" ]; then
+    for entry in "${pending[@]}"; do
+      IFS=: read -r name port _ <<<"$entry"
+      echo "start: $name is not ready: GET http://127.0.0.1:$port/health/ready did not answer 200 within ${ready_timeout}s" >&2
+      show_log "$name"
+    done
+    exit 1
+  fi
+  sleep 1
+done
+
+base=${PUBLIC_BASE_URL:-http://localhost:3000}
+echo
+echo "All five services are ready."
+echo "  Gateway (API, checkout, dashboard)  $base"
+echo "  API                                 $base/api/v1"
+echo "  API docs (OpenAPI)                  $base/docs"
+for entry in "${services[@]}"; do
+  IFS=: read -r name port _ <<<"$entry"
+  printf '  %-20s health http://127.0.0.1:%s/health/ready   metrics http://127.0.0.1:%s/metrics\n' "$name" "$port" "$port"
+done
+echo "  Logs and pid files: $run   (stop everything with: npm stop)"
+
+# Demo merchant, once the admin command exists: its test key lets a first API call be made right away.
+cli=dist/apps/gateway/src/admin/cli.js
+if [ -f "$cli" ]; then
+  if demo=$(node "$cli" demo --json 2>"$run/demo.err"); then
+    key=$(node -e 'const d = JSON.parse(process.argv[1]); process.stdout.write(String(d.test_key ?? ""))' "$demo") ||
+      key=""
+    if [ -n "$key" ]; then
+      echo
+      echo "Demo merchant test key: $key"
+      echo "  send it as 'Authorization: Bearer $key' to $base/api/v1/ (see $base/docs)"
+    else
+      echo "start: warning: the demo command printed no test_key: $demo" >&2
+    fi
+  else
+    echo "start: warning: creating the demo merchant failed (services are running):" >&2
+    cat "$run/demo.err" >&2
+  fi
+fi

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# `npm test`: the whole check, as CI runs it. Installs packages if needed, brings up PostgreSQL, Redis and
+# Kafka, then type check, lint, build and every jest project (unit, integration against the real services,
+# deployment manifests). Extra arguments go to jest, e.g. `npm test -- --selectProjects money`.
+# Any failing step stops the run with a non-zero exit.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+step() { echo; echo "test: == $* =="; }
+die() { echo "test: $*" >&2; exit 1; }
+
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  step "installing packages (npm ci)"
+  npm ci --no-audit --no-fund
+fi
+
+step "infrastructure"
+bash scripts/infra-up.sh
+
+# The Kubernetes manifests test renders k8s/ with `kubectl kustomize`.
+if ! command -v kubectl >/dev/null 2>&1; then
+  step "installing kubectl (Debian package kubernetes-client)"
+  [ "$(id -u)" = 0 ] || die "kubectl is missing; install it with: sudo apt-get install -y kubernetes-client"
+  apt_log=$(mktemp)
+  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq kubernetes-client; } >"$apt_log" 2>&1; then
+    cat "$apt_log" >&2
+    die "installing kubernetes-client failed (output above)"
+  fi
+  rm -f "$apt_log"
+  command -v kubectl >/dev/null 2>&1 || die "kubernetes-client installed but kubectl is still not on PATH"
+fi
+
+step "type check"
+npm run typecheck
+step "lint"
+npm run lint
+step "build"
+npm run build
+step "jest"
+npx jest --ci "$@"

@@ -1,0 +1,79 @@
+// docker-compose.yml and the Dockerfile can't be run here (no Docker engine), so their contract is read.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+
+const root = join(__dirname, '..', '..');
+const services = ['gateway', 'sessions', 'ledger', 'refunds', 'webhook-dispatcher'];
+
+interface ComposeService {
+  image?: string;
+  build?: { context?: string; args?: Record<string, string> };
+  environment?: Record<string, string>;
+  ports?: string[];
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test: string[] };
+}
+
+describe('docker-compose.yml', () => {
+  // The file uses merge keys (<<) for the settings the five services share.
+  const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+    services: Record<string, ComposeService>;
+  };
+
+  test('names the five services plus kafka, postgres and redis', () => {
+    expect(Object.keys(compose.services).sort()).toEqual([...services, 'kafka', 'postgres', 'redis'].sort());
+  });
+
+  test('infrastructure: Kafka in KRaft mode, PostgreSQL 15, Redis 7, each with a health check', () => {
+    expect(compose.services.kafka.image).toBe('apache/kafka:3.9.1');
+    expect(compose.services.kafka.environment?.KAFKA_PROCESS_ROLES).toBe('broker,controller');
+    expect(compose.services.postgres.image).toMatch(/^postgres:15/);
+    expect(compose.services.redis.image).toMatch(/^redis:7/);
+    for (const name of ['kafka', 'postgres', 'redis']) expect(compose.services[name].healthcheck?.test).toBeDefined();
+  });
+
+  test.each(services)('%s: built from the Dockerfile for its app, waits for healthy infrastructure', (name) => {
+    const service = compose.services[name];
+    expect(service.build?.context).toBe('.');
+    expect(service.build?.args?.APP).toBe(name);
+    for (const dependency of ['kafka', 'postgres', 'redis']) {
+      expect(service.depends_on?.[dependency]?.condition).toBe('service_healthy');
+    }
+    const env = service.environment ?? {};
+    expect(env.KAFKA_BROKERS).toBe('kafka:9092');
+    expect(env.DATABASE_URL).toMatch(/@postgres:5432\//);
+    expect(env.REDIS_URL).toBe('redis://redis:6379');
+    expect(env.PORT).toMatch(/^\d+$/);
+    expect(env.DB_SCHEMA).toMatch(/^[a-z_]+$/);
+  });
+
+  test('only the gateway is published, on 3000', () => {
+    const published = Object.entries(compose.services).filter(([, s]) => s.ports?.length);
+    expect(published.map(([name, s]) => [name, s.ports])).toEqual([['gateway', ['3000:3000']]]);
+  });
+});
+
+describe('Dockerfile', () => {
+  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+  const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+
+  test('final stage is node:20-slim, runs as a non-root user and checks /health/live', () => {
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:20-slim$/m);
+    expect(runtime).toMatch(/^FROM \$\{NODE_IMAGE\} AS runtime$/m);
+    const user = runtime.match(/^USER (\S+)$/m)?.[1] ?? 'root';
+    expect(user).not.toMatch(/^(root|0)(:|$)/);
+    expect(runtime).toMatch(/^HEALTHCHECK [\s\S]*\/health\/live/m);
+  });
+
+  test('the APP argument selects the service that starts', () => {
+    expect(runtime).toMatch(/^ARG APP=/m);
+    expect(runtime).toMatch(/APP=\$\{APP\}/);
+    expect(runtime).toContain('dist/apps/$APP/src/main.js');
+  });
+
+  test('production dependencies only in the final image', () => {
+    expect(dockerfile).toMatch(/npm ci --omit=dev/);
+    expect(runtime).not.toMatch(/npm (ci|install)/);
+  });
+});

@@ -1,0 +1,241 @@
+// Renders the Kustomize manifests the way an operator would and checks what a safe rollout relies on:
+// probes on the health paths, resources, non-root pods, disruption budgets, autoscalers, config and secrets.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+
+const root = join(__dirname, '..', '..');
+const services = ['gateway', 'sessions', 'ledger', 'refunds', 'webhook-dispatcher'];
+
+interface Meta {
+  name: string;
+  labels?: Record<string, string>;
+}
+interface Probe {
+  httpGet?: { path?: string; port?: string | number };
+}
+interface SecurityContext {
+  runAsNonRoot?: boolean;
+  runAsUser?: number;
+  allowPrivilegeEscalation?: boolean;
+  readOnlyRootFilesystem?: boolean;
+}
+interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: { secretKeyRef?: { name: string; key: string }; configMapKeyRef?: { name: string; key: string } };
+}
+interface Container {
+  name: string;
+  image?: string;
+  ports?: { name?: string; containerPort: number }[];
+  readinessProbe?: Probe;
+  livenessProbe?: Probe;
+  startupProbe?: Probe;
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  securityContext?: SecurityContext;
+  envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
+  env?: EnvVar[];
+}
+interface PodSpec {
+  securityContext?: SecurityContext;
+  terminationGracePeriodSeconds?: number;
+  containers: Container[];
+}
+interface Resource {
+  kind: string;
+  metadata: Meta;
+  // Only the fields these checks read; each kind is narrowed where it is used.
+  spec?: {
+    selector?: { matchLabels?: Record<string, string> } & Record<string, string>;
+    template?: { metadata: Meta; spec: PodSpec };
+    ports?: { port: number; targetPort?: string | number }[];
+    maxUnavailable?: number | string;
+    minAvailable?: number | string;
+    scaleTargetRef?: { kind: string; name: string };
+    minReplicas?: number;
+    maxReplicas?: number;
+  };
+  data?: Record<string, string>;
+  stringData?: Record<string, string>;
+}
+
+function parseYaml(text: string, source: string): Resource[] {
+  return parseAllDocuments(text).flatMap((doc) => {
+    if ('errors' in doc && doc.errors.length > 0) throw new Error(`${source}: ${doc.errors[0].message}`);
+    const value = doc.toJS() as Resource | null;
+    return value ? [value] : [];
+  });
+}
+
+const rendered = new Map<string, Resource[]>();
+
+function render(dir: string): Resource[] {
+  const cached = rendered.get(dir);
+  if (cached) return cached;
+  let out: string;
+  try {
+    out = execFileSync('kubectl', ['kustomize', join(root, dir)], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 16 * 1024 * 1024,
+    });
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException & { stderr?: string };
+    if (e.code === 'ENOENT') throw new Error('kubectl is not installed (npm test installs it: apt-get install -y kubernetes-client)');
+    throw new Error(`kubectl kustomize ${dir} failed: ${e.stderr ?? e.message}`);
+  }
+  const docs = parseYaml(out, dir);
+  rendered.set(dir, docs);
+  return docs;
+}
+
+const byKind = (docs: Resource[], kind: string) => docs.filter((d) => d.kind === kind);
+const find = (docs: Resource[], kind: string, name: string) =>
+  docs.find((d) => d.kind === kind && d.metadata.name === name);
+const matches = (selector: Record<string, string> | undefined, labels: Record<string, string> | undefined) =>
+  !!selector && Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels?.[k] === v);
+
+function deployment(docs: Resource[], name: string) {
+  const found = find(docs, 'Deployment', name);
+  if (!found?.spec?.template) throw new Error(`no Deployment ${name}`);
+  return { resource: found, pod: found.spec.template.spec, podLabels: found.spec.template.metadata.labels };
+}
+
+function probePortExists(container: Container, probe: Probe | undefined) {
+  const port = probe?.httpGet?.port;
+  return (container.ports ?? []).some((p) => p.name === port || p.containerPort === port);
+}
+
+describe.each(['k8s/base', 'k8s/overlays/dev', 'k8s/overlays/production'])('kustomize %s', (dir) => {
+  let docs: Resource[];
+  beforeAll(() => {
+    docs = render(dir);
+  });
+
+  test('has a Deployment for each of the five services and nothing unexpected', () => {
+    expect(byKind(docs, 'Deployment').map((d) => d.metadata.name).sort()).toEqual([...services].sort());
+  });
+
+  test.each(services)('%s: readiness, liveness and startup probes on the health paths of a declared port', (name) => {
+    for (const container of deployment(docs, name).pod.containers) {
+      expect(container.readinessProbe?.httpGet?.path).toBe('/health/ready');
+      expect(container.livenessProbe?.httpGet?.path).toBe('/health/live');
+      expect(container.startupProbe?.httpGet?.path).toBeDefined();
+      for (const probe of [container.readinessProbe, container.livenessProbe, container.startupProbe]) {
+        expect(probePortExists(container, probe)).toBe(true);
+      }
+    }
+  });
+
+  test.each(services)('%s: cpu and memory requests and limits', (name) => {
+    for (const container of deployment(docs, name).pod.containers) {
+      for (const key of ['cpu', 'memory']) {
+        expect(container.resources?.requests?.[key]).toBeDefined();
+        expect(container.resources?.limits?.[key]).toBeDefined();
+      }
+    }
+  });
+
+  test.each(services)('%s: never runs as root, cannot escalate, read-only root filesystem', (name) => {
+    const { pod } = deployment(docs, name);
+    for (const container of pod.containers) {
+      const runAsNonRoot = container.securityContext?.runAsNonRoot ?? pod.securityContext?.runAsNonRoot;
+      const runAsUser = container.securityContext?.runAsUser ?? pod.securityContext?.runAsUser;
+      expect(runAsNonRoot).toBe(true);
+      expect(runAsUser).not.toBe(0);
+      expect(container.securityContext?.allowPrivilegeEscalation).toBe(false);
+      expect(container.securityContext?.readOnlyRootFilesystem).toBe(true);
+    }
+  });
+
+  test.each(services)('%s: settings from the ConfigMap and a Secret, its own port and schema', (name) => {
+    const { pod } = deployment(docs, name);
+    const [container] = pod.containers;
+    const configMap = container.envFrom?.find((e) => e.configMapRef)?.configMapRef?.name;
+    expect(configMap && find(docs, 'ConfigMap', configMap)).toBeTruthy();
+    expect(container.envFrom?.some((e) => e.secretRef)).toBe(true);
+    const env = Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value]));
+    expect(env.APP).toBe(name);
+    expect(Number(env.PORT)).toBe(container.ports?.[0]?.containerPort);
+    expect(env.DB_SCHEMA).toMatch(/^[a-z_]+$/);
+  });
+
+  test.each(services)('%s: grace period outlasts the service shutdown timeout', (name) => {
+    const { pod } = deployment(docs, name);
+    const configMapName = pod.containers[0].envFrom?.find((e) => e.configMapRef)?.configMapRef?.name ?? '';
+    const shutdownMs = Number(find(docs, 'ConfigMap', configMapName)?.data?.SHUTDOWN_TIMEOUT_MS ?? 15000);
+    expect((pod.terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThan(shutdownMs);
+  });
+
+  test.each(services)('%s: a Service, a PodDisruptionBudget and an autoscaler that select it', (name) => {
+    const { podLabels, pod } = deployment(docs, name);
+    const service = find(docs, 'Service', name);
+    expect(matches(service?.spec?.selector, podLabels)).toBe(true);
+    expect(service?.spec?.ports?.[0]?.port).toBe(pod.containers[0].ports?.[0]?.containerPort);
+
+    const pdbs = byKind(docs, 'PodDisruptionBudget').filter((p) => matches(p.spec?.selector?.matchLabels, podLabels));
+    expect(pdbs).toHaveLength(1);
+    expect(pdbs[0].spec?.maxUnavailable ?? pdbs[0].spec?.minAvailable).toBeDefined();
+
+    const hpa = byKind(docs, 'HorizontalPodAutoscaler').find((h) => h.spec?.scaleTargetRef?.name === name);
+    expect(hpa?.spec?.scaleTargetRef?.kind).toBe('Deployment');
+    expect(hpa?.spec?.minReplicas).toBeGreaterThanOrEqual(1);
+    expect(hpa?.spec?.maxReplicas).toBeGreaterThanOrEqual(hpa?.spec?.minReplicas ?? Infinity);
+  });
+});
+
+describe('production overlay', () => {
+  let docs: Resource[];
+  beforeAll(() => {
+    docs = render('k8s/overlays/production');
+  });
+
+  test('runs with NODE_ENV=production and a pinned image tag', () => {
+    const [config] = byKind(docs, 'ConfigMap');
+    expect(config.data?.NODE_ENV).toBe('production');
+    expect(config.data?.WEBHOOK_ALLOW_INSECURE_TARGETS).toBeUndefined();
+    for (const name of services) {
+      for (const container of deployment(docs, name).pod.containers) {
+        expect(container.image).toMatch(/:[\w.-]+$/);
+        expect(container.image).not.toMatch(/:(latest|dev)$/);
+      }
+    }
+  });
+
+  test('keeps at least two replicas of every service', () => {
+    for (const hpa of byKind(docs, 'HorizontalPodAutoscaler')) expect(hpa.spec?.minReplicas).toBeGreaterThanOrEqual(2);
+  });
+
+  test('renders no Secret: the operator provides every one the template documents', () => {
+    expect(byKind(docs, 'Secret')).toEqual([]);
+    const template = parseYaml(readFileSync(join(root, 'k8s/base/secrets.template.yaml'), 'utf8'), 'secrets.template.yaml');
+    const documented = new Map(template.map((s) => [s.metadata.name, Object.keys(s.stringData ?? {})]));
+    for (const name of services) {
+      const [container] = deployment(docs, name).pod.containers;
+      for (const ref of container.envFrom ?? []) {
+        if (ref.secretRef) expect(documented.has(ref.secretRef.name)).toBe(true);
+      }
+      for (const env of container.env ?? []) {
+        const ref = env.valueFrom?.secretKeyRef;
+        if (ref) expect(documented.get(ref.name)).toContain(ref.key);
+      }
+    }
+  });
+});
+
+describe('dev overlay', () => {
+  test('generates every Secret the Deployments read', () => {
+    const docs = render('k8s/overlays/dev');
+    const secrets = new Map(byKind(docs, 'Secret').map((s) => [s.metadata.name, Object.keys(s.data ?? {})]));
+    for (const name of services) {
+      const [container] = deployment(docs, name).pod.containers;
+      for (const ref of container.envFrom ?? []) if (ref.secretRef) expect(secrets.has(ref.secretRef.name)).toBe(true);
+      for (const env of container.env ?? []) {
+        const ref = env.valueFrom?.secretKeyRef;
+        if (ref) expect(secrets.get(ref.name)).toContain(ref.key);
+      }
+    }
+  });
+});
