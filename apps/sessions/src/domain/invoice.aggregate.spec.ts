@@ -126,6 +126,12 @@ describe('Invoice payment', () => {
     const [event] = invoice.pay({ paymentId: newPaymentId(), method: 'wallet', feeSchedule: feeSchedule({ wallet: 100 }), now: at(5) });
     expect(event).toMatchObject({ data: { feeRateBps: 100, feeCents: 74, netCents: 7326, payer: { name: null, email: null, phone: null, country: null } } });
   });
+
+  it('pays with the fee schedule recorded at creation', () => {
+    const invoice = newInvoice({ feeSchedule: feeSchedule({ wallet: 0 }) });
+    const [event] = invoice.pay({ paymentId: newPaymentId(), method: 'wallet', now: at(5) });
+    expect(event).toMatchObject({ data: { feeRateBps: 0, feeCents: 0, netCents: 7400 } });
+  });
 });
 
 describe('Invoice expiry', () => {

@@ -68,6 +68,8 @@ export interface InvoiceState {
   readonly netCents: number;
   readonly payment: InvoicePayment | null;
   readonly failureReason: string | null;
+  /** The merchant's fee terms agreed at creation; null means the default schedule. */
+  readonly feeSchedule: FeeSchedule | null;
   readonly version: number;
 }
 
@@ -86,6 +88,8 @@ export interface CreateInvoiceInput {
   readonly customer?: Customer | null;
   readonly metadata?: Metadata | null;
   readonly expiresInSeconds?: number;
+  /** The merchant's fee schedule (overrides merged), recorded so the fee at payment follows the terms at creation. */
+  readonly feeSchedule?: FeeSchedule | null;
   readonly now: Date;
 }
 
@@ -157,6 +161,7 @@ export class Invoice {
         metadata: input.metadata ?? {},
         createdAt: isoTime(input.now),
         expiresAt: isoTime(addSeconds(input.now, expiresIn)),
+        ...(input.feeSchedule ? { feeSchedule: { ...input.feeSchedule } } : {}),
       },
     };
     return [created];
@@ -199,7 +204,7 @@ export class Invoice {
     this.requireStatus(input.now, ['pending', 'failed'], 'pay');
     this.requireMethodAvailable(input.method);
     if (!isPaymentId(input.paymentId)) throw new DomainError('invalid_request', `malformed payment id ${input.paymentId}`);
-    const fee = feeFor(this.state.amountCents, input.method, input.feeSchedule ?? DEFAULT_FEE_SCHEDULE);
+    const fee = feeFor(this.state.amountCents, input.method, input.feeSchedule ?? this.state.feeSchedule ?? DEFAULT_FEE_SCHEDULE);
     const payer = input.payer ?? {};
     return [
       {
@@ -308,6 +313,7 @@ function initialState({ data }: InvoiceCreated): InvoiceState {
     netCents: data.amountCents,
     payment: null,
     failureReason: null,
+    feeSchedule: data.feeSchedule ?? null,
     version: 1,
   };
 }

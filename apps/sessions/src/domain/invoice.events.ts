@@ -1,5 +1,6 @@
 // What happened to an invoice: the stream its state is built from (plain JSON, values fixed at the time).
 import type { Environment } from '@payments/ids';
+import type { FeeSchedule } from '@payments/money';
 import type { Currency, Customer, InvoicePaymentMethod, Metadata } from './session-types';
 
 export interface InvoiceCreated {
@@ -20,6 +21,8 @@ export interface InvoiceCreated {
     readonly metadata: Metadata;
     readonly createdAt: string;
     readonly expiresAt: string;
+    /** The merchant's fee schedule at creation; absent means the default schedule. */
+    readonly feeSchedule?: FeeSchedule;
   };
 }
 

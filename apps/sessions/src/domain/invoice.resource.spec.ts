@@ -1,6 +1,6 @@
 import { newPaymentId } from '@payments/ids';
 import { invoiceIn, newInvoice } from './invoice.fixtures';
-import { toInvoiceResource } from './invoice.resource';
+import { invoiceResourceAt, toInvoiceResource } from './invoice.resource';
 import { at } from './payment-intent.fixtures';
 
 const options = { checkoutBaseUrl: 'https://pay.example.com', now: at(60) };
@@ -84,5 +84,15 @@ describe('toInvoiceResource', () => {
       net: '74.00',
       payment: null,
     });
+  });
+});
+
+describe('invoiceResourceAt', () => {
+  it('shows pending or failed rendered earlier as expired from expires_at on; paid stays paid', () => {
+    const pending = toInvoiceResource(invoiceIn('pending').state, options);
+    expect(invoiceResourceAt(pending, at(86_399))).toBe(pending);
+    expect(invoiceResourceAt(pending, at(86_400))).toEqual({ ...pending, status: 'expired' });
+    const paid = toInvoiceResource(invoiceIn('paid').state, options);
+    expect(invoiceResourceAt(paid, at(90_000)).status).toBe('paid');
   });
 });

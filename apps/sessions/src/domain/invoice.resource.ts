@@ -3,7 +3,7 @@
 import { formatMoney } from '@payments/money';
 import type { Environment } from '@payments/ids';
 import { checkoutUrl } from './checkout-url';
-import { Invoice, type InvoiceState, type InvoiceStatus } from './invoice.aggregate';
+import { Invoice, isFinalInvoiceStatus, type InvoiceState, type InvoiceStatus } from './invoice.aggregate';
 import type { InvoicePaymentMethod, Metadata } from './session-types';
 
 export interface InvoicePaymentResource {
@@ -74,4 +74,10 @@ export function toInvoiceResource(state: InvoiceState, options: InvoiceResourceO
     metadata: state.metadata,
     payment: toInvoicePaymentResource(state),
   };
+}
+
+/** A resource rendered at an earlier time, as a read at `now` shows it (past expires_at a live state is expired). */
+export function invoiceResourceAt(resource: InvoiceResource, now: Date): InvoiceResource {
+  if (isFinalInvoiceStatus(resource.status) || now.getTime() < Date.parse(resource.expires_at)) return resource;
+  return { ...resource, status: 'expired' };
 }

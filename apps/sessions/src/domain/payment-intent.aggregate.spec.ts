@@ -146,6 +146,14 @@ describe('PaymentIntent success', () => {
   it('refuses a malformed payment id', () => {
     expect(codeOf(() => intentIn('processing').succeed({ paymentId: '0123', now: at(20) }))).toBe('invalid_request');
   });
+
+  it('keeps the fee schedule recorded at creation through a JSON round trip of the stream', () => {
+    const created = PaymentIntent.create(createInput({ feeSchedule: feeSchedule({ togo: 100 }) }));
+    const intent = PaymentIntent.fromEvents(JSON.parse(JSON.stringify(created)) as PaymentIntentEvent[]);
+    const processing = intent.apply(intent.submitMethod('togo', at(10)));
+    expect(processing.succeed({ paymentId: newPaymentId(), now: at(20) })[0]).toMatchObject({ data: { feeRateBps: 100, feeCents: 74 } });
+    expect(PaymentIntent.create(createInput())[0]!.data).not.toHaveProperty('feeSchedule');
+  });
 });
 
 describe('PaymentIntent expiry', () => {

@@ -83,6 +83,8 @@ export interface PaymentIntentState {
   readonly paymentId: string | null;
   readonly failureReason: string | null;
   readonly crypto: PaymentIntentCryptoState;
+  /** The merchant's fee terms agreed at creation; null means the default schedule. */
+  readonly feeSchedule: FeeSchedule | null;
   /** Number of events applied: the stream version to append after. */
   readonly version: number;
 }
@@ -102,6 +104,8 @@ export interface CreatePaymentIntentInput {
   readonly customer?: Customer | null;
   readonly metadata?: Metadata | null;
   readonly expiresInSeconds?: number;
+  /** The merchant's fee schedule (overrides merged), recorded so the fee at payment follows the terms at creation. */
+  readonly feeSchedule?: FeeSchedule | null;
   readonly now: Date;
 }
 
@@ -146,6 +150,7 @@ export class PaymentIntent {
         metadata: input.metadata ?? {},
         createdAt: isoTime(input.now),
         expiresAt: isoTime(addSeconds(input.now, expiresIn)),
+        ...(input.feeSchedule ? { feeSchedule: { ...input.feeSchedule } } : {}),
       },
     };
     return [created];
@@ -235,7 +240,7 @@ export class PaymentIntent {
         `crypto payment is short: ${this.state.crypto.receivedCents} of ${this.state.amountCents} cents received`,
       );
     }
-    return [this.succeeded(input.paymentId, input.now, input.feeSchedule ?? DEFAULT_FEE_SCHEDULE)];
+    return [this.succeeded(input.paymentId, input.now, input.feeSchedule ?? this.state.feeSchedule ?? DEFAULT_FEE_SCHEDULE)];
   }
 
   /** The provider declined: failed, and the customer may try again until expiry. */
@@ -349,6 +354,7 @@ function initialState({ data }: PaymentIntentCreated): PaymentIntentState {
     paymentId: null,
     failureReason: null,
     crypto: cryptoState(null, data.amountCents, 0, null, []),
+    feeSchedule: data.feeSchedule ?? null,
     version: 1,
   };
 }

@@ -2,6 +2,7 @@
 // integer cents) so the event store keeps it as is, and values computed at the time (fee) are recorded, not
 // recomputed from configuration that may have changed since.
 import type { Environment } from '@payments/ids';
+import type { FeeSchedule } from '@payments/money';
 import type { Currency, Customer, IntentPaymentMethod, Metadata } from './session-types';
 
 export interface PaymentIntentCreated {
@@ -21,6 +22,8 @@ export interface PaymentIntentCreated {
     readonly metadata: Metadata;
     readonly createdAt: string;
     readonly expiresAt: string;
+    /** The merchant's fee schedule at creation; absent means the default schedule. */
+    readonly feeSchedule?: FeeSchedule;
   };
 }
 

@@ -1,6 +1,6 @@
 import { newPaymentId } from '@payments/ids';
 import { at, intentIn, newIntent } from './payment-intent.fixtures';
-import { toPaymentIntentResource } from './payment-intent.resource';
+import { paymentIntentResourceAt, toPaymentIntentResource } from './payment-intent.resource';
 
 const options = { checkoutBaseUrl: 'https://pay.example.com', now: at(60) };
 
@@ -115,5 +115,20 @@ describe('toPaymentIntentResource', () => {
   it('keeps the amounts exact at the edges', () => {
     expect(toPaymentIntentResource(newIntent({ amountCents: 50 }).state, options).amount).toBe('0.50');
     expect(toPaymentIntentResource(newIntent({ amountCents: 99_999_999 }).state, options).amount).toBe('999999.99');
+  });
+});
+
+describe('paymentIntentResourceAt', () => {
+  it('shows a live state rendered earlier as expired once expires_at has passed, and nothing else changes', () => {
+    const rendered = toPaymentIntentResource(intentIn('processing').state, options);
+    expect(paymentIntentResourceAt(rendered, at(1799))).toBe(rendered);
+    expect(paymentIntentResourceAt(rendered, at(1800))).toEqual({ ...rendered, status: 'expired' });
+  });
+
+  it('keeps final states', () => {
+    for (const status of ['succeeded', 'cancelled'] as const) {
+      const rendered = toPaymentIntentResource(intentIn(status).state, options);
+      expect(paymentIntentResourceAt(rendered, at(10_000)).status).toBe(status);
+    }
   });
 });

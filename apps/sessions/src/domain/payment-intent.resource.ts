@@ -3,7 +3,7 @@
 import { formatMoney } from '@payments/money';
 import { checkoutUrl } from './checkout-url';
 import type { PaymentIntentState, PaymentIntentStatus } from './payment-intent.aggregate';
-import { PaymentIntent } from './payment-intent.aggregate';
+import { isFinalPaymentIntentStatus, PaymentIntent } from './payment-intent.aggregate';
 import type { IntentPaymentMethod, Metadata } from './session-types';
 
 export interface CryptoStateResource {
@@ -75,4 +75,13 @@ export function toPaymentIntentResource(state: PaymentIntentState, options: Paym
     description: state.description,
     metadata: state.metadata,
   };
+}
+
+/**
+ * A resource rendered at an earlier time, as a read at `now` shows it: once expires_at has passed a live state
+ * reads as expired, even before the expiry is recorded (only the status depends on the read time).
+ */
+export function paymentIntentResourceAt(resource: PaymentIntentResource, now: Date): PaymentIntentResource {
+  if (isFinalPaymentIntentStatus(resource.status) || now.getTime() < Date.parse(resource.expires_at)) return resource;
+  return { ...resource, status: 'expired' };
 }

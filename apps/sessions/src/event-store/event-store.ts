@@ -1,0 +1,109 @@
+import type { Environment } from '@payments/ids';
+import { qualified } from '@payments/messaging';
+import { QueryFailedError, type EntityManager } from 'typeorm';
+import { ConcurrencyError } from './concurrency.error';
+
+/** Who an event belongs to and which request caused it; stored beside every event. */
+export interface EventMetadata {
+  readonly merchant_id: string;
+  readonly environment: Environment;
+  readonly correlation_id: string;
+  readonly causation_id: string | null;
+}
+
+/** An event as the aggregates produce it: a type and plain JSON data. */
+export interface DomainEventData {
+  readonly type: string;
+  readonly data: unknown;
+}
+
+export interface StoredEvent<E extends DomainEventData = DomainEventData> {
+  readonly position: string;
+  readonly streamId: string;
+  readonly version: number;
+  readonly event: E;
+  readonly metadata: EventMetadata;
+  readonly occurredAt: Date;
+}
+
+export interface StreamScope {
+  readonly merchantId: string;
+  readonly environment: Environment;
+}
+
+const STREAM_VERSION_CONSTRAINT = 'events_stream_version_key';
+
+/**
+ * The append-only `events` table: one stream per aggregate (stream id = intent or invoice id), versions 1, 2, ...
+ * Appending states the version the caller decided on; the unique (stream_id, version) key turns a concurrent
+ * append into a ConcurrencyError instead of a second history.
+ */
+export class EventStore {
+  private readonly table: string;
+
+  constructor(schema: string) {
+    this.table = qualified(schema, 'events');
+  }
+
+  /** Appends `events` as versions expectedVersion+1.. and returns the stream's new version. */
+  async append(
+    manager: EntityManager,
+    streamId: string,
+    expectedVersion: number,
+    events: readonly DomainEventData[],
+    metadata: EventMetadata,
+    occurredAt: Date,
+  ): Promise<number> {
+    if (!Number.isInteger(expectedVersion) || expectedVersion < 0) throw new Error(`invalid expected version ${expectedVersion}`);
+    if (events.length === 0) return expectedVersion;
+    const values: string[] = [];
+    const params: unknown[] = [];
+    events.forEach((event, index) => {
+      const n = params.length;
+      values.push(`($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}::jsonb, $${n + 5}::jsonb, $${n + 6})`);
+      params.push(streamId, expectedVersion + index + 1, event.type, JSON.stringify(event.data), JSON.stringify(metadata), occurredAt);
+    });
+    try {
+      await manager.query(
+        `INSERT INTO ${this.table} (stream_id, version, type, data, metadata, occurred_at) VALUES ${values.join(', ')}`,
+        params,
+      );
+    } catch (error) {
+      if (isUniqueViolation(error, STREAM_VERSION_CONSTRAINT)) throw new ConcurrencyError(streamId, expectedVersion);
+      throw error;
+    }
+    return expectedVersion + events.length;
+  }
+
+  /** The whole stream in version order; empty when it does not exist or belongs to another merchant/environment. */
+  async load<E extends DomainEventData>(manager: EntityManager, scope: StreamScope, streamId: string): Promise<StoredEvent<E>[]> {
+    const rows: Array<{
+      position: string;
+      stream_id: string;
+      version: number;
+      type: string;
+      data: unknown;
+      metadata: EventMetadata;
+      occurred_at: Date;
+    }> = await manager.query(
+      `SELECT position, stream_id, version, type, data, metadata, occurred_at FROM ${this.table}
+       WHERE stream_id = $1 AND metadata->>'merchant_id' = $2 AND metadata->>'environment' = $3
+       ORDER BY version`,
+      [streamId, scope.merchantId, scope.environment],
+    );
+    return rows.map((row) => ({
+      position: String(row.position),
+      streamId: row.stream_id,
+      version: row.version,
+      event: { type: row.type, data: row.data } as E,
+      metadata: row.metadata,
+      occurredAt: row.occurred_at,
+    }));
+  }
+}
+
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  if (!(error instanceof QueryFailedError)) return false;
+  const driverError = error.driverError as { code?: string; constraint?: string };
+  return driverError.code === '23505' && (constraint === undefined || driverError.constraint === constraint);
+}

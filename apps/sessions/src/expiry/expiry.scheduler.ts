@@ -1,0 +1,122 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { randomBase62 } from '@payments/ids';
+import type { EntityManager } from 'typeorm';
+import { SessionsConfig } from '../config';
+import { InvoicesService } from '../invoices/invoices.service';
+import { PaymentIntentsService } from '../payment-intents/payment-intents.service';
+import { Clock } from '../shared/clock';
+import { expiredSessions, expiryFailures } from '../shared/sessions-metrics';
+import { SessionsDatabase } from '../shared/sessions-database';
+import type { DueSession } from './due-session';
+
+/** Rows one transaction locks and expires. */
+export const EXPIRY_BATCH_SIZE = 200;
+
+type Kind = 'payment_intent' | 'invoice';
+
+interface Expirer {
+  lockDue(manager: EntityManager, now: Date, limit: number): Promise<DueSession[]>;
+  expireLocked(manager: EntityManager, due: DueSession, now: Date, correlationId: string): Promise<boolean>;
+}
+
+export interface ExpiryRun {
+  expired: number;
+  failed: number;
+}
+
+/**
+ * Expires intents and invoices whose expires_at has passed, every EXPIRY_INTERVAL_MS. Due rows are locked
+ * `FOR UPDATE SKIP LOCKED` in the transaction that expires them, so with several instances each row is expired
+ * by exactly one; all state is in Postgres, so a restart just continues. A row that fails is logged, counted and
+ * left due for the next run; it never holds up the others.
+ */
+@Injectable()
+export class ExpiryScheduler implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('ExpiryScheduler');
+  private readonly expirers: Record<Kind, Expirer>;
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private stopped = false;
+
+  constructor(
+    private readonly db: SessionsDatabase,
+    intents: PaymentIntentsService,
+    invoices: InvoicesService,
+    private readonly config: SessionsConfig,
+    private readonly clock: Clock,
+  ) {
+    this.expirers = { payment_intent: intents, invoice: invoices };
+  }
+
+  onApplicationBootstrap(): void {
+    this.schedule();
+  }
+
+  /**
+   * Stops scheduling and waits for a run in progress to commit; first thing at shutdown, so the outbox relay's
+   * final flush (beforeApplicationShutdown) still publishes what the last run wrote.
+   */
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One pass: everything due now, batch after batch. */
+  async runOnce(): Promise<ExpiryRun> {
+    const total: ExpiryRun = { expired: 0, failed: 0 };
+    for (const kind of ['payment_intent', 'invoice'] as const) {
+      for (;;) {
+        const batch = await this.expireBatch(kind);
+        total.expired += batch.expired;
+        total.failed += batch.failed;
+        // A short batch means nothing more is due (or the rest is locked by another instance).
+        if (batch.locked < EXPIRY_BATCH_SIZE || this.stopped) break;
+      }
+    }
+    return total;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.runOnce()
+        .then(
+          (run) => {
+            if (run.expired > 0 || run.failed > 0) this.logger.log(run, 'expiry run');
+          },
+          (error: unknown) => this.logger.error({ err: error }, 'expiry run failed; retrying at the next interval'),
+        )
+        .finally(() => {
+          this.running = undefined;
+          this.schedule();
+        });
+    }, this.config.EXPIRY_INTERVAL_MS);
+  }
+
+  private async expireBatch(kind: Kind): Promise<ExpiryRun & { locked: number }> {
+    const expirer = this.expirers[kind];
+    const correlationId = `expiry_${randomBase62()}`;
+    const result = await this.db.dataSource.transaction(async (manager) => {
+      const now = this.clock.now();
+      const due = await expirer.lockDue(manager, now, EXPIRY_BATCH_SIZE);
+      const run = { expired: 0, failed: 0, locked: due.length };
+      for (const session of due) {
+        // A savepoint per row: one that fails rolls back alone and the batch goes on.
+        await manager.query('SAVEPOINT expire_one');
+        try {
+          if (await expirer.expireLocked(manager, session, now, correlationId)) run.expired += 1;
+          await manager.query('RELEASE SAVEPOINT expire_one');
+        } catch (error) {
+          await manager.query('ROLLBACK TO SAVEPOINT expire_one');
+          run.failed += 1;
+          expiryFailures.inc({ kind });
+          this.logger.error({ err: error, kind, id: session.id }, 'could not expire; it stays due for the next run');
+        }
+      }
+      return run;
+    });
+    if (result.expired > 0) expiredSessions.inc({ kind }, result.expired);
+    return result;
+  }
+}

@@ -1,0 +1,50 @@
+import type { Environment } from '@payments/ids';
+import { qualified } from '@payments/messaging';
+import type { EntityManager } from 'typeorm';
+
+export type IdempotentObjectType = 'payment_intent' | 'invoice';
+
+export interface IdempotencyScope {
+  readonly merchantId: string;
+  readonly environment: Environment;
+}
+
+export type IdempotencyClaim =
+  | { readonly claimed: true }
+  | { readonly claimed: false; readonly objectType: IdempotentObjectType; readonly objectId: string; readonly fingerprint: string };
+
+/**
+ * One object per (merchant, environment, key), decided in the creating transaction. A claim racing another with
+ * the same key waits for it: when that one commits, this one sees its object; when it rolls back, this one wins.
+ */
+export class IdempotencyKeysRepository {
+  private readonly table: string;
+
+  constructor(schema: string) {
+    this.table = qualified(schema, 'idempotency_keys');
+  }
+
+  async claim(
+    manager: EntityManager,
+    scope: IdempotencyScope,
+    key: string,
+    objectType: IdempotentObjectType,
+    objectId: string,
+    fingerprint: string,
+  ): Promise<IdempotencyClaim> {
+    const inserted: unknown[] = await manager.query(
+      `INSERT INTO ${this.table} (merchant_id, environment, key, object_type, object_id, fingerprint)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (merchant_id, environment, key) DO NOTHING
+       RETURNING object_id`,
+      [scope.merchantId, scope.environment, key, objectType, objectId, fingerprint],
+    );
+    if (inserted.length === 1) return { claimed: true };
+    const [existing]: Array<{ object_type: IdempotentObjectType; object_id: string; fingerprint: string }> = await manager.query(
+      `SELECT object_type, object_id, fingerprint FROM ${this.table} WHERE merchant_id = $1 AND environment = $2 AND key = $3`,
+      [scope.merchantId, scope.environment, key],
+    );
+    if (!existing) throw new Error('idempotency key neither inserted nor found');
+    return { claimed: false, objectType: existing.object_type, objectId: existing.object_id, fingerprint: existing.fingerprint };
+  }
+}

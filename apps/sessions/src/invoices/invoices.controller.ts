@@ -1,0 +1,36 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { commandTopic, serveCommand, type RpcReply, type RpcRequest } from '@payments/platform';
+import {
+  SESSIONS_COMMANDS,
+  SESSIONS_SERVICE,
+  type CreateInvoiceCommand,
+  type GetInvoiceCommand,
+  type InvoiceResource,
+  type SimulateInvoiceCommand,
+  type SimulateInvoiceReply,
+} from '../commands/contract';
+import { correlationOf } from '../commands/correlation';
+import { mapSessionsError } from '../commands/sessions-error.mapper';
+import { InvoicesService } from './invoices.service';
+
+/** Invoice commands over Kafka request/reply. */
+@Controller()
+export class InvoicesController {
+  constructor(private readonly invoices: InvoicesService) {}
+
+  @MessagePattern(commandTopic(SESSIONS_SERVICE, SESSIONS_COMMANDS.createInvoice))
+  create(@Payload() request: RpcRequest<CreateInvoiceCommand>): Promise<RpcReply<InvoiceResource>> {
+    return serveCommand(request, (body) => this.invoices.create(body, correlationOf(request)), mapSessionsError);
+  }
+
+  @MessagePattern(commandTopic(SESSIONS_SERVICE, SESSIONS_COMMANDS.getInvoice))
+  get(@Payload() request: RpcRequest<GetInvoiceCommand>): Promise<RpcReply<InvoiceResource>> {
+    return serveCommand(request, (body) => this.invoices.get(body), mapSessionsError);
+  }
+
+  @MessagePattern(commandTopic(SESSIONS_SERVICE, SESSIONS_COMMANDS.simulateInvoice))
+  simulate(@Payload() request: RpcRequest<SimulateInvoiceCommand>): Promise<RpcReply<SimulateInvoiceReply>> {
+    return serveCommand(request, (body) => this.invoices.simulate(body, correlationOf(request)), mapSessionsError);
+  }
+}

@@ -1,0 +1,218 @@
+import { Injectable } from '@nestjs/common';
+import { environmentOfInvoiceId, newInvoiceId, newPaymentId } from '@payments/ids';
+import { ApiError } from '@payments/platform';
+import type { EntityManager } from 'typeorm';
+import {
+  merchantFeeSchedule,
+  notFound,
+  optionalEnum,
+  parseId,
+  parseIdempotencyKey,
+  parseMerchantSettings,
+  parseScope,
+  parseSessionParams,
+  requireEnum,
+  type Scope,
+} from '../commands/command-input';
+import { SESSIONS_COMMANDS, type SimulateInvoiceReply } from '../commands/contract';
+import { invoiceMethodNamed, resolveInvoiceMethods } from '../commands/method-resolution';
+import { SessionsConfig } from '../config';
+import {
+  Invoice,
+  invoiceResourceAt,
+  isFinalInvoiceStatus,
+  toInvoiceResource,
+  type InvoiceEvent,
+  type InvoiceResource,
+  type InvoiceState,
+} from '../domain';
+import { ConcurrencyError } from '../event-store/concurrency.error';
+import type { EventMetadata } from '../event-store/event-store';
+import type { DueSession } from '../expiry/due-session';
+import { IdempotencyKeysRepository, type IdempotencyClaim } from '../idempotency/idempotency-keys.repository';
+import { requestFingerprint } from '../idempotency/request-fingerprint';
+import { PaymentsRepository } from '../payments/payments.repository';
+import { Clock } from '../shared/clock';
+import { eventMetadata } from '../shared/event-metadata';
+import { SessionsDatabase } from '../shared/sessions-database';
+import { invoiceEnvelopes } from './invoice.public-events';
+import { InvoiceNumbers } from './invoice-numbers';
+import { InvoicesRepository } from './invoices.repository';
+
+type Decide = (invoice: Invoice, now: Date) => InvoiceEvent[];
+
+/** Invoice use cases: the same one-transaction shape as payment intents, plus the invoice number. */
+@Injectable()
+export class InvoicesService {
+  private readonly invoices: InvoicesRepository;
+  private readonly numbers: InvoiceNumbers;
+  private readonly idempotency: IdempotencyKeysRepository;
+  private readonly payments: PaymentsRepository;
+
+  constructor(
+    private readonly db: SessionsDatabase,
+    private readonly config: SessionsConfig,
+    private readonly clock: Clock,
+  ) {
+    this.invoices = new InvoicesRepository(db.schema);
+    this.numbers = new InvoiceNumbers(db.schema);
+    this.idempotency = new IdempotencyKeysRepository(db.schema);
+    this.payments = new PaymentsRepository(db.schema);
+  }
+
+  /** Creates an invoice with the next number, or answers the one already created under the same idempotency key. */
+  async create(body: unknown, correlationId: string): Promise<InvoiceResource> {
+    const scope = parseScope(body);
+    const command = body as Record<string, unknown>;
+    const key = parseIdempotencyKey(command);
+    const merchant = parseMerchantSettings(command.merchant);
+    const params = parseSessionParams(command.params);
+    const feeSchedule = merchantFeeSchedule(merchant.feeOverrides);
+    const fingerprint = requestFingerprint(SESSIONS_COMMANDS.createInvoice, command.params);
+
+    return this.db.transaction(async (manager) => {
+      const now = this.clock.now();
+      const id = newInvoiceId(scope.environment);
+      // The key first: a repeated create must not take (and hold the lock of) a number it will not use.
+      const claim = await this.idempotency.claim(manager, scope, key, 'invoice', id, fingerprint);
+      if (!claim.claimed) return this.replay(manager, scope, claim, fingerprint, now);
+
+      const methods = resolveInvoiceMethods(params.methods, merchant.enabledMethods);
+      const events = Invoice.create({
+        id,
+        number: await this.numbers.next(manager, scope),
+        merchantId: scope.merchantId,
+        environment: scope.environment,
+        amountCents: params.amountCents,
+        currency: params.currency,
+        description: params.description,
+        externalRef: params.externalRef,
+        successUrl: params.successUrl,
+        cancelUrl: params.cancelUrl,
+        methods,
+        customer: params.customer,
+        metadata: params.metadata,
+        expiresInSeconds: params.expiresInSeconds,
+        feeSchedule,
+        now,
+      });
+      const invoice = Invoice.fromEvents(events);
+      const resource = this.render(invoice.state, now);
+      const metadata = eventMetadata(scope, correlationId);
+      await this.db.events.append(manager, id, 0, events, metadata, now);
+      await this.invoices.insert(manager, invoice.state, resource, now);
+      await this.db.outbox.append(manager, this.db.eventsTopic, invoiceEnvelopes(null, events, this.eventContext(now, metadata)));
+      return resource;
+    });
+  }
+
+  async get(body: unknown): Promise<InvoiceResource> {
+    const scope = parseScope(body);
+    const id = parseId(body as Record<string, unknown>);
+    const resource = environmentOfInvoiceId(id) === scope.environment ? await this.invoices.findResource(this.db.dataSource.manager, scope, id) : null;
+    if (resource === null) throw notFound('invoice', id);
+    return invoiceResourceAt(resource, this.clock.now());
+  }
+
+  /** Test mode: paid (method defaults to wallet), failed, or expired at once. */
+  async simulate(body: unknown, correlationId: string): Promise<SimulateInvoiceReply> {
+    const scope = parseScope(body);
+    const command = body as Record<string, unknown>;
+    const id = parseId(command);
+    const result = requireEnum(command.result, ['paid', 'failed', 'expired'] as const, 'result');
+    const methodName = optionalEnum(command.method, ['wallet', 'togo', 'lahza', 'crypto'] as const, 'method');
+    const method = methodName === undefined ? undefined : (invoiceMethodNamed(methodName) ?? undefined);
+    if (scope.environment !== 'test') throw new ApiError('live_mode_not_allowed', 'Only test invoices can be simulated; use a test key.');
+    const resource = await this.change(scope, id, correlationId, (invoice, now) => {
+      switch (result) {
+        case 'paid':
+          return invoice.simulate({ result, method, paymentId: newPaymentId(), now });
+        case 'failed':
+          return invoice.simulate({ result, method, now });
+        case 'expired':
+          return invoice.simulate({ result, now });
+      }
+    });
+    return { id: resource.id, status: resource.status, environment: 'test' };
+  }
+
+  /** Expires one invoice the expiry job has locked, in the job's transaction; false when it is final already. */
+  async expireLocked(manager: EntityManager, due: DueSession, now: Date, correlationId: string): Promise<boolean> {
+    const invoice = await this.load(manager, due, due.id);
+    if (isFinalInvoiceStatus(invoice.state.status)) return false;
+    await this.persist(manager, invoice, invoice.expire(now), now, eventMetadata(due, correlationId));
+    return true;
+  }
+
+  lockDue(manager: EntityManager, now: Date, limit: number): Promise<DueSession[]> {
+    return this.invoices.lockDue(manager, now, limit);
+  }
+
+  private async change(scope: Scope, id: string, correlationId: string, decide: Decide): Promise<InvoiceResource> {
+    if (environmentOfInvoiceId(id) !== scope.environment) throw notFound('invoice', id);
+    return this.db.transaction(async (manager) => {
+      const now = this.clock.now();
+      const invoice = await this.load(manager, scope, id);
+      const after = await this.persist(manager, invoice, decide(invoice, now), now, eventMetadata(scope, correlationId));
+      return this.render(after.state, now);
+    });
+  }
+
+  private async load(manager: EntityManager, scope: Scope, id: string): Promise<Invoice> {
+    const stream = await this.db.events.load<InvoiceEvent>(manager, scope, id);
+    if (stream.length === 0) throw notFound('invoice', id);
+    return Invoice.fromEvents(stream.map((stored) => stored.event));
+  }
+
+  /** Read model first (row lock + version check), then events, payment and outbox; see PaymentIntentsService. */
+  private async persist(manager: EntityManager, invoice: Invoice, events: InvoiceEvent[], now: Date, metadata: EventMetadata): Promise<Invoice> {
+    if (events.length === 0) return invoice;
+    const after = invoice.apply(events);
+    const resource = this.render(after.state, now);
+    if (!(await this.invoices.update(manager, after.state, resource, invoice.version, now))) {
+      throw new ConcurrencyError(invoice.id, invoice.version);
+    }
+    await this.db.events.append(manager, invoice.id, invoice.version, events, metadata, now);
+    const { state } = after;
+    if (events.some((event) => event.type === 'InvoicePaid') && state.payment !== null) {
+      await this.payments.insert(manager, {
+        id: state.payment.reference,
+        merchantId: state.merchantId,
+        environment: state.environment,
+        sourceType: 'invoice',
+        sourceId: state.id,
+        method: state.payment.method,
+        currency: state.currency,
+        amountCents: state.amountCents,
+        feeCents: state.feeCents,
+        netCents: state.netCents,
+        paidAt: state.payment.paidAt,
+      });
+    }
+    await this.db.outbox.append(manager, this.db.eventsTopic, invoiceEnvelopes(invoice, events, this.eventContext(now, metadata)));
+    return after;
+  }
+
+  private async replay(
+    manager: EntityManager,
+    scope: Scope,
+    claim: Extract<IdempotencyClaim, { claimed: false }>,
+    fingerprint: string,
+    now: Date,
+  ): Promise<InvoiceResource> {
+    if (claim.objectType !== 'invoice' || claim.fingerprint !== fingerprint) {
+      throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request.');
+    }
+    const resource = await this.invoices.findResource(manager, scope, claim.objectId);
+    if (resource === null) throw new Error(`idempotency key points at missing invoice ${claim.objectId}`);
+    return invoiceResourceAt(resource, now);
+  }
+
+  private render(state: InvoiceState, now: Date): InvoiceResource {
+    return toInvoiceResource(state, { checkoutBaseUrl: this.config.PUBLIC_BASE_URL, now });
+  }
+
+  private eventContext(now: Date, metadata: EventMetadata) {
+    return { checkoutBaseUrl: this.config.PUBLIC_BASE_URL, now, metadata };
+  }
+}

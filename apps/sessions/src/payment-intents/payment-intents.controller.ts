@@ -1,0 +1,41 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { commandTopic, serveCommand, type RpcReply, type RpcRequest } from '@payments/platform';
+import {
+  SESSIONS_COMMANDS,
+  SESSIONS_SERVICE,
+  type CancelPaymentIntentCommand,
+  type CreatePaymentIntentCommand,
+  type GetPaymentIntentCommand,
+  type PaymentIntentResource,
+  type SimulatePaymentIntentCommand,
+} from '../commands/contract';
+import { correlationOf } from '../commands/correlation';
+import { mapSessionsError } from '../commands/sessions-error.mapper';
+import { PaymentIntentsService } from './payment-intents.service';
+
+/** Payment intent commands over Kafka request/reply; the use cases re-check the bodies. */
+@Controller()
+export class PaymentIntentsController {
+  constructor(private readonly intents: PaymentIntentsService) {}
+
+  @MessagePattern(commandTopic(SESSIONS_SERVICE, SESSIONS_COMMANDS.createPaymentIntent))
+  create(@Payload() request: RpcRequest<CreatePaymentIntentCommand>): Promise<RpcReply<PaymentIntentResource>> {
+    return serveCommand(request, (body) => this.intents.create(body, correlationOf(request)), mapSessionsError);
+  }
+
+  @MessagePattern(commandTopic(SESSIONS_SERVICE, SESSIONS_COMMANDS.getPaymentIntent))
+  get(@Payload() request: RpcRequest<GetPaymentIntentCommand>): Promise<RpcReply<PaymentIntentResource>> {
+    return serveCommand(request, (body) => this.intents.get(body), mapSessionsError);
+  }
+
+  @MessagePattern(commandTopic(SESSIONS_SERVICE, SESSIONS_COMMANDS.simulatePaymentIntent))
+  simulate(@Payload() request: RpcRequest<SimulatePaymentIntentCommand>): Promise<RpcReply<PaymentIntentResource>> {
+    return serveCommand(request, (body) => this.intents.simulate(body, correlationOf(request)), mapSessionsError);
+  }
+
+  @MessagePattern(commandTopic(SESSIONS_SERVICE, SESSIONS_COMMANDS.cancelPaymentIntent))
+  cancel(@Payload() request: RpcRequest<CancelPaymentIntentCommand>): Promise<RpcReply<PaymentIntentResource>> {
+    return serveCommand(request, (body) => this.intents.cancel(body, correlationOf(request)), mapSessionsError);
+  }
+}

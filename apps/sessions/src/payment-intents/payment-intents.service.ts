@@ -1,0 +1,228 @@
+import { Injectable } from '@nestjs/common';
+import { environmentOfPaymentIntentId, newPaymentId, newPaymentIntentId } from '@payments/ids';
+import { ApiError } from '@payments/platform';
+import type { EntityManager } from 'typeorm';
+import {
+  optionalEnum,
+  merchantFeeSchedule,
+  notFound,
+  parseId,
+  parseIdempotencyKey,
+  parseMerchantSettings,
+  parseScope,
+  parseSessionParams,
+  requireEnum,
+  type Scope,
+} from '../commands/command-input';
+import { SESSIONS_COMMANDS } from '../commands/contract';
+import { resolveIntentMethods } from '../commands/method-resolution';
+import { SessionsConfig } from '../config';
+import {
+  INTENT_PAYMENT_METHODS,
+  isFinalPaymentIntentStatus,
+  PaymentIntent,
+  paymentIntentResourceAt,
+  toPaymentIntentResource,
+  type PaymentIntentEvent,
+  type PaymentIntentResource,
+  type PaymentIntentState,
+} from '../domain';
+import { ConcurrencyError } from '../event-store/concurrency.error';
+import type { EventMetadata } from '../event-store/event-store';
+import type { DueSession } from '../expiry/due-session';
+import { IdempotencyKeysRepository, type IdempotencyClaim } from '../idempotency/idempotency-keys.repository';
+import { requestFingerprint } from '../idempotency/request-fingerprint';
+import { PaymentsRepository } from '../payments/payments.repository';
+import { Clock } from '../shared/clock';
+import { eventMetadata } from '../shared/event-metadata';
+import { SessionsDatabase } from '../shared/sessions-database';
+import { paymentIntentEnvelopes } from './payment-intent.public-events';
+import { PaymentIntentsRepository } from './payment-intents.repository';
+
+type Decide = (intent: PaymentIntent, now: Date) => PaymentIntentEvent[];
+
+/**
+ * Payment intent use cases. Each command is one transaction: read the stream, let the aggregate decide, then
+ * write the read model, the events, the payment and the outbox together. Losing a race re-runs the command.
+ */
+@Injectable()
+export class PaymentIntentsService {
+  private readonly intents: PaymentIntentsRepository;
+  private readonly idempotency: IdempotencyKeysRepository;
+  private readonly payments: PaymentsRepository;
+
+  constructor(
+    private readonly db: SessionsDatabase,
+    private readonly config: SessionsConfig,
+    private readonly clock: Clock,
+  ) {
+    this.intents = new PaymentIntentsRepository(db.schema);
+    this.idempotency = new IdempotencyKeysRepository(db.schema);
+    this.payments = new PaymentsRepository(db.schema);
+  }
+
+  /** Creates an intent, or answers the one already created under the same idempotency key. */
+  async create(body: unknown, correlationId: string): Promise<PaymentIntentResource> {
+    const scope = parseScope(body);
+    const command = body as Record<string, unknown>;
+    const key = parseIdempotencyKey(command);
+    const merchant = parseMerchantSettings(command.merchant);
+    const params = parseSessionParams(command.params);
+    const feeSchedule = merchantFeeSchedule(merchant.feeOverrides);
+    const fingerprint = requestFingerprint(SESSIONS_COMMANDS.createPaymentIntent, command.params);
+
+    return this.db.transaction(async (manager) => {
+      const now = this.clock.now();
+      const id = newPaymentIntentId(scope.environment);
+      const claim = await this.idempotency.claim(manager, scope, key, 'payment_intent', id, fingerprint);
+      if (!claim.claimed) return this.replay(manager, scope, claim, fingerprint, now);
+
+      const events = PaymentIntent.create({
+        id,
+        merchantId: scope.merchantId,
+        environment: scope.environment,
+        amountCents: params.amountCents,
+        currency: params.currency,
+        description: params.description,
+        externalRef: params.externalRef,
+        successUrl: params.successUrl,
+        cancelUrl: params.cancelUrl,
+        methods: resolveIntentMethods(params.methods, merchant.enabledMethods),
+        customer: params.customer,
+        metadata: params.metadata,
+        expiresInSeconds: params.expiresInSeconds,
+        feeSchedule,
+        now,
+      });
+      const intent = PaymentIntent.fromEvents(events);
+      const resource = this.render(intent.state, now);
+      const metadata = eventMetadata(scope, correlationId);
+      await this.db.events.append(manager, id, 0, events, metadata, now);
+      await this.intents.insert(manager, intent.state, resource, now);
+      await this.db.outbox.append(manager, this.db.eventsTopic, paymentIntentEnvelopes(null, events, this.eventContext(now, metadata)));
+      return resource;
+    });
+  }
+
+  async get(body: unknown): Promise<PaymentIntentResource> {
+    const scope = parseScope(body);
+    const id = parseId(body as Record<string, unknown>);
+    const resource = environmentOfPaymentIntentId(id) === scope.environment ? await this.intents.findResource(this.db.dataSource.manager, scope, id) : null;
+    if (resource === null) throw notFound('payment intent', id);
+    return paymentIntentResourceAt(resource, this.clock.now());
+  }
+
+  /** Test mode: drives the intent through processing to `succeeded` or `failed`. */
+  async simulate(body: unknown, correlationId: string): Promise<PaymentIntentResource> {
+    const scope = parseScope(body);
+    const command = body as Record<string, unknown>;
+    const id = parseId(command);
+    const result = requireEnum(command.result, ['succeeded', 'failed'] as const, 'result');
+    const method = optionalEnum(command.method, INTENT_PAYMENT_METHODS, 'method');
+    if (scope.environment !== 'test') throw new ApiError('live_mode_not_allowed', 'Only test payment intents can be simulated; use a test key.');
+    return this.change(scope, id, correlationId, (intent, now) =>
+      result === 'succeeded'
+        ? intent.simulate({ result, method, paymentId: newPaymentId(), now })
+        : intent.simulate({ result, method, now }),
+    );
+  }
+
+  /** The merchant cancels an intent that has not been paid. */
+  async cancel(body: unknown, correlationId: string): Promise<PaymentIntentResource> {
+    const scope = parseScope(body);
+    const id = parseId(body as Record<string, unknown>);
+    return this.change(scope, id, correlationId, (intent, now) => intent.cancel({ reason: 'requested_by_merchant', now }));
+  }
+
+  /**
+   * Expires one intent the expiry job has locked, in the job's transaction. False when there was nothing to do
+   * (it reached a final state first).
+   */
+  async expireLocked(manager: EntityManager, due: DueSession, now: Date, correlationId: string): Promise<boolean> {
+    const intent = await this.load(manager, due, due.id);
+    if (isFinalPaymentIntentStatus(intent.state.status)) return false;
+    await this.persist(manager, intent, intent.expire(now), now, eventMetadata(due, correlationId));
+    return true;
+  }
+
+  lockDue(manager: EntityManager, now: Date, limit: number): Promise<DueSession[]> {
+    return this.intents.lockDue(manager, now, limit);
+  }
+
+  private async change(scope: Scope, id: string, correlationId: string, decide: Decide): Promise<PaymentIntentResource> {
+    if (environmentOfPaymentIntentId(id) !== scope.environment) throw notFound('payment intent', id);
+    return this.db.transaction(async (manager) => {
+      const now = this.clock.now();
+      const intent = await this.load(manager, scope, id);
+      const after = await this.persist(manager, intent, decide(intent, now), now, eventMetadata(scope, correlationId));
+      return this.render(after.state, now);
+    });
+  }
+
+  private async load(manager: EntityManager, scope: Scope, id: string): Promise<PaymentIntent> {
+    const stream = await this.db.events.load<PaymentIntentEvent>(manager, scope, id);
+    if (stream.length === 0) throw notFound('payment intent', id);
+    return PaymentIntent.fromEvents(stream.map((stored) => stored.event));
+  }
+
+  /**
+   * Writes what the aggregate decided. The read-model update goes first: it takes the row lock and checks the
+   * version, so of two commands that read the same version one waits and then retries on a ConcurrencyError.
+   */
+  private async persist(
+    manager: EntityManager,
+    intent: PaymentIntent,
+    events: PaymentIntentEvent[],
+    now: Date,
+    metadata: EventMetadata,
+  ): Promise<PaymentIntent> {
+    if (events.length === 0) return intent;
+    const after = intent.apply(events);
+    const resource = this.render(after.state, now);
+    if (!(await this.intents.update(manager, after.state, resource, intent.version, now))) {
+      throw new ConcurrencyError(intent.id, intent.version);
+    }
+    await this.db.events.append(manager, intent.id, intent.version, events, metadata, now);
+    if (events.some((event) => event.type === 'PaymentIntentSucceeded')) {
+      const { state } = after;
+      await this.payments.insert(manager, {
+        id: state.paymentId!,
+        merchantId: state.merchantId,
+        environment: state.environment,
+        sourceType: 'payment_intent',
+        sourceId: state.id,
+        method: state.paymentMethod!,
+        currency: state.currency,
+        amountCents: state.amountCents,
+        feeCents: state.feeCents,
+        netCents: state.netCents,
+        paidAt: state.paidAt!,
+      });
+    }
+    await this.db.outbox.append(manager, this.db.eventsTopic, paymentIntentEnvelopes(intent, events, this.eventContext(now, metadata)));
+    return after;
+  }
+
+  private async replay(
+    manager: EntityManager,
+    scope: Scope,
+    claim: Extract<IdempotencyClaim, { claimed: false }>,
+    fingerprint: string,
+    now: Date,
+  ): Promise<PaymentIntentResource> {
+    if (claim.objectType !== 'payment_intent' || claim.fingerprint !== fingerprint) {
+      throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request.');
+    }
+    const resource = await this.intents.findResource(manager, scope, claim.objectId);
+    if (resource === null) throw new Error(`idempotency key points at missing payment intent ${claim.objectId}`);
+    return paymentIntentResourceAt(resource, now);
+  }
+
+  private render(state: PaymentIntentState, now: Date): PaymentIntentResource {
+    return toPaymentIntentResource(state, { checkoutBaseUrl: this.config.PUBLIC_BASE_URL, now });
+  }
+
+  private eventContext(now: Date, metadata: EventMetadata) {
+    return { checkoutBaseUrl: this.config.PUBLIC_BASE_URL, now, metadata };
+  }
+}

@@ -1,0 +1,47 @@
+import type { Environment } from '@payments/ids';
+import { qualified } from '@payments/messaging';
+import type { EntityManager } from 'typeorm';
+
+export interface PaymentRecord {
+  readonly id: string;
+  readonly merchantId: string;
+  readonly environment: Environment;
+  readonly sourceType: 'payment_intent' | 'invoice';
+  readonly sourceId: string;
+  readonly method: string;
+  readonly currency: string;
+  readonly amountCents: number;
+  readonly feeCents: number;
+  readonly netCents: number;
+  readonly paidAt: string;
+}
+
+/** Payments made when an intent or invoice is paid (the numeric ids refunds address). */
+export class PaymentsRepository {
+  private readonly table: string;
+
+  constructor(schema: string) {
+    this.table = qualified(schema, 'payments');
+  }
+
+  async insert(manager: EntityManager, payment: PaymentRecord): Promise<void> {
+    await manager.query(
+      `INSERT INTO ${this.table}
+         (id, merchant_id, environment, source_type, source_id, method, currency, amount_cents, fee_cents, net_cents, paid_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [
+        payment.id,
+        payment.merchantId,
+        payment.environment,
+        payment.sourceType,
+        payment.sourceId,
+        payment.method,
+        payment.currency,
+        payment.amountCents,
+        payment.feeCents,
+        payment.netCents,
+        payment.paidAt,
+      ],
+    );
+  }
+}

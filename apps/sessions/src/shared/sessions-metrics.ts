@@ -1,0 +1,22 @@
+import { metricsRegistry } from '@payments/platform';
+import { Counter } from 'prom-client';
+
+export const commandConflicts = new Counter({
+  name: 'sessions_command_conflicts_total',
+  help: 'Commands retried because another command changed the same intent or invoice first',
+  registers: [metricsRegistry],
+});
+
+export const expiredSessions = new Counter({
+  name: 'sessions_expired_total',
+  help: 'Payment intents and invoices expired by the expiry job',
+  labelNames: ['kind'] as const,
+  registers: [metricsRegistry],
+});
+
+export const expiryFailures = new Counter({
+  name: 'sessions_expiry_failures_total',
+  help: 'Intents or invoices the expiry job could not expire (retried on the next run)',
+  labelNames: ['kind'] as const,
+  registers: [metricsRegistry],
+});
