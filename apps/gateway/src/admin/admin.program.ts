@@ -1,0 +1,166 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import type { MerchantAccounts } from '../merchants/merchant-accounts.service';
+import { PAYMENT_METHODS } from '../merchants/payment-methods';
+import { CommandOutput, keyJson, limitText, merchantJson } from './admin-output';
+
+/** Runs one command's work against the accounts and prints its output (JSON or text). */
+export type Runner = (work: (accounts: MerchantAccounts) => Promise<CommandOutput>, json: boolean) => Promise<void>;
+
+const KEYS_ONCE = 'Keys are shown only now: store them safely.';
+
+/** The operators' admin CLI (DESIGN §8). Every command accepts --json for stable, scriptable output. */
+export function adminProgram(run: Runner): Command {
+  const program = new Command('admin')
+    .description('Operator commands for merchant accounts and API keys (the gateway database).')
+    .showHelpAfterError();
+
+  const merchant = program.command('merchant').description('merchant accounts');
+
+  withJson(merchant.command('create').description('create a merchant with a test key (and a live key when --verified)'))
+    .requiredOption('--name <name>', 'business name')
+    .requiredOption('--email <email>', 'contact e-mail (one account per address)')
+    .option('--verified', 'create it identity-verified, with a live key', false)
+    .action((o: { name: string; email: string; verified: boolean; json: boolean }) =>
+      run(async (accounts) => {
+        const created = await accounts.createMerchant({ name: o.name, email: o.email, verified: o.verified });
+        const id = created.merchant.id;
+        const json: Record<string, unknown> = { merchant_id: id, test_key: created.testKey.token };
+        if (created.liveKey) json.live_key = created.liveKey.token;
+        return {
+          json,
+          lines: [
+            `Merchant ${id} created (${created.merchant.verificationStatus}).`,
+            `Test key: ${created.testKey.token}`,
+            created.liveKey
+              ? `Live key: ${created.liveKey.token}`
+              : `No live key: verify the account first (admin merchant verify --id ${id}), then: admin key create --merchant ${id} --env live`,
+            KEYS_ONCE,
+          ],
+        };
+      }, o.json),
+    );
+
+  withJson(merchant.command('verify').description('mark a merchant identity-verified (live keys start working)'))
+    .requiredOption('--id <merchant_id>', 'merchant id (acct_...)')
+    .action((o: { id: string; json: boolean }) =>
+      run(async (accounts) => {
+        const m = await accounts.verifyMerchant(o.id);
+        return { json: { merchant_id: m.id, verification_status: m.verificationStatus }, lines: [`Merchant ${m.id} is verified.`] };
+      }, o.json),
+    );
+
+  withJson(merchant.command('limits').description('set requests per second per key ("default" = the operator setting)'))
+    .requiredOption('--id <merchant_id>', 'merchant id (acct_...)')
+    .option('--live <n>', 'per live key: a number or "default"', parseLimit)
+    .option('--test <n>', 'per test key: a number or "default"', parseLimit)
+    .action((o: { id: string; live?: Limit; test?: Limit; json: boolean }) =>
+      run(async (accounts) => {
+        const m = await accounts.setRateLimits(o.id, { live: limitValue(o.live), test: limitValue(o.test) });
+        return {
+          json: { merchant_id: m.id, rate_limit_live_per_sec: m.rateLimitLivePerSec, rate_limit_test_per_sec: m.rateLimitTestPerSec },
+          lines: [`Merchant ${m.id}: live ${limitText(m.rateLimitLivePerSec)}, test ${limitText(m.rateLimitTestPerSec)} per key.`],
+        };
+      }, o.json),
+    );
+
+  withJson(merchant.command('methods').description('set the payment methods a merchant may offer'))
+    .requiredOption('--id <merchant_id>', 'merchant id (acct_...)')
+    .requiredOption('--methods <list>', `comma-separated, from ${PAYMENT_METHODS.join(',')}`, parseList)
+    .action((o: { id: string; methods: string[]; json: boolean }) =>
+      run(async (accounts) => {
+        const m = await accounts.setEnabledMethods(o.id, o.methods);
+        return {
+          json: { merchant_id: m.id, enabled_methods: m.enabledMethods },
+          lines: [`Merchant ${m.id} offers ${m.enabledMethods.join(', ')}.`],
+        };
+      }, o.json),
+    );
+
+  withJson(merchant.command('show').description('a merchant and its keys (never their secrets)'))
+    .requiredOption('--id <merchant_id>', 'merchant id (acct_...)')
+    .action((o: { id: string; json: boolean }) =>
+      run(async (accounts) => {
+        const m = await accounts.getMerchant(o.id);
+        const keys = await accounts.listKeys(m.id);
+        return {
+          json: { ...merchantJson(m), keys: keys.map(keyJson) },
+          lines: [
+            `${m.id} ${m.name} <${m.email}> ${m.verificationStatus}`,
+            `methods: ${m.enabledMethods.join(', ')}; limits: live ${limitText(m.rateLimitLivePerSec)}, test ${limitText(m.rateLimitTestPerSec)}`,
+            ...keys.map((k) => `key ${k.keyId} ${k.environment} ${k.name ?? ''}${k.revokedAt ? ` revoked ${k.revokedAt.toISOString()}` : ''}`),
+          ],
+        };
+      }, o.json),
+    );
+
+  const key = program.command('key').description('API keys');
+
+  withJson(key.command('create').description('create an API key (live needs a verified merchant)'))
+    .requiredOption('--merchant <merchant_id>', 'merchant id (acct_...)')
+    .addOption(new Option('--env <environment>', 'live or test').choices(['live', 'test']).makeOptionMandatory())
+    .option('--name <name>', 'a label for the developer page')
+    .action((o: { merchant: string; env: string; name?: string; json: boolean }) =>
+      run(async (accounts) => {
+        const created = await accounts.createKey(o.merchant, o.env, o.name);
+        return {
+          json: { ...keyJson(created.key), key: created.token },
+          lines: [`Key ${created.key.keyId} (${created.key.environment}) for ${created.key.merchantId}:`, created.token, KEYS_ONCE],
+        };
+      }, o.json),
+    );
+
+  withJson(key.command('revoke').description('revoke an API key (every gateway refuses it within a second)'))
+    .requiredOption('--key <key_id>', 'the key id (or the whole key)')
+    .action((o: { key: string; json: boolean }) =>
+      run(async (accounts) => {
+        const revoked = await accounts.revokeKey(keyIdOf(o.key));
+        return {
+          json: { key_id: revoked.keyId, merchant_id: revoked.merchantId, revoked_at: revoked.revokedAt?.toISOString() ?? null },
+          lines: [`Key ${revoked.keyId} revoked at ${revoked.revokedAt?.toISOString()}.`],
+        };
+      }, o.json),
+    );
+
+  withJson(program.command('demo').description('get or create the verified demo merchant and print a fresh test key'))
+    .action((o: { json: boolean }) =>
+      run(async (accounts) => {
+        const demo = await accounts.demo();
+        return {
+          json: { merchant_id: demo.merchant.id, name: demo.merchant.name, email: demo.merchant.email, test_key: demo.testKey.token },
+          lines: [`Demo merchant ${demo.merchant.id} (${demo.merchant.name}, ${demo.merchant.email})`, `Test key: ${demo.testKey.token}`],
+        };
+      }, o.json),
+    );
+
+  return program;
+}
+
+function withJson(command: Command): Command {
+  return command.option('--json', 'print one JSON object', false);
+}
+
+// commander turns a parsed null into `true`, so "default" stays a word until the action.
+type Limit = number | 'default';
+
+function parseLimit(value: string): Limit {
+  if (value === 'default') return value;
+  if (!/^\d{1,6}$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('a whole number of requests per second, or "default"');
+  return Number(value);
+}
+
+function limitValue(limit: Limit | undefined): number | null | undefined {
+  return limit === 'default' ? null : limit;
+}
+
+function parseList(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+/** Operators may paste the whole key; only its id part is needed (and the secret is not echoed anywhere). */
+function keyIdOf(value: string): string {
+  const match = /^pay_(?:live|test)_([A-Za-z0-9]+)(?:\..*)?$/.exec(value);
+  return match ? (match[1] as string) : value;
+}

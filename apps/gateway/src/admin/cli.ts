@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+// The operators' admin CLI: `npm run build` first, then `npm run admin -- <command> [--json]`.
+// Settings as the gateway's (DATABASE_URL, DB_SCHEMA=gateway, ...). Errors go to stderr with exit code 1.
+import 'reflect-metadata';
+import { loadConfig } from '@payments/config';
+import { GatewayConfig, GATEWAY_DEFAULTS } from '../config';
+import { withMerchantAccounts } from './admin-database';
+import { adminProgram, Runner } from './admin.program';
+
+const run: Runner = async (work, json) => {
+  const config = loadConfig(GatewayConfig, process.env, GATEWAY_DEFAULTS);
+  const output = await withMerchantAccounts(config, work);
+  process.stdout.write(json ? `${JSON.stringify(output.json)}\n` : `${output.lines.join('\n')}\n`);
+};
+
+adminProgram(run)
+  .parseAsync(process.argv)
+  .catch((error: unknown) => {
+    // Refusals (MerchantAccountError) and bad settings (ConfigError) explain themselves; others by message only.
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`error: ${message}\n`);
+    process.exitCode = 1;
+  });

@@ -1,0 +1,27 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { GatewayConfig } from '../config';
+import { MerchantsModule } from '../merchants/merchants.module';
+import { MerchantsRepository } from '../merchants/merchants.repository';
+import { RateLimitModule } from '../rate-limit/rate-limit.module';
+import { ApiAccessGuard } from './api-access.guard';
+import { ApiKeyAuthenticator } from './api-key.authenticator';
+import { ApiKeyDirectory } from './api-key.directory';
+import { KeyUsageTracker } from './key-usage.tracker';
+
+/** API keys and rate limits on every /api/v1 route (global guard). */
+@Module({
+  imports: [MerchantsModule, RateLimitModule],
+  providers: [
+    {
+      provide: ApiKeyAuthenticator,
+      inject: [MerchantsRepository, GatewayConfig],
+      useFactory: (repository: MerchantsRepository, config: GatewayConfig) =>
+        new ApiKeyAuthenticator(new ApiKeyDirectory(repository, config.API_KEY_CACHE_MS), new KeyUsageTracker(repository)),
+    },
+    ApiAccessGuard,
+    { provide: APP_GUARD, useExisting: ApiAccessGuard },
+  ],
+  exports: [ApiAccessGuard, ApiKeyAuthenticator],
+})
+export class ApiAccessModule {}

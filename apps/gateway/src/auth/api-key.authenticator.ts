@@ -1,0 +1,89 @@
+import { Logger } from '@nestjs/common';
+import { parseApiKey, secretMatches } from '@payments/ids';
+import { ApiError } from '@payments/platform';
+import type { ApiKeyEntity } from '../merchants/api-key.entity';
+import type { MerchantEntity } from '../merchants/merchant.entity';
+import type { AuthContext } from './auth-context';
+import type { ApiKeyDirectory } from './api-key.directory';
+import type { KeyUsageTracker } from './key-usage.tracker';
+
+const BEARER = /^Bearer +(\S+) *$/i;
+
+/** Who holds a key whose record was found and whose secret matched. */
+export interface KeyHolder {
+  context: AuthContext;
+  key: ApiKeyEntity;
+}
+
+/**
+ * Bearer API key -> AuthContext. Missing, malformed, unknown, wrong-secret and revoked keys are all 401
+ * invalid_api_key; only the holder of the right secret learns that a key is revoked.
+ */
+export class ApiKeyAuthenticator {
+  private readonly logger = new Logger('ApiKeyAuthenticator');
+
+  constructor(
+    private readonly directory: ApiKeyDirectory,
+    private readonly usage: KeyUsageTracker,
+  ) {}
+
+  async authenticate(authorization: string | string[] | undefined): Promise<KeyHolder> {
+    if (authorization === undefined || authorization === '') {
+      throw invalidKey('No API key provided. Send it as "Authorization: Bearer <API key>".');
+    }
+    const match = typeof authorization === 'string' ? BEARER.exec(authorization) : null;
+    if (!match) throw invalidKey('Malformed Authorization header. Send "Authorization: Bearer <API key>".');
+    const parsed = parseApiKey(match[1]);
+    if (!parsed) throw invalidKey('Invalid API key: it should look like pay_test_<id>.<secret> or pay_live_<id>.<secret>.');
+
+    const key = await this.lookup(parsed.keyId);
+    // One answer for "no such key", "other environment" and "wrong secret": nothing to learn by guessing.
+    if (!key || !key.merchant || key.environment !== parsed.env || !secretMatches(parsed.secret, key.secretHash)) {
+      throw invalidKey('Invalid API key provided.');
+    }
+    if (key.revokedAt) throw invalidKey('This API key has been revoked. Create a new one on the developer page.');
+    this.usage.used(key.keyId, key.lastUsedAt);
+    return { key, context: contextOf(key, key.merchant) };
+  }
+
+  private async lookup(keyId: string): Promise<ApiKeyEntity | null> {
+    try {
+      return await this.directory.find(keyId);
+    } catch (error) {
+      this.logger.error({ err: error }, 'API key lookup failed');
+      throw new ApiError('service_unavailable', 'The service is temporarily unavailable. Retry later.', undefined, {
+        'Retry-After': '1',
+      });
+    }
+  }
+}
+
+/** Live keys need an identity-verified account; test keys work before (DESIGN §5 Environments). */
+export function assertEnvironmentAllowed(context: AuthContext): void {
+  if (context.environment === 'live' && context.merchant.verificationStatus !== 'verified') {
+    throw new ApiError(
+      'account_not_verified',
+      'This account is not verified yet: live keys work once identity verification is complete. Test keys work now.',
+    );
+  }
+}
+
+function contextOf(key: ApiKeyEntity, merchant: MerchantEntity): AuthContext {
+  return {
+    merchantId: merchant.id,
+    environment: key.environment,
+    keyId: key.keyId,
+    merchant: {
+      id: merchant.id,
+      name: merchant.name,
+      verificationStatus: merchant.verificationStatus,
+      enabledMethods: merchant.enabledMethods,
+      rateLimits: { live: merchant.rateLimitLivePerSec, test: merchant.rateLimitTestPerSec },
+      feeOverrides: merchant.feeOverrides,
+    },
+  };
+}
+
+function invalidKey(message: string): ApiError {
+  return new ApiError('invalid_api_key', message);
+}

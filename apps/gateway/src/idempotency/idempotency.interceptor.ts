@@ -1,0 +1,79 @@
+import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
+import { ApiError } from '@payments/platform';
+import type { FastifyRequest } from 'fastify';
+import { Observable, of } from 'rxjs';
+import { authOf } from '../auth/auth-context';
+import { IdempotencyExchanges } from './idempotency.exchanges';
+import { IdempotencyStore } from './idempotency.store';
+import { requestFingerprint } from './request-fingerprint';
+
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 190;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request's Idempotency-Key, on routes marked @Idempotent(). */
+    idempotencyKey?: string;
+  }
+}
+
+/**
+ * Idempotency-Key on creating POST routes (DESIGN §5 Idempotency). Runs after the API access guard (it
+ * needs the merchant and environment) and before validation, so a 400 is never kept. The response itself is
+ * captured, stored or replayed when it is sent (idempotency.hook.ts), which sees the exact bytes, status
+ * and headers, errors included.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  private readonly logger = new Logger('Idempotency');
+
+  constructor(
+    private readonly store: IdempotencyStore,
+    private readonly exchanges: IdempotencyExchanges,
+  ) {}
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const auth = authOf(request);
+    const key = idempotencyKeyOf(request);
+    request.idempotencyKey = key;
+    const scope = { merchantId: auth.merchantId, environment: auth.environment, key };
+    const fingerprint = requestFingerprint(request.method, request.url, request.body);
+
+    let start;
+    try {
+      start = await this.store.start(scope, fingerprint);
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      // Without Redis the request still runs: the service's own one-object-per-key rule keeps it safe,
+      // only the byte-for-byte replay is lost while Redis is away.
+      this.logger.warn({ err: error }, 'idempotency store unavailable: request runs without a replay record');
+      return next.handle();
+    }
+    if (start.kind === 'replay') {
+      this.exchanges.set(request, start);
+      return of(start.response.body);
+    }
+    this.exchanges.set(request, { kind: 'execute', scope, owner: start.owner });
+    return next.handle();
+  }
+}
+
+function idempotencyKeyOf(request: FastifyRequest): string {
+  const header = request.headers[IDEMPOTENCY_KEY_HEADER];
+  const key = Array.isArray(header) ? header[0] : header;
+  if (key === undefined || key.trim() === '') {
+    throw new ApiError(
+      'idempotency_key_required',
+      'An Idempotency-Key header is required: a unique value per operation (e.g. a UUID), reused when retrying it.',
+    );
+  }
+  if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    throw new ApiError(
+      'invalid_request',
+      `Idempotency-Key must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`,
+      'Idempotency-Key',
+    );
+  }
+  return key;
+}

@@ -1,0 +1,47 @@
+import { Module, OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import { GatewayConfig } from '../config';
+import { GATEWAY_REDIS, GatewayRedisModule } from '../rate-limit/gateway-redis.module';
+import { IdempotencyExchanges } from './idempotency.exchanges';
+import { registerIdempotencyHook } from './idempotency.hook';
+import { IdempotencyInterceptor } from './idempotency.interceptor';
+import { IdempotencyStore } from './idempotency.store';
+
+/** How long past the request timeout an unfinished claim may block its key (the gateway holding it died). */
+const CLAIM_MARGIN_MS = 30000;
+
+/** Idempotency-Key handling for `@Idempotent()` routes; import it in the module of such a controller. */
+@Module({
+  imports: [GatewayRedisModule],
+  providers: [
+    IdempotencyExchanges,
+    {
+      provide: IdempotencyStore,
+      inject: [GATEWAY_REDIS, GatewayConfig],
+      useFactory: (redis: Redis, config: GatewayConfig) =>
+        new IdempotencyStore(redis, {
+          prefix: config.KAFKA_NAMESPACE,
+          ttlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
+          waitMs: config.IDEMPOTENCY_WAIT_MS,
+          claimTtlMs: config.REQUEST_TIMEOUT_MS + CLAIM_MARGIN_MS,
+        }),
+    },
+    IdempotencyInterceptor,
+  ],
+  exports: [IdempotencyExchanges, IdempotencyStore, IdempotencyInterceptor],
+})
+export class IdempotencyModule implements OnModuleInit {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly exchanges: IdempotencyExchanges,
+    private readonly store: IdempotencyStore,
+  ) {}
+
+  onModuleInit(): void {
+    // No HTTP adapter in a standalone context (e.g. a script): there are no routes to guard.
+    const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
+    if (fastify) registerIdempotencyHook(fastify, this.exchanges, this.store);
+  }
+}

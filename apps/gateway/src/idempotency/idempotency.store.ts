@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import type { Environment } from '@payments/ids';
+import { ApiError } from '@payments/platform';
+import type { Redis } from 'ioredis';
+
+/** Whose key it is: the same Idempotency-Key of another merchant or environment is another record. */
+export interface IdempotencyScope {
+  merchantId: string;
+  environment: Environment;
+  key: string;
+}
+
+/** A response as it went out: replayed with exactly these bytes. */
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export type IdempotencyStart = { kind: 'execute'; owner: string } | { kind: 'replay'; response: StoredResponse };
+
+export interface IdempotencyStoreOptions {
+  /** Redis key prefix (the deployment's namespace). */
+  prefix: string;
+  /** How long a completed response is kept. */
+  ttlSeconds: number;
+  /** How long a duplicate waits for the first request before 409 idempotency_request_in_progress. */
+  waitMs: number;
+  /** After this an unfinished claim lapses (its gateway died), so the key is not blocked for a whole TTL. */
+  claimTtlMs: number;
+}
+
+// Claims the key (SET NX semantics on a hash) or answers what is there, in one round trip.
+const CLAIM = `
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('HSET', KEYS[1], 'state', 'pending', 'fp', ARGV[1], 'owner', ARGV[2])
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  return { 'claimed' }
+end
+return redis.call('HMGET', KEYS[1], 'state', 'fp', 'status', 'headers', 'body')
+`;
+
+// Only the claim's owner may complete or release it (a lapsed claim may belong to someone else by now).
+const COMPLETE = `
+if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'state', 'done', 'status', ARGV[2], 'headers', ARGV[3], 'body', ARGV[4])
+redis.call('EXPIRE', KEYS[1], ARGV[5])
+return 1
+`;
+
+const RELEASE = `
+if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1])
+`;
+
+type Commands = {
+  idempotencyClaim(key: string, fingerprint: string, owner: string, ttlMs: number): Promise<Array<string | null>>;
+  idempotencyComplete(key: string, owner: string, status: number, headers: string, body: string, ttl: number): Promise<number>;
+  idempotencyRelease(key: string, owner: string): Promise<number>;
+};
+
+/**
+ * Idempotency records in Redis. The first request with a key claims it and runs; a duplicate with the same
+ * fingerprint waits for it (polling) and replays its response; a different fingerprint is 409 at once.
+ */
+export class IdempotencyStore {
+  private readonly redis: Redis & Commands;
+
+  constructor(
+    redis: Redis,
+    private readonly options: IdempotencyStoreOptions,
+  ) {
+    if (!('idempotencyClaim' in redis)) {
+      redis.defineCommand('idempotencyClaim', { numberOfKeys: 1, lua: CLAIM });
+      redis.defineCommand('idempotencyComplete', { numberOfKeys: 1, lua: COMPLETE });
+      redis.defineCommand('idempotencyRelease', { numberOfKeys: 1, lua: RELEASE });
+    }
+    this.redis = redis as Redis & Commands;
+  }
+
+  /** Claims the key, or waits for the request holding it; throws the 409s. */
+  async start(scope: IdempotencyScope, fingerprint: string): Promise<IdempotencyStart> {
+    const owner = randomUUID();
+    const key = this.keyOf(scope);
+    const deadline = Date.now() + this.options.waitMs;
+    let pause = 20;
+    for (;;) {
+      const [state, storedFingerprint, status, headers, body] = await this.redis.idempotencyClaim(
+        key,
+        fingerprint,
+        owner,
+        this.options.claimTtlMs,
+      );
+      if (state === 'claimed') return { kind: 'execute', owner };
+      if (storedFingerprint !== fingerprint) {
+        throw new ApiError(
+          'idempotency_key_reused',
+          'This Idempotency-Key was already used with a different request (method, path or body). Use a new key for a new request.',
+        );
+      }
+      if (state === 'done') {
+        return {
+          kind: 'replay',
+          response: { status: Number(status), headers: JSON.parse(headers ?? '{}'), body: Buffer.from(body ?? '', 'base64') },
+        };
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new ApiError(
+          'idempotency_request_in_progress',
+          'A request with this Idempotency-Key is still being processed. Retry shortly to get its result.',
+          undefined,
+          { 'Retry-After': '1' },
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
+      pause = Math.min(pause * 2, 200);
+    }
+  }
+
+  /** Keeps the response for replay; false when the claim had lapsed and someone else holds the key now. */
+  async complete(scope: IdempotencyScope, owner: string, response: StoredResponse): Promise<boolean> {
+    const done = await this.redis.idempotencyComplete(
+      this.keyOf(scope),
+      owner,
+      response.status,
+      JSON.stringify(response.headers),
+      response.body.toString('base64'),
+      this.options.ttlSeconds,
+    );
+    return done === 1;
+  }
+
+  /** Forgets the claim: the same key may be used again (after a 400, or when the request failed with a 5xx). */
+  async release(scope: IdempotencyScope, owner: string): Promise<void> {
+    await this.redis.idempotencyRelease(this.keyOf(scope), owner);
+  }
+
+  private keyOf(scope: IdempotencyScope): string {
+    return `${this.options.prefix}:idempotency:${scope.merchantId}:${scope.environment}:${scope.key}`;
+  }
+}

@@ -1,0 +1,183 @@
+import { Environment, generateApiKey, hashSecret, isEnvironment } from '@payments/ids';
+import type { EntityManager } from 'typeorm';
+import { ApiKeyEntity } from './api-key.entity';
+import { MerchantAccountError } from './merchant-account.error';
+import { newMerchantId } from './merchant-id';
+import { MerchantEntity } from './merchant.entity';
+import { MerchantsRepository } from './merchants.repository';
+import { isPaymentMethod, PaymentMethod, PAYMENT_METHODS } from './payment-methods';
+
+export const DEMO_MERCHANT = { name: 'Demo Store', email: 'demo@example.com' } as const;
+
+/** A key as created: the whole token exists only in this answer. */
+export interface CreatedApiKey {
+  key: ApiKeyEntity;
+  token: string;
+}
+
+export interface CreatedMerchant {
+  merchant: MerchantEntity;
+  testKey: CreatedApiKey;
+  /** Only for a merchant created verified. */
+  liveKey?: CreatedApiKey;
+}
+
+/** Limit per second, or null for the operator's default; undefined leaves the current value. */
+export interface RateLimitChange {
+  live?: number | null;
+  test?: number | null;
+}
+
+const MAX_RATE_LIMIT = 100000;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** Merchant accounts and their API keys: what operators (admin CLI) and later the dashboard do with them. */
+export class MerchantAccounts {
+  constructor(private readonly repository: MerchantsRepository) {}
+
+  async createMerchant(input: { name: string; email: string; verified?: boolean }): Promise<CreatedMerchant> {
+    const name = input.name.trim();
+    const email = input.email.trim();
+    if (name.length === 0 || name.length > 200) throw new MerchantAccountError('invalid', 'name must be 1 to 200 characters');
+    if (!EMAIL.test(email) || email.length > 254) throw new MerchantAccountError('invalid', `not an e-mail address: ${email}`);
+    try {
+      return await this.repository.transaction(async (manager) => {
+        if (await this.repository.findMerchantByEmail(email, manager)) {
+          throw new MerchantAccountError('conflict', `a merchant with e-mail ${email} already exists`);
+        }
+        const merchant = await this.repository.insertMerchant(
+          {
+            id: newMerchantId(),
+            name,
+            email,
+            verificationStatus: input.verified ? 'verified' : 'unverified',
+            enabledMethods: [...PAYMENT_METHODS],
+            rateLimitLivePerSec: null,
+            rateLimitTestPerSec: null,
+            feeOverrides: null,
+          },
+          manager,
+        );
+        const testKey = await this.insertKey(merchant.id, 'test', 'Default test key', manager);
+        const liveKey = input.verified ? await this.insertKey(merchant.id, 'live', 'Default live key', manager) : undefined;
+        return liveKey ? { merchant, testKey, liveKey } : { merchant, testKey };
+      });
+    } catch (error) {
+      // Two creations racing on one address: the unique index decides, the loser gets the same answer as above.
+      if (isUniqueViolation(error)) throw new MerchantAccountError('conflict', `a merchant with e-mail ${email} already exists`);
+      throw error;
+    }
+  }
+
+  async getMerchant(id: string): Promise<MerchantEntity> {
+    const merchant = await this.repository.findMerchant(id);
+    if (!merchant) throw new MerchantAccountError('not_found', `no merchant ${id}`);
+    return merchant;
+  }
+
+  listKeys(merchantId: string): Promise<ApiKeyEntity[]> {
+    return this.repository.listKeys(merchantId);
+  }
+
+  /** The operator's decision on identity verification; live keys start working within a second. */
+  async verifyMerchant(id: string): Promise<MerchantEntity> {
+    if (!(await this.repository.updateMerchant(id, { verificationStatus: 'verified' }))) {
+      throw new MerchantAccountError('not_found', `no merchant ${id}`);
+    }
+    return this.getMerchant(id);
+  }
+
+  async setRateLimits(id: string, change: RateLimitChange): Promise<MerchantEntity> {
+    if (change.live === undefined && change.test === undefined) {
+      throw new MerchantAccountError('invalid', 'give a live or a test limit (or both)');
+    }
+    for (const [env, value] of Object.entries(change)) {
+      if (value !== undefined && value !== null && (!Number.isInteger(value) || value < 1 || value > MAX_RATE_LIMIT)) {
+        throw new MerchantAccountError('invalid', `${env} limit must be an integer from 1 to ${MAX_RATE_LIMIT}, or "default"`);
+      }
+    }
+    const changes: { rateLimitLivePerSec?: number | null; rateLimitTestPerSec?: number | null } = {};
+    if (change.live !== undefined) changes.rateLimitLivePerSec = change.live;
+    if (change.test !== undefined) changes.rateLimitTestPerSec = change.test;
+    if (!(await this.repository.updateMerchant(id, changes))) throw new MerchantAccountError('not_found', `no merchant ${id}`);
+    return this.getMerchant(id);
+  }
+
+  async setEnabledMethods(id: string, methods: readonly string[]): Promise<MerchantEntity> {
+    const unknown = methods.filter((m) => !isPaymentMethod(m));
+    if (unknown.length > 0) {
+      throw new MerchantAccountError('invalid', `unknown payment method ${unknown.join(', ')}; use ${PAYMENT_METHODS.join(', ')}`);
+    }
+    if (methods.length === 0) throw new MerchantAccountError('invalid', 'enable at least one payment method');
+    // Stored in the canonical order so readers need not sort.
+    const enabled = PAYMENT_METHODS.filter((m) => methods.includes(m)) as PaymentMethod[];
+    if (!(await this.repository.updateMerchant(id, { enabledMethods: enabled }))) {
+      throw new MerchantAccountError('not_found', `no merchant ${id}`);
+    }
+    return this.getMerchant(id);
+  }
+
+  /** A new key; a live key needs a verified merchant. */
+  async createKey(merchantId: string, environment: string, name?: string): Promise<CreatedApiKey> {
+    if (!isEnvironment(environment)) throw new MerchantAccountError('invalid', `environment must be live or test, not ${environment}`);
+    if (name !== undefined && name.length > 100) throw new MerchantAccountError('invalid', 'key name must be at most 100 characters');
+    const merchant = await this.getMerchant(merchantId);
+    if (environment === 'live' && merchant.verificationStatus !== 'verified') {
+      throw new MerchantAccountError(
+        'not_verified',
+        `merchant ${merchantId} is ${merchant.verificationStatus}: live keys need a verified account (merchant verify --id ${merchantId})`,
+      );
+    }
+    return this.insertKey(merchantId, environment, name ?? null);
+  }
+
+  /** Revocation reaches every gateway instance within API_KEY_CACHE_MS. Revoking twice keeps the first time. */
+  async revokeKey(keyId: string): Promise<ApiKeyEntity> {
+    const key = await this.repository.revokeKey(keyId);
+    if (!key) throw new MerchantAccountError('not_found', `no API key ${keyId}`);
+    return key;
+  }
+
+  /** The demo merchant (created verified on first use) with a fresh test key: what `npm start` prints. */
+  async demo(): Promise<{ merchant: MerchantEntity; testKey: CreatedApiKey }> {
+    const existing = await this.repository.findMerchantByEmail(DEMO_MERCHANT.email);
+    if (existing) return { merchant: existing, testKey: await this.insertKey(existing.id, 'test', 'Demo test key') };
+    try {
+      const created = await this.createMerchant({ ...DEMO_MERCHANT, verified: true });
+      return { merchant: created.merchant, testKey: created.testKey };
+    } catch (error) {
+      // Another process created it a moment ago: use that one.
+      if (!(error instanceof MerchantAccountError && error.reason === 'conflict')) throw error;
+      const merchant = await this.repository.findMerchantByEmail(DEMO_MERCHANT.email);
+      if (!merchant) throw error;
+      return { merchant, testKey: await this.insertKey(merchant.id, 'test', 'Demo test key') };
+    }
+  }
+
+  private async insertKey(
+    merchantId: string,
+    environment: Environment,
+    name: string | null,
+    manager?: EntityManager,
+  ): Promise<CreatedApiKey> {
+    const generated = generateApiKey(environment);
+    const key = await this.repository.insertKey(
+      {
+        keyId: generated.keyId,
+        merchantId,
+        environment,
+        secretHash: hashSecret(generated.secret),
+        name,
+        lastUsedAt: null,
+        revokedAt: null,
+      },
+      manager,
+    );
+    return { key, token: generated.token };
+  }
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const failure = error as { code?: unknown; driverError?: { code?: unknown } } | undefined;
+  return failure?.code === '23505' || failure?.driverError?.code === '23505';
+}

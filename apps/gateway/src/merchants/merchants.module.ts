@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { MerchantAccounts } from './merchant-accounts.service';
+import { MerchantsRepository } from './merchants.repository';
+
+/** Merchants and API keys in the gateway's schema (entities and migrations: migrations/gateway-schema.ts). */
+@Module({
+  providers: [
+    { provide: MerchantsRepository, inject: [DataSource], useFactory: (dataSource: DataSource) => new MerchantsRepository(dataSource) },
+    { provide: MerchantAccounts, inject: [MerchantsRepository], useFactory: (repository: MerchantsRepository) => new MerchantAccounts(repository) },
+  ],
+  exports: [MerchantsRepository, MerchantAccounts],
+})
+export class MerchantsModule {}

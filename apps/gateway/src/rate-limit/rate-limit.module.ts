@@ -1,0 +1,6 @@
+import { Module } from '@nestjs/common';
+import { GatewayRedisModule } from './gateway-redis.module';
+import { RateLimiter } from './rate-limiter.service';
+
+@Module({ imports: [GatewayRedisModule], providers: [RateLimiter], exports: [RateLimiter] })
+export class RateLimitModule {}

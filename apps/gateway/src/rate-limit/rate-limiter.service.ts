@@ -1,0 +1,68 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ApiError } from '@payments/platform';
+import type { Environment } from '@payments/ids';
+import type { Redis } from 'ioredis';
+import { GatewayConfig } from '../config';
+import { GATEWAY_REDIS } from './gateway-redis.module';
+import { RedisTokenBucket, TokenBucketResult } from './token-bucket';
+
+export interface RateLimitSubject {
+  keyId: string;
+  environment: Environment;
+  /** The merchant's own limits; null follows the operator's default. */
+  limits: { live: number | null; test: number | null };
+}
+
+const WARN_EVERY_MS = 10000;
+
+/**
+ * Per-key request rate (token bucket in Redis). When Redis does not answer the request is let through with a
+ * logged warning: an unavailable limiter must not take payments down.
+ */
+@Injectable()
+export class RateLimiter {
+  private readonly logger = new Logger('RateLimiter');
+  private readonly bucket: RedisTokenBucket;
+  private lastWarning = 0;
+
+  constructor(
+    @Inject(GATEWAY_REDIS) redis: Redis,
+    private readonly config: GatewayConfig,
+  ) {
+    this.bucket = new RedisTokenBucket(redis);
+  }
+
+  limitFor(subject: RateLimitSubject): number {
+    return subject.environment === 'live'
+      ? (subject.limits.live ?? this.config.RATE_LIMIT_LIVE_PER_SEC)
+      : (subject.limits.test ?? this.config.RATE_LIMIT_TEST_PER_SEC);
+  }
+
+  /** The outcome with its headers, or null when the limiter is unavailable (fail open). */
+  async consume(subject: RateLimitSubject): Promise<TokenBucketResult | null> {
+    try {
+      return await this.bucket.consume(`${this.config.KAFKA_NAMESPACE}:ratelimit:${subject.keyId}`, this.limitFor(subject));
+    } catch (error) {
+      if (Date.now() - this.lastWarning > WARN_EVERY_MS) {
+        this.lastWarning = Date.now();
+        this.logger.warn({ err: error }, 'rate limiter unavailable: requests are not limited until Redis answers');
+      }
+      return null;
+    }
+  }
+}
+
+/** The RateLimit-* headers of a result. */
+export function rateLimitHeaders(result: TokenBucketResult): Record<string, string> {
+  return {
+    'RateLimit-Limit': String(result.limit),
+    'RateLimit-Remaining': String(result.remaining),
+    'RateLimit-Reset': String(result.resetSeconds),
+  };
+}
+
+export function rateLimitedError(result: TokenBucketResult): ApiError {
+  return new ApiError('rate_limited', `Too many requests: this key may make ${result.limit} requests per second.`, undefined, {
+    'Retry-After': String(result.retryAfterSeconds),
+  });
+}

@@ -1,0 +1,37 @@
+import { registerDecorator, ValidationArguments, ValidationOptions } from 'class-validator';
+
+/** DESIGN §5 Validation: metadata is a free-form object with these bounds. */
+export const METADATA_LIMITS = { maxKeys: 50, maxKeyLength: 40, maxStringLength: 500 } as const;
+
+/** What is wrong with a metadata value, or undefined when it is fine. */
+export function metadataProblem(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'must be an object';
+  const keys = Object.keys(value);
+  if (keys.length > METADATA_LIMITS.maxKeys) return `may have at most ${METADATA_LIMITS.maxKeys} keys`;
+  for (const key of keys) {
+    if (key.length === 0 || key.length > METADATA_LIMITS.maxKeyLength) {
+      return `keys must be 1 to ${METADATA_LIMITS.maxKeyLength} characters (${JSON.stringify(key.slice(0, 50))} is not)`;
+    }
+    const item = (value as Record<string, unknown>)[key];
+    if (typeof item === 'string' && item.length > METADATA_LIMITS.maxStringLength) {
+      return `values must be at most ${METADATA_LIMITS.maxStringLength} characters (the value of ${JSON.stringify(key)} is longer)`;
+    }
+  }
+  return undefined;
+}
+
+/** A metadata object: at most 50 keys, keys of at most 40 characters, string values of at most 500. */
+export function IsMetadata(options?: ValidationOptions): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) => {
+    registerDecorator({
+      name: 'isMetadata',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options,
+      validator: {
+        validate: (value: unknown) => metadataProblem(value) === undefined,
+        defaultMessage: (args: ValidationArguments) => `${args.property} ${metadataProblem(args.value) ?? 'is invalid'}`,
+      },
+    });
+  };
+}
