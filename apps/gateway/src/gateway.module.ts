@@ -4,9 +4,10 @@ import { PingController } from './diagnostics/ping.controller';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { MerchantsModule } from './merchants/merchants.module';
 import { ServicesModule } from './services/services.module';
+import { SessionsApiModule } from './sessions-api/sessions-api.module';
 
 @Module({
-  imports: [ServicesModule, MerchantsModule, ApiAccessModule, IdempotencyModule],
+  imports: [ServicesModule, MerchantsModule, ApiAccessModule, IdempotencyModule, SessionsApiModule],
   controllers: [PingController],
 })
 export class GatewayModule {}

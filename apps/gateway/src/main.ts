@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { bootstrapService } from '@payments/platform';
 import { GatewayConfig, GATEWAY_DEFAULTS } from './config';
 import { GatewayModule } from './gateway.module';
+import { setUpOpenApi } from './openapi';
 import { GATEWAY_ENTITIES, GATEWAY_MIGRATIONS } from './migrations/gateway-schema';
 
 void bootstrapService({
@@ -10,4 +11,5 @@ void bootstrapService({
   configClass: GatewayConfig,
   defaults: GATEWAY_DEFAULTS,
   database: { entities: GATEWAY_ENTITIES, migrations: GATEWAY_MIGRATIONS },
+  configure: (app, config) => setUpOpenApi(app, config.PUBLIC_BASE_URL),
 });

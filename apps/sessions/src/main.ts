@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { MessagingTables1763769600000 } from '@payments/messaging';
 import { bootstrapService } from '@payments/platform';
 import { SessionsConfig, SESSIONS_DEFAULTS } from './config';
+import { SESSIONS_MIGRATIONS } from './migrations/sessions-schema';
 import { SessionsModule } from './sessions.module';
 
 void bootstrapService({
@@ -9,6 +9,6 @@ void bootstrapService({
   imports: [SessionsModule],
   configClass: SessionsConfig,
   defaults: SESSIONS_DEFAULTS,
-  database: { migrations: [MessagingTables1763769600000] },
+  database: { migrations: SESSIONS_MIGRATIONS },
   servesCommands: true,
 });

@@ -1,3 +1,4 @@
 export * from './services';
 export * from './postgres';
 export * from './kafka';
+export * from './stack';

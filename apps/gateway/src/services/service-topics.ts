@@ -1,3 +1,4 @@
+import { SESSIONS_COMMANDS, SESSIONS_SERVICE } from '@payments/contracts';
 import { commandTopic } from '@payments/platform';
 
 /** Services the gateway talks to, and every command topic it sends to (reply topics are subscribed at start). */
@@ -5,5 +6,8 @@ export const SERVICES = ['sessions', 'ledger', 'refunds', 'webhooks'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
 export function gatewayCommandTopics(): string[] {
-  return SERVICES.map((service) => commandTopic(service, 'ping'));
+  return [
+    ...SERVICES.map((service) => commandTopic(service, 'ping')),
+    ...Object.values(SESSIONS_COMMANDS).map((name) => commandTopic(SESSIONS_SERVICE, name)),
+  ];
 }

@@ -2,7 +2,7 @@
 // invoice.paid also carries the payment the ledger books.
 import { newEnvelope, type EventEnvelope, type PublicEventType } from '@payments/events';
 import { formatMoney } from '@payments/money';
-import type { InvoiceEventData, PaymentEventData } from '../commands/contract';
+import type { InvoiceEventData, PaymentEventData } from '@payments/contracts';
 import { Invoice, toInvoiceResource, type InvoiceEvent, type InvoiceState } from '../domain';
 import type { PublicEventContext } from '../shared/public-event-context';
 

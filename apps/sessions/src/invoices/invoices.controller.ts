@@ -9,7 +9,7 @@ import {
   type InvoiceResource,
   type SimulateInvoiceCommand,
   type SimulateInvoiceReply,
-} from '../commands/contract';
+} from '@payments/contracts';
 import { correlationOf } from '../commands/correlation';
 import { mapSessionsError } from '../commands/sessions-error.mapper';
 import { InvoicesService } from './invoices.service';

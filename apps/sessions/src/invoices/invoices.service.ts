@@ -14,7 +14,7 @@ import {
   requireEnum,
   type Scope,
 } from '../commands/command-input';
-import { SESSIONS_COMMANDS, type SimulateInvoiceReply } from '../commands/contract';
+import { SESSIONS_COMMANDS, type SimulateInvoiceReply } from '@payments/contracts';
 import { invoiceMethodNamed, resolveInvoiceMethods } from '../commands/method-resolution';
 import { SessionsConfig } from '../config';
 import {

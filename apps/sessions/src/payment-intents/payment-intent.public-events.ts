@@ -2,7 +2,7 @@
 // as GET shows it right after that event; a success also carries the payment the ledger books.
 import { newEnvelope, type EventEnvelope, type PublicEventType } from '@payments/events';
 import { formatMoney } from '@payments/money';
-import type { PaymentEventData, PaymentIntentEventData } from '../commands/contract';
+import type { PaymentEventData, PaymentIntentEventData } from '@payments/contracts';
 import { PaymentIntent, toPaymentIntentResource, type PaymentIntentEvent, type PaymentIntentState } from '../domain';
 import type { PublicEventContext } from '../shared/public-event-context';
 

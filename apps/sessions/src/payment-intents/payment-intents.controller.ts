@@ -9,7 +9,7 @@ import {
   type GetPaymentIntentCommand,
   type PaymentIntentResource,
   type SimulatePaymentIntentCommand,
-} from '../commands/contract';
+} from '@payments/contracts';
 import { correlationOf } from '../commands/correlation';
 import { mapSessionsError } from '../commands/sessions-error.mapper';
 import { PaymentIntentsService } from './payment-intents.service';

@@ -14,7 +14,7 @@ import {
   requireEnum,
   type Scope,
 } from '../commands/command-input';
-import { SESSIONS_COMMANDS } from '../commands/contract';
+import { SESSIONS_COMMANDS } from '@payments/contracts';
 import { resolveIntentMethods } from '../commands/method-resolution';
 import { SessionsConfig } from '../config';
 import {

@@ -1,0 +1,83 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { InvoiceResource, SimulateInvoiceReply } from '@payments/contracts';
+import { ApiError } from '@payments/platform';
+import type { FastifyRequest } from 'fastify';
+import { Auth } from '../auth/auth.decorator';
+import type { AuthContext } from '../auth/auth-context';
+import { Idempotent, IdempotencyKey } from '../idempotency/idempotent.decorator';
+import { ApiErrors } from '../sessions-api/api-error.responses';
+import { merchantSettings } from '../sessions-api/merchant-settings';
+import { requireObjectId } from '../sessions-api/object-id';
+import { INVOICE_SCHEMA, INVOICE_SIMULATE_SCHEMA } from '../sessions-api/resource.schemas';
+import { SessionsClient } from '../sessions-api/sessions.client';
+import { apiValidationPipe } from '../validation/api-validation.pipe';
+import { CreateInvoiceDto } from './create-invoice.dto';
+import { SimulateInvoiceDto } from './simulate-invoice.dto';
+
+const ID_PARAM = { name: 'id', schema: { type: 'string', pattern: '^inv_(test_)?[A-Za-z0-9_-]+$' } } as const;
+
+@ApiTags('invoices')
+@ApiBearerAuth()
+@Controller('api/v1/invoices')
+export class InvoicesController {
+  constructor(private readonly sessions: SessionsClient) {}
+
+  @Post()
+  @HttpCode(201)
+  @Idempotent()
+  @ApiOperation({ operationId: 'createInvoice', summary: 'Create an invoice' })
+  @ApiHeader({ name: 'Idempotency-Key', required: true, schema: { type: 'string', maxLength: 190 } })
+  @ApiResponse({ status: 201, schema: INVOICE_SCHEMA })
+  @ApiErrors(400, 401, 403, 409, 429, 503)
+  create(
+    @Auth() auth: AuthContext,
+    @IdempotencyKey() idempotencyKey: string,
+    @Body(apiValidationPipe({ forbidUnknown: true })) params: CreateInvoiceDto,
+    @Req() request: FastifyRequest,
+  ): Promise<InvoiceResource> {
+    return this.sessions.createInvoice(
+      {
+        merchant_id: auth.merchantId,
+        environment: auth.environment,
+        idempotency_key: idempotencyKey,
+        merchant: merchantSettings(auth),
+        params: { ...params },
+      },
+      String(request.id),
+    );
+  }
+
+  @Get(':id')
+  @ApiOperation({ operationId: 'getInvoice', summary: 'Retrieve an invoice' })
+  @ApiParam(ID_PARAM)
+  @ApiResponse({ status: 200, schema: INVOICE_SCHEMA })
+  @ApiErrors(401, 403, 404, 429, 503)
+  get(@Auth() auth: AuthContext, @Param('id') id: string, @Req() request: FastifyRequest): Promise<InvoiceResource> {
+    return this.sessions.getInvoice(
+      { merchant_id: auth.merchantId, environment: auth.environment, id: requireObjectId('invoice', id) },
+      String(request.id),
+    );
+  }
+
+  @Post(':id/simulate')
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'simulateInvoice', summary: 'Drive a test invoice to paid, failed or expired (test keys only)' })
+  @ApiParam(ID_PARAM)
+  @ApiResponse({ status: 200, schema: INVOICE_SIMULATE_SCHEMA })
+  @ApiErrors(400, 401, 403, 404, 409, 429, 503)
+  simulate(
+    @Auth() auth: AuthContext,
+    @Param('id') id: string,
+    @Body(apiValidationPipe({ forbidUnknown: true })) body: SimulateInvoiceDto,
+    @Req() request: FastifyRequest,
+  ): Promise<SimulateInvoiceReply> {
+    if (auth.environment === 'live') {
+      throw new ApiError('live_mode_not_allowed', 'Simulate works with test keys only; live invoices are paid at checkout.');
+    }
+    return this.sessions.simulateInvoice(
+      { merchant_id: auth.merchantId, environment: auth.environment, id: requireObjectId('invoice', id), ...body },
+      String(request.id),
+    );
+  }
+}

@@ -1,0 +1,96 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { PaymentIntentResource } from '@payments/contracts';
+import { ApiError } from '@payments/platform';
+import type { FastifyRequest } from 'fastify';
+import { Auth } from '../auth/auth.decorator';
+import type { AuthContext } from '../auth/auth-context';
+import { Idempotent, IdempotencyKey } from '../idempotency/idempotent.decorator';
+import { ApiErrors } from '../sessions-api/api-error.responses';
+import { requireObjectId } from '../sessions-api/object-id';
+import { merchantSettings } from '../sessions-api/merchant-settings';
+import { PAYMENT_INTENT_SCHEMA } from '../sessions-api/resource.schemas';
+import { SessionsClient } from '../sessions-api/sessions.client';
+import { apiValidationPipe } from '../validation/api-validation.pipe';
+import { CreatePaymentIntentDto } from './create-payment-intent.dto';
+import { SimulatePaymentIntentDto } from './simulate-payment-intent.dto';
+
+const ID_PARAM = { name: 'id', schema: { type: 'string', pattern: '^pi_(live|test)_[A-Za-z0-9_-]+$' } } as const;
+
+@ApiTags('payment intents')
+@ApiBearerAuth()
+@Controller('api/v1/payment-intents')
+export class PaymentIntentsController {
+  constructor(private readonly sessions: SessionsClient) {}
+
+  @Post()
+  @HttpCode(201)
+  @Idempotent()
+  @ApiOperation({ operationId: 'createPaymentIntent', summary: 'Create a payment intent' })
+  @ApiHeader({ name: 'Idempotency-Key', required: true, schema: { type: 'string', maxLength: 190 } })
+  @ApiResponse({ status: 201, schema: PAYMENT_INTENT_SCHEMA })
+  @ApiErrors(400, 401, 403, 409, 429, 503)
+  create(
+    @Auth() auth: AuthContext,
+    @IdempotencyKey() idempotencyKey: string,
+    @Body(apiValidationPipe({ forbidUnknown: false })) params: CreatePaymentIntentDto,
+    @Req() request: FastifyRequest,
+  ): Promise<PaymentIntentResource> {
+    return this.sessions.createPaymentIntent(
+      {
+        merchant_id: auth.merchantId,
+        environment: auth.environment,
+        idempotency_key: idempotencyKey,
+        merchant: merchantSettings(auth),
+        params: { ...params },
+      },
+      String(request.id),
+    );
+  }
+
+  @Get(':id')
+  @ApiOperation({ operationId: 'getPaymentIntent', summary: 'Retrieve a payment intent' })
+  @ApiParam(ID_PARAM)
+  @ApiResponse({ status: 200, schema: PAYMENT_INTENT_SCHEMA })
+  @ApiErrors(401, 403, 404, 429, 503)
+  get(@Auth() auth: AuthContext, @Param('id') id: string, @Req() request: FastifyRequest): Promise<PaymentIntentResource> {
+    return this.sessions.getPaymentIntent(
+      { merchant_id: auth.merchantId, environment: auth.environment, id: requireObjectId('payment_intent', id) },
+      String(request.id),
+    );
+  }
+
+  @Post(':id/simulate')
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'simulatePaymentIntent', summary: 'Drive a test payment intent to a result (test keys only)' })
+  @ApiParam(ID_PARAM)
+  @ApiResponse({ status: 200, schema: PAYMENT_INTENT_SCHEMA })
+  @ApiErrors(400, 401, 403, 404, 409, 429, 503)
+  simulate(
+    @Auth() auth: AuthContext,
+    @Param('id') id: string,
+    @Body(apiValidationPipe({ forbidUnknown: true })) body: SimulatePaymentIntentDto,
+    @Req() request: FastifyRequest,
+  ): Promise<PaymentIntentResource> {
+    if (auth.environment === 'live') {
+      throw new ApiError('live_mode_not_allowed', 'Simulate works with test keys only; live payments are made at checkout.');
+    }
+    return this.sessions.simulatePaymentIntent(
+      { merchant_id: auth.merchantId, environment: auth.environment, id: requireObjectId('payment_intent', id), ...body },
+      String(request.id),
+    );
+  }
+
+  @Post(':id/cancel')
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'cancelPaymentIntent', summary: 'Cancel a payment intent that is not paid' })
+  @ApiParam(ID_PARAM)
+  @ApiResponse({ status: 200, schema: PAYMENT_INTENT_SCHEMA })
+  @ApiErrors(401, 403, 404, 409, 429, 503)
+  cancel(@Auth() auth: AuthContext, @Param('id') id: string, @Req() request: FastifyRequest): Promise<PaymentIntentResource> {
+    return this.sessions.cancelPaymentIntent(
+      { merchant_id: auth.merchantId, environment: auth.environment, id: requireObjectId('payment_intent', id) },
+      String(request.id),
+    );
+  }
+}

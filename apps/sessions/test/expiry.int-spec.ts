@@ -1,0 +1,94 @@
+import { uniqueName } from '@payments/testing';
+import type { InvoiceResource, PaymentIntentResource } from '@payments/contracts';
+import { createHarness, intentCommand, invoiceCommand, type SessionsHarness } from './support/sessions-harness';
+
+// The expiry job against a real Postgres: due sessions expire once through their aggregate, whoever runs it.
+describe('expiry job', () => {
+  let h: SessionsHarness;
+  const merchant = uniqueName('acct');
+  const scope = { merchant_id: merchant, environment: 'test' as const };
+  /** Creating "301 s ago" with expires_in 300 gives a session that was due a second ago. */
+  const DUE = -301_000;
+
+  beforeAll(async () => {
+    h = await createHarness();
+  });
+
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  const dueIntent = () => h.clock.shifted(DUE, () => h.intents.create(intentCommand(merchant, {}, { expires_in: 300 }), 'req_due'));
+  const dueInvoice = () => h.clock.shifted(DUE, () => h.invoices.create(invoiceCommand(merchant, {}, { expires_in: 300 }), 'req_due'));
+
+  async function expiredEvents(id: string): Promise<number> {
+    return h.count('events', `stream_id = $1 AND type IN ('PaymentIntentExpired', 'InvoiceExpired')`, [id]);
+  }
+
+  it('expires due intents and invoices in every live state, and leaves the rest alone', async () => {
+    const fresh = await dueIntent();
+    const failed = await dueIntent();
+    await h.clock.shifted(DUE, () => h.intents.simulate({ ...scope, id: failed.id, result: 'failed' }, 'r'));
+    const paid = await dueIntent();
+    await h.clock.shifted(DUE, () => h.intents.simulate({ ...scope, id: paid.id, result: 'succeeded' }, 'r'));
+    const pending = await dueInvoice();
+    const notDue = await h.intents.create(intentCommand(merchant, {}, { expires_in: 300 }), 'r');
+
+    const run = await h.expiry.runOnce();
+    expect(run).toEqual({ expired: 3, failed: 0 });
+
+    for (const intent of [fresh, failed]) {
+      const read = await h.intents.get({ ...scope, id: intent.id });
+      expect(read.status).toBe('expired');
+      expect(await expiredEvents(intent.id)).toBe(1);
+      const outbox = await h.outboxOf(intent.id);
+      const last = outbox[outbox.length - 1]!;
+      expect(last).toMatchObject({ type: 'payment_intent.expired', sequence: outbox.length, data: { object: { ...read, status: 'expired' } } });
+      expect(last.correlation_id).toMatch(/^expiry_/);
+    }
+    const invoice = await h.invoices.get({ ...scope, id: pending.id });
+    expect(invoice.status).toBe('expired');
+    expect((await h.outboxOf(pending.id)).map((e) => [e.type, e.sequence])).toEqual([
+      ['invoice.created', 1],
+      ['invoice.expired', 2],
+    ]);
+    expect((await h.intents.get({ ...scope, id: paid.id })).status).toBe('succeeded');
+    expect((await h.intents.get({ ...scope, id: notDue.id })).status).toBe('requires_payment_method');
+    expect(await expiredEvents(paid.id)).toBe(0);
+    expect(await expiredEvents(notDue.id)).toBe(0);
+
+    expect(await h.expiry.runOnce()).toEqual({ expired: 0, failed: 0 });
+  });
+
+  it('expires each session once when two instances run at the same time', async () => {
+    const other = await h.instance();
+    const intents: PaymentIntentResource[] = [];
+    const invoices: InvoiceResource[] = [];
+    for (let i = 0; i < 30; i += 1) intents.push(await dueIntent());
+    for (let i = 0; i < 10; i += 1) invoices.push(await dueInvoice());
+
+    const runs = await Promise.all([h.expiry.runOnce(), other.expiry.runOnce(), h.expiry.runOnce(), other.expiry.runOnce()]);
+    expect(runs.reduce((sum, run) => sum + run.expired, 0)).toBe(40);
+    expect(runs.every((run) => run.failed === 0)).toBe(true);
+    for (const { id } of [...intents, ...invoices]) {
+      expect(await expiredEvents(id)).toBe(1);
+      expect((await h.outboxOf(id)).filter((e) => e.type.endsWith('.expired'))).toHaveLength(1);
+    }
+  });
+
+  it('lets a command and the job race on one intent without a second final state', async () => {
+    for (let round = 0; round < 5; round += 1) {
+      const intent = await dueIntent();
+      // The command runs "before" expires_at (its own clock), the job after: one of them wins.
+      const outcomes = await Promise.allSettled([
+        h.clock.shifted(-2_000, () => h.intents.cancel({ ...scope, id: intent.id }, 'req_cancel')),
+        h.expiry.runOnce(),
+      ]);
+      const read = await h.intents.get({ ...scope, id: intent.id });
+      const types = (await h.eventsOf(intent.id)).map((e) => e.type);
+      expect(types.filter((t) => t === 'PaymentIntentCancelled' || t === 'PaymentIntentExpired')).toHaveLength(1);
+      expect(read.status).toBe(types[types.length - 1] === 'PaymentIntentCancelled' ? 'cancelled' : 'expired');
+      if (outcomes[0].status === 'rejected') expect((outcomes[0].reason as { code: string }).code).toBe('invalid_state');
+    }
+  });
+});

@@ -1,0 +1,130 @@
+// The sessions use cases on a real, migrated test database, without Kafka: the fast way to drive commands.
+import { Logger } from '@nestjs/common';
+import { loadConfig } from '@payments/config';
+import type { EventEnvelope } from '@payments/events';
+import { createTestDatabase, uniqueName, type TestDatabase } from '@payments/testing';
+import type { DataSource } from 'typeorm';
+import { SessionsConfig, SESSIONS_DEFAULTS } from '../../src/config';
+import { ExpiryScheduler } from '../../src/expiry/expiry.scheduler';
+import { InvoicesService } from '../../src/invoices/invoices.service';
+import { SESSIONS_MIGRATIONS } from '../../src/migrations/sessions-schema';
+import { PaymentIntentsService } from '../../src/payment-intents/payment-intents.service';
+import { SessionsDatabase } from '../../src/shared/sessions-database';
+import { TestClock } from './test-clock';
+
+// Retries and runs are logged at debug/log level; tests only want to see what went wrong.
+Logger.overrideLogger(['error', 'warn']);
+
+export const SCHEMA = SESSIONS_DEFAULTS.DB_SCHEMA;
+export const BASE_URL = 'https://pay.example.test';
+
+export interface StoredEventRow {
+  position: string;
+  stream_id: string;
+  version: number;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+}
+
+/** One sessions "instance": its own DataSource (own connection pool) on the shared database. */
+export interface SessionsInstance {
+  dataSource: DataSource;
+  sessions: SessionsDatabase;
+  intents: PaymentIntentsService;
+  invoices: InvoicesService;
+  expiry: ExpiryScheduler;
+}
+
+export interface SessionsHarness extends SessionsInstance {
+  db: TestDatabase;
+  namespace: string;
+  clock: TestClock;
+  config: SessionsConfig;
+  /** Another instance on the same database (two expiry jobs racing, ...). */
+  instance(): Promise<SessionsInstance>;
+  eventsOf(streamId: string): Promise<StoredEventRow[]>;
+  outboxOf(aggregateId: string): Promise<EventEnvelope<Record<string, unknown>>[]>;
+  count(table: string, where?: string, params?: unknown[]): Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function createHarness(options: { db?: TestDatabase; namespace?: string } = {}): Promise<SessionsHarness> {
+  const db = options.db ?? (await createTestDatabase('sessions'));
+  const namespace = options.namespace ?? uniqueName('ses');
+  const clock = new TestClock();
+  const config = loadConfig(
+    SessionsConfig,
+    { DATABASE_URL: db.url, KAFKA_NAMESPACE: namespace, PUBLIC_BASE_URL: BASE_URL, LOG_LEVEL: 'warn' },
+    SESSIONS_DEFAULTS,
+  );
+  const instance = async (): Promise<SessionsInstance> => {
+    const dataSource = await db.dataSource(SCHEMA, SESSIONS_MIGRATIONS);
+    const sessions = new SessionsDatabase(dataSource, config);
+    const intents = new PaymentIntentsService(sessions, config, clock);
+    const invoices = new InvoicesService(sessions, config, clock);
+    // The job keeps the real time while a test shifts the commands' clock.
+    const expiry = new ExpiryScheduler(sessions, intents, invoices, config, new TestClock());
+    return { dataSource, sessions, intents, invoices, expiry };
+  };
+  const first = await instance();
+  const query = <T>(sql: string, params: unknown[] = []) => first.dataSource.query(sql, params) as Promise<T>;
+  return {
+    ...first,
+    db,
+    namespace,
+    clock,
+    config,
+    instance,
+    eventsOf: (streamId) =>
+      query(`SELECT position, stream_id, version, type, data, metadata FROM "${SCHEMA}".events WHERE stream_id = $1 ORDER BY version`, [
+        streamId,
+      ]),
+    outboxOf: async (aggregateId) => {
+      const rows = await query<Array<{ payload: EventEnvelope<Record<string, unknown>> }>>(
+        `SELECT payload FROM "${SCHEMA}".outbox WHERE key = $1 ORDER BY id`,
+        [aggregateId],
+      );
+      return rows.map((row) => row.payload);
+    },
+    count: async (table, where = 'true', params = []) => {
+      const [row] = await query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM "${SCHEMA}".${table} WHERE ${where}`, params);
+      return row!.n;
+    },
+    close: async () => {
+      if (!options.db) await db.drop();
+    },
+  };
+}
+
+let keys = 0;
+
+/** A create-intent command body for a merchant (all methods enabled by default). */
+export function intentCommand(merchantId: string, overrides: Record<string, unknown> = {}, params: Record<string, unknown> = {}) {
+  keys += 1;
+  return {
+    merchant_id: merchantId,
+    environment: 'test' as const,
+    idempotency_key: `key-${keys}-${uniqueName('k')}`,
+    merchant: { enabled_methods: ['togo', 'lahza', 'crypto'] },
+    ...overrides,
+    params: { amount: '74.00', currency: 'USD' as const, external_ref: 'order-42', ...params },
+  };
+}
+
+/** A create-invoice command body. */
+export function invoiceCommand(merchantId: string, overrides: Record<string, unknown> = {}, params: Record<string, unknown> = {}) {
+  return intentCommand(merchantId, overrides, { description: 'Order 42', ...params });
+}
+
+/** The API error code a rejected command gave (fails when it succeeded or threw something else). */
+export async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    throw error;
+  }
+  throw new Error('expected the command to be refused');
+}

@@ -1,0 +1,199 @@
+// The sessions service's command contract: command names, request bodies and replies as they travel over Kafka
+// (request/reply, `commandTopic('sessions', <name>)`), and the data of the public events it publishes.
+// Shared by the gateway (caller) and the sessions service (handler); plain types, no framework.
+// can move to a lib as it is.
+
+export const SESSIONS_SERVICE = 'sessions';
+
+export const SESSIONS_COMMANDS = {
+  createPaymentIntent: 'payment-intents.create',
+  getPaymentIntent: 'payment-intents.get',
+  simulatePaymentIntent: 'payment-intents.simulate',
+  cancelPaymentIntent: 'payment-intents.cancel',
+  createInvoice: 'invoices.create',
+  getInvoice: 'invoices.get',
+  simulateInvoice: 'invoices.simulate',
+} as const;
+
+export type SessionsCommandName = (typeof SESSIONS_COMMANDS)[keyof typeof SESSIONS_COMMANDS];
+
+export type SessionsEnvironment = 'live' | 'test';
+export type IntentMethod = 'togo' | 'lahza' | 'crypto';
+/** On the invoice surface a service-balance payment is `wallet` (`togo` is accepted as its other name). */
+export type InvoiceMethod = 'wallet' | 'lahza' | 'crypto';
+
+/** Every command names the merchant and the environment of the key that authenticated the request. */
+export interface SessionsScope {
+  merchant_id: string;
+  environment: SessionsEnvironment;
+}
+
+/** What the gateway knows about the merchant and the service needs at creation. */
+export interface MerchantSettings {
+  /** Intent-surface names (`togo`, `lahza`, `crypto`). */
+  enabled_methods: string[];
+  /** Fee rate per method in basis points, over the default schedule. */
+  fee_overrides?: Record<string, number>;
+}
+
+export interface CustomerParams {
+  name?: string;
+  email?: string;
+  phone?: string;
+  city?: string;
+  country?: string;
+}
+
+/** The API body, as validated by the gateway (MoneyString amount, expires_in in seconds). */
+export interface SessionParams {
+  amount: string;
+  currency: 'USD';
+  external_ref?: string;
+  description?: string;
+  success_url?: string;
+  cancel_url?: string;
+  methods?: string[];
+  customer?: CustomerParams;
+  metadata?: Record<string, unknown>;
+  expires_in?: number;
+}
+
+export interface CreatePaymentIntentCommand extends SessionsScope {
+  /** The Idempotency-Key: one intent per (merchant, environment, key); a repeat answers the existing intent. */
+  idempotency_key: string;
+  merchant: MerchantSettings;
+  params: SessionParams;
+}
+
+export interface GetPaymentIntentCommand extends SessionsScope {
+  id: string;
+}
+
+export interface SimulatePaymentIntentCommand extends SessionsScope {
+  id: string;
+  result: 'succeeded' | 'failed';
+  method?: IntentMethod;
+}
+
+export type CancelPaymentIntentCommand = GetPaymentIntentCommand;
+
+export interface CreateInvoiceCommand extends SessionsScope {
+  idempotency_key: string;
+  merchant: MerchantSettings;
+  /** expires_in defaults to 86400 on invoices. */
+  params: SessionParams;
+}
+
+export type GetInvoiceCommand = GetPaymentIntentCommand;
+
+export interface SimulateInvoiceCommand extends SessionsScope {
+  id: string;
+  result: 'paid' | 'failed' | 'expired';
+  method?: InvoiceMethod | 'togo';
+}
+
+export type PaymentIntentStatus = 'requires_payment_method' | 'processing' | 'succeeded' | 'failed' | 'cancelled' | 'expired';
+export type InvoiceStatus = 'pending' | 'paid' | 'failed' | 'expired';
+
+/** The spec's PaymentIntent, plus payment_id, description and metadata. */
+export interface PaymentIntentResource {
+  id: string;
+  object: 'payment_intent';
+  status: PaymentIntentStatus;
+  amount: string;
+  currency: 'USD';
+  fee: string;
+  net_amount: string;
+  payment_method: IntentMethod | null;
+  external_ref: string | null;
+  paid: boolean;
+  available_methods: IntentMethod[];
+  checkout_url: string;
+  crypto: {
+    address: string | null;
+    requested_amount: string;
+    received_amount: string;
+    remaining_amount: string;
+    overpayment_amount: string;
+    txid: string | null;
+  };
+  created_at: string;
+  expires_at: string;
+  paid_at: string | null;
+  payment_id: string | null;
+  description: string | null;
+  metadata: Record<string, unknown>;
+}
+
+/** The spec's Invoice. */
+export interface InvoiceResource {
+  id: string;
+  number: string;
+  status: InvoiceStatus;
+  environment: SessionsEnvironment;
+  amount: string;
+  currency: 'USD';
+  fee: string;
+  net: string;
+  external_ref: string;
+  description: string;
+  checkout_url: string;
+  created_at: string;
+  expires_at: string;
+  paid_at: string | null;
+  metadata: Record<string, unknown>;
+  payment: {
+    reference: string;
+    method: InvoiceMethod;
+    payer_name: string | null;
+    payer_email: string | null;
+    payer_phone: string | null;
+    payer_country: string | null;
+    paid_at: string;
+  } | null;
+}
+
+export interface SimulateInvoiceReply {
+  id: string;
+  status: InvoiceStatus;
+  environment: 'test';
+}
+
+/** Body and reply of every command, for a typed client: `request<K>(name: K, body: ...['body'])`. */
+export interface SessionsCommandMap {
+  'payment-intents.create': { body: CreatePaymentIntentCommand; reply: PaymentIntentResource };
+  'payment-intents.get': { body: GetPaymentIntentCommand; reply: PaymentIntentResource };
+  'payment-intents.simulate': { body: SimulatePaymentIntentCommand; reply: PaymentIntentResource };
+  'payment-intents.cancel': { body: CancelPaymentIntentCommand; reply: PaymentIntentResource };
+  'invoices.create': { body: CreateInvoiceCommand; reply: InvoiceResource };
+  'invoices.get': { body: GetInvoiceCommand; reply: InvoiceResource };
+  'invoices.simulate': { body: SimulateInvoiceCommand; reply: SimulateInvoiceReply };
+}
+
+// Public events on `<namespace>.sessions.events.v1` (key = intent or invoice id, sequence = stream version).
+
+/** The payment a `payment_intent.succeeded` or `invoice.paid` event carries for the ledger (MoneyStrings). */
+export interface PaymentEventData {
+  /** The payment id (numeric-looking). */
+  id: string;
+  /** `togo`/`lahza`/`crypto` on intents; `wallet`/`lahza`/`crypto` on invoices. */
+  method: string;
+  amount: string;
+  fee: string;
+  net: string;
+  currency: 'USD';
+}
+
+/** `data` of every `payment_intent.*` event: the intent as GET shows it right after the change. */
+export interface PaymentIntentEventData {
+  object: PaymentIntentResource;
+  /** On `payment_intent.succeeded` only. */
+  payment?: PaymentEventData;
+}
+
+/** `data` of every `invoice.*` event: the invoice as GET shows it right after the change. */
+export interface InvoiceEventData {
+  object: InvoiceResource;
+  /** On `invoice.paid` only. */
+  payment?: PaymentEventData;
+}

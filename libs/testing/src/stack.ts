@@ -1,0 +1,98 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { createTestDatabase, TestDatabase, uniqueName } from './postgres';
+import { AppName, freePort, REPO_ROOT, RunningService, startService } from './services';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface TestMerchant {
+  merchant_id: string;
+  test_key: string;
+  live_key?: string;
+}
+
+export interface Stack {
+  db: TestDatabase;
+  namespace: string;
+  services: Partial<Record<AppName, RunningService>>;
+  gatewayUrl: string;
+  /** The built admin CLI as operators run it; resolves its --json output. */
+  admin(...args: string[]): Promise<any>;
+  createMerchant(options?: { verified?: boolean; testLimit?: number; liveLimit?: number }): Promise<TestMerchant>;
+  /** One HTTP call to the gateway with a key; JSON in, JSON (or text) out. */
+  call<T = any>(method: string, path: string, options?: { key?: string; body?: unknown; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The system as merchants meet it: a fresh database and Kafka namespace, the given services run from dist/
+ * as processes, the gateway in front. Services start in order (gateway last, once the others subscribe).
+ */
+export async function startStack(apps: AppName[], env: Record<string, string> = {}): Promise<Stack> {
+  const db = await createTestDatabase('stack');
+  const namespace = uniqueName('ns');
+  const services: Partial<Record<AppName, RunningService>> = {};
+  const common = { DATABASE_URL: db.url, KAFKA_NAMESPACE: namespace, ...env };
+  const ordered = [...apps.filter((a) => a !== 'gateway'), ...apps.filter((a) => a === 'gateway')];
+  try {
+    for (const app of ordered) services[app] = await startService(app, { ...common, PORT: String(await freePort()) });
+  } catch (error) {
+    await Promise.all(Object.values(services).map((s) => s!.stop()));
+    await db.drop();
+    throw error;
+  }
+  const gatewayUrl = services.gateway?.url ?? '';
+
+  const admin = (...args: string[]) =>
+    new Promise<any>((resolve, reject) => {
+      const cli = join(REPO_ROOT, 'dist', 'apps', 'gateway', 'src', 'admin', 'cli.js');
+      execFile(process.execPath, [cli, ...args, '--json'], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', DATABASE_URL: db.url, LOG_LEVEL: 'warn' } }, (error, stdout, stderr) => {
+        if (error) reject(new Error(`admin ${args.join(' ')} failed: ${stderr}`));
+        else resolve(stdout.trim() ? JSON.parse(stdout) : {});
+      });
+    });
+
+  return {
+    db,
+    namespace,
+    services,
+    gatewayUrl,
+    admin,
+    async createMerchant(options = {}) {
+      const name = uniqueName('shop');
+      const merchant: TestMerchant = await admin('merchant', 'create', '--name', name, '--email', `${name}@example.com`, ...(options.verified ? ['--verified'] : []));
+      if (options.testLimit || options.liveLimit) {
+        await admin('merchant', 'limits', '--id', merchant.merchant_id, '--test', String(options.testLimit ?? 'default'), '--live', String(options.liveLimit ?? 'default'));
+      }
+      return merchant;
+    },
+    async call(method, path, options = {}) {
+      const headers: Record<string, string> = { ...(options.headers ?? {}) };
+      if (options.key) headers.authorization = `Bearer ${options.key}`;
+      if (options.body !== undefined) headers['content-type'] ??= 'application/json';
+      const res = await fetch(`${gatewayUrl}${path}`, {
+        method,
+        headers,
+        body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+      });
+      const text = await res.text();
+      let body: unknown = text;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        body = text; // not JSON: the test sees the raw text
+      }
+      return { status: res.status, headers: res.headers, body: body as any };
+    },
+    async stop() {
+      const gateway = services.gateway;
+      if (gateway) await gateway.stop();
+      await Promise.all(Object.entries(services).filter(([app]) => app !== 'gateway').map(([, s]) => s!.stop()));
+      await db.drop();
+    },
+  };
+}
