@@ -31,6 +31,11 @@ describe('gateway request/reply', () => {
     const body = await res.json();
     expect(body).toMatchObject({ service: 'sessions' });
     expect(res.headers.get('request-id')).toMatch(/^req_/);
+    // Both sides time the command, so a slow request can be split into transit and handling.
+    const gatewayMetrics = await (await fetch(`${gateway!.url}/metrics`)).text();
+    expect(gatewayMetrics).toMatch(/rpc_round_trip_seconds_count\{[^}]*sessions\.commands\.ping[^}]*\} [1-9]/);
+    const sessionsMetrics = await (await fetch(`${sessions!.url}/metrics`)).text();
+    expect(sessionsMetrics).toMatch(/command_handle_seconds_count\{[^}]*sessions\.commands\.ping[^}]*\} [1-9]/);
   });
 
   it('answers 503 service_unavailable in the Error shape when the service is stopped', async () => {

@@ -1,6 +1,6 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { MicroserviceOptions, Transport } from '@nestjs/microservices';
+import { MicroserviceOptions } from '@nestjs/microservices';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ConfigError, loadConfig, ServiceConfig } from '@payments/config';
 import { createKafka, ensureTopics } from '@payments/messaging';
@@ -12,8 +12,11 @@ import { requestIdFor } from './logging/request-id';
 import { httpRequestDuration } from './metrics/metrics';
 import { PlatformModule } from './platform.module';
 import { declaredCommandTopics } from './rpc/command-topic';
+import { ConcurrentKafkaServer } from './rpc/concurrent-kafka.server';
 
 export const MAX_BODY_BYTES = 64 * 1024;
+/** Partitions of each command topic: the unit of parallel consumption across service instances. */
+export const COMMAND_PARTITIONS = 6;
 
 export interface ServiceDefinition<C extends ServiceConfig> {
   /** Service name: logs, metrics, Kafka client id and consumer group. */
@@ -83,8 +86,7 @@ export async function bootstrapService<C extends ServiceConfig>(definition: Serv
   if (definition.servesCommands) {
     app.connectMicroservice<MicroserviceOptions>(
       {
-        transport: Transport.KAFKA,
-        options: {
+        strategy: new ConcurrentKafkaServer({
           postfixId: '',
           client: {
             clientId: `${definition.service}-${config.INSTANCE_ID}-commands`,
@@ -92,11 +94,11 @@ export async function bootstrapService<C extends ServiceConfig>(definition: Serv
           },
           consumer: { groupId: `${config.KAFKA_NAMESPACE}.${definition.service}.commands`, allowAutoTopicCreation: true },
           producer: { createPartitioner: Partitioners.DefaultPartitioner },
-          run: { partitionsConsumedConcurrently: 3 },
+          run: { partitionsConsumedConcurrently: COMMAND_PARTITIONS },
           // A new group starts at the earliest command, so none sent before it first joined is lost; commands
           // whose caller gave up are skipped by their deadline (serveCommand).
           subscribe: { fromBeginning: true },
-        },
+        }),
       },
       { inheritAppConfig: true },
     );
@@ -108,7 +110,11 @@ export async function bootstrapService<C extends ServiceConfig>(definition: Serv
   if (definition.servesCommands) {
     // Subscribing to a topic that does not exist yet races its auto-creation; create them first.
     const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: `${definition.service}-setup` });
-    await ensureTopics(kafka, declaredCommandTopics().filter((t) => t.startsWith(`${config.KAFKA_NAMESPACE}.${definition.service}.`)));
+    await ensureTopics(
+      kafka,
+      declaredCommandTopics().filter((t) => t.startsWith(`${config.KAFKA_NAMESPACE}.${definition.service}.`)),
+      COMMAND_PARTITIONS,
+    );
     await app.startAllMicroservices();
   }
   await app.listen(config.PORT, '0.0.0.0');

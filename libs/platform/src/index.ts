@@ -18,3 +18,5 @@ export * from './rpc/service-client';
 export * from './rpc/ping.controller';
 export * from './kafka/outbox-relay.host';
 export * from './kafka/event-consumer.host';
+export * from './rpc/batching-producer';
+export * from './rpc/concurrent-kafka.server';

@@ -1,4 +1,5 @@
 import { DynamicModule, Global, Module, Type } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { ServiceConfig } from '@payments/config';
 import { LoggerModule } from 'nestjs-pino';
@@ -8,6 +9,7 @@ import { KafkaHealthIndicator } from './health/kafka.health';
 import { KafkaModule } from './kafka/kafka.module';
 import { OutboxRelayHost } from './kafka/outbox-relay.host';
 import { logOptions } from './logging/log-options';
+import { CommandMetricsInterceptor } from './metrics/command-metrics.interceptor';
 import { MetricsController } from './metrics/metrics.controller';
 import { SERVICE_NAME } from './platform.tokens';
 import { createPingController } from './rpc/ping.controller';
@@ -48,7 +50,12 @@ export class PlatformModule {
         MetricsController,
         ...(options.servesCommands ? [createPingController(options.service)] : []),
       ],
-      providers: [...configProviders, KafkaHealthIndicator, OutboxRelayHost],
+      providers: [
+        ...configProviders,
+        KafkaHealthIndicator,
+        OutboxRelayHost,
+        ...(options.servesCommands ? [{ provide: APP_INTERCEPTOR, useClass: CommandMetricsInterceptor }] : []),
+      ],
       exports: [...configProviders.map((p) => p.provide), KafkaModule, DatabaseModule, OutboxRelayHost],
     };
   }

@@ -1,8 +1,8 @@
 import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { ClientKafka } from '@nestjs/microservices';
 import { createKafka, ensureTopics } from '@payments/messaging';
-import { ServiceClient } from '@payments/platform';
-import { Partitioners } from 'kafkajs';
+import { COMMAND_PARTITIONS, ServiceClient, withBatchedSends } from '@payments/platform';
+import { Partitioners, Producer } from 'kafkajs';
 import { GatewayConfig } from '../config';
 import { gatewayCommandTopics } from './service-topics';
 
@@ -20,7 +20,7 @@ const REPLY_PARTITIONS = 12;
         const topics = gatewayCommandTopics();
         const replies = topics.map((t) => `${t}.reply`);
         const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: `gateway-${config.INSTANCE_ID}-setup` });
-        await ensureTopics(kafka, topics);
+        await ensureTopics(kafka, topics, COMMAND_PARTITIONS);
         await ensureTopics(kafka, replies, REPLY_PARTITIONS);
         const client = new ClientKafka({
           postfixId: '',
@@ -33,6 +33,9 @@ const REPLY_PARTITIONS = 12;
         });
         ServiceClient.topicsToSubscribe(client, topics);
         await client.connect();
+        // Requests from concurrent HTTP calls leave in one produce request per event-loop turn.
+        const internals = client as unknown as { _producer: Producer };
+        internals._producer = withBatchedSends(internals._producer);
         await waitForAssignments(client, replies);
         return client;
       },

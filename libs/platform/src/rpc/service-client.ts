@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { ClientKafka } from '@nestjs/microservices';
 import { firstValueFrom, timeout, TimeoutError } from 'rxjs';
 import { ApiError } from '../errors/api-error';
+import { rpcRoundTripDuration } from '../metrics/metrics';
 import type { RpcReply, RpcRequest } from './rpc-message';
 
 /**
@@ -24,11 +25,14 @@ export class ServiceClient {
   async request<TData, TBody = unknown>(topic: string, body: TBody, correlationId: string): Promise<TData> {
     const message: RpcRequest<TBody> = { deadline: Date.now() + this.timeoutMs, correlation_id: correlationId, body };
     let reply: RpcReply<TData>;
+    const timer = rpcRoundTripDuration.startTimer({ topic });
     try {
       reply = await firstValueFrom(
         this.client.send<RpcReply<TData>, RpcRequest<TBody>>(topic, message).pipe(timeout(this.timeoutMs)),
       );
+      timer({ outcome: reply.ok ? 'ok' : 'error' });
     } catch (error) {
+      timer({ outcome: error instanceof TimeoutError ? 'timeout' : 'failed' });
       if (!(error instanceof TimeoutError)) this.logger.error({ err: error, topic }, 'request failed');
       throw new ApiError('service_unavailable', 'The service is temporarily unavailable. Retry later.', undefined, {
         'Retry-After': '1',

@@ -1,0 +1,146 @@
+// Create and get through the gateway under load, against a baseline measured in the same run: a minimal Node
+// HTTP server doing one Postgres INSERT per request. Prints figures; asserts nothing.
+// Usage: node -r ./tools/swc-register.js bench/api.ts [--seconds 30] [--connections 64]
+import { randomUUID } from 'node:crypto';
+import { createServer, Server } from 'node:http';
+import autocannon, { Result } from 'autocannon';
+import { Pool } from 'pg';
+import { freePort, startStack, Stack } from '@payments/testing';
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const seconds = arg('seconds', 30);
+const connections = arg('connections', 64);
+
+function summary(name: string, r: Result): string {
+  const ok = r.requests.total - r.non2xx - r.errors;
+  return `${name.padEnd(10)} ${String(Math.round(r.requests.average)).padStart(6)} req/s  p50 ${r.latency.p50} ms  p90 ${r.latency.p90} ms  p99 ${r.latency.p99} ms  max ${r.latency.max} ms  ok ${ok}  non2xx ${r.non2xx}  errors ${r.errors}`;
+}
+
+function run(options: autocannon.Options): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    autocannon({ connections, duration: seconds, ...options }, (error, result) => (error ? reject(error) : resolve(result)));
+  });
+}
+
+async function baseline(databaseUrl: string): Promise<{ server: Server; url: string; pool: Pool }> {
+  const pool = new Pool({ connectionString: databaseUrl, max: 10 });
+  await pool.query('CREATE TABLE IF NOT EXISTS public.baseline (id bigserial primary key, body jsonb not null, created_at timestamptz default now())');
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      pool.query('INSERT INTO public.baseline (body) VALUES ($1) RETURNING id', [body || '{}']).then(
+        (r) => {
+          res.writeHead(201, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ id: r.rows[0].id }));
+        },
+        () => {
+          res.writeHead(500);
+          res.end();
+        },
+      );
+    });
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${port}`, pool };
+}
+
+async function scrape(url: string): Promise<Map<string, number>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const values = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const m = /^(\w+_(?:sum|count))\{([^}]*)\} ([\d.e+-]+)$/.exec(line);
+    if (m) values.set(`${m[1]}{${m[2]}}`, Number(m[3]));
+  }
+  return values;
+}
+
+/** Mean seconds per observation of a histogram between two scrapes, summed over label sets matching `filter`. */
+function meanMs(before: Map<string, number>, after: Map<string, number>, metric: string, filter: (labels: string) => boolean): string {
+  let sum = 0;
+  let count = 0;
+  for (const [key, value] of after) {
+    const m = new RegExp(`^${metric}_(sum|count)\\{(.*)\\}$`).exec(key);
+    if (!m || !filter(m[2])) continue;
+    const delta = value - (before.get(key) ?? 0);
+    if (m[1] === 'sum') sum += delta;
+    else count += delta;
+  }
+  return count > 0 ? `${((sum / count) * 1000).toFixed(2)} ms (n=${count})` : 'n/a';
+}
+
+async function breakdown(stack: Stack, run: () => Promise<Result>, command: string, route: string): Promise<Result> {
+  const gw = stack.gatewayUrl;
+  const sessions = stack.services.sessions!.url;
+  const [g0, s0] = await Promise.all([scrape(gw), scrape(sessions)]);
+  const result = await run();
+  const [g1, s1] = await Promise.all([scrape(gw), scrape(sessions)]);
+  const byTopic = (l: string) => l.includes(`commands.${command}"`);
+  console.log(`  per hop (means): gateway HTTP ${meanMs(g0, g1, 'http_request_duration_seconds', (l) => l.includes(route))}` +
+    ` | round trip over Kafka ${meanMs(g0, g1, 'rpc_round_trip_seconds', byTopic)}` +
+    ` | sessions handler ${meanMs(s0, s1, 'command_handle_seconds', byTopic)}`);
+  return result;
+}
+
+async function main(): Promise<void> {
+  console.log(`bench api: ${connections} connections, ${seconds} s each, ${new Date().toISOString()}`);
+  const stack = await startStack(['sessions', 'gateway'], { LOG_LEVEL: 'warn' });
+  const base = await baseline(stack.db.url);
+  try {
+    const merchant = await stack.createMerchant({ verified: true, testLimit: 100_000, liveLimit: 100_000 });
+    const auth = `Bearer ${merchant.test_key}`;
+    const body = JSON.stringify({ amount: '74.00', currency: 'USD', external_ref: 'bench', description: 'bench' });
+
+    const baseResult = await run({ url: `${base.url}/`, method: 'POST', body, headers: { 'content-type': 'application/json' } });
+    console.log(summary('baseline', baseResult));
+
+    const createResult = await breakdown(
+      stack,
+      () =>
+        run({
+          url: `${stack.gatewayUrl}/api/v1/payment-intents`,
+          requests: [
+            {
+              method: 'POST',
+              setupRequest: (req) => ({ ...req, body, headers: { authorization: auth, 'content-type': 'application/json', 'idempotency-key': randomUUID() } }),
+            },
+          ],
+        }),
+      'payment-intents.create',
+      'payment-intents"',
+    );
+    console.log(summary('create', createResult));
+    console.log(`  create/baseline throughput: ${((createResult.requests.average / baseResult.requests.average) * 100).toFixed(0)}%`);
+
+    const ids: string[] = [];
+    for (let i = 0; i < 200; i++) {
+      const res = await stack.call('POST', '/api/v1/payment-intents', { key: merchant.test_key, body: JSON.parse(body), headers: { 'idempotency-key': randomUUID() } });
+      ids.push(res.body.id);
+    }
+    let n = 0;
+    const getResult = await breakdown(
+      stack,
+      () =>
+        run({
+          url: `${stack.gatewayUrl}/api/v1/payment-intents/x`,
+          requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/api/v1/payment-intents/${ids[n++ % ids.length]}`, headers: { authorization: auth } }) }],
+        }),
+      'payment-intents.get',
+      'payment-intents/:id"',
+    );
+    console.log(summary('get', getResult));
+  } finally {
+    base.server.close();
+    await base.pool.end();
+    await stack.stop();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
