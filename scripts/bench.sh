@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# `npm run bench`: the speed figures (nothing here asserts). Sets up like `npm test`, builds, then runs each
+# benchmark in turn and prints its figures. Pick some with BENCH="api outbox" and shorten with BENCH_SECONDS.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+bash scripts/infra-up.sh
+npm run build >/dev/null
+
+seconds=${BENCH_SECONDS:-30}
+which=${BENCH:-outbox api webhooks}
+echo "bench: $(date -u +%FT%TZ) on $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, node $(node --version), load $(cut -d' ' -f1-3 /proc/loadavg)"
+for b in $which; do
+  case "$b" in
+    outbox) node -r ./tools/swc-register.js bench/outbox-latency.ts --rate 1000 --seconds "$seconds" ;;
+    api) node -r ./tools/swc-register.js bench/api.ts --seconds "$seconds" --connections 64 ;;
+    webhooks) if [ -f bench/webhooks.ts ]; then node -r ./tools/swc-register.js bench/webhooks.ts --seconds "$seconds"; fi ;;
+    *) echo "bench: unknown benchmark $b (outbox, api, webhooks)" >&2; exit 2 ;;
+  esac
+done
