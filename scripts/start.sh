@@ -28,10 +28,7 @@ show_log() {
 
 command -v curl >/dev/null 2>&1 || die "'curl' is not installed; install it with: apt-get install -y curl"
 
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  say "installing packages (npm ci)"
-  npm ci --no-audit --no-fund
-fi
+bash scripts/install-packages.sh
 
 bash scripts/infra-up.sh
 npm run build

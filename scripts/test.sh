@@ -10,10 +10,7 @@ cd "$root"
 step() { echo; echo "test: == $* =="; }
 die() { echo "test: $*" >&2; exit 1; }
 
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  step "installing packages (npm ci)"
-  npm ci --no-audit --no-fund
-fi
+bash scripts/install-packages.sh
 
 step "infrastructure"
 bash scripts/infra-up.sh

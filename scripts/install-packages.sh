@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Installs the npm packages when node_modules is missing or older than the lock file. `npm install` rather
+# than `npm ci`: this npm writes lock files without the optional platform packages of some native modules
+# (e.g. @swc/core's builds for other systems), which `npm ci` then reports as "missing from lock file";
+# `npm install` honours the lock as it is and leaves it unchanged.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "packages: installing (npm install from the lock file)"
+  npm install --no-audit --no-fund
+fi
