@@ -2,6 +2,12 @@ import { ServerKafka } from '@nestjs/microservices';
 import type { Consumer, EachBatchPayload, Producer } from 'kafkajs';
 import { withBatchedSends } from './batching-producer';
 
+/**
+ * Whether this process's command consumer is in its group (readiness: an instance that cannot receive
+ * commands must not look ready). One command server per process.
+ */
+export const commandConsumerState = { serving: false, joined: false };
+
 /** Commands handled at once by one instance; beyond it the consumer stops fetching until some finish. */
 const MAX_IN_FLIGHT = 256;
 
@@ -21,6 +27,10 @@ export class ConcurrentKafkaServer extends ServerKafka {
     // The producer exists by now (start() creates it before binding).
     const self = this as unknown as { producer: Producer };
     self.producer = withBatchedSends(self.producer);
+    commandConsumerState.serving = true;
+    consumer.on(consumer.events.GROUP_JOIN, () => (commandConsumerState.joined = true));
+    consumer.on(consumer.events.CRASH, () => (commandConsumerState.joined = false));
+    consumer.on(consumer.events.STOP, () => (commandConsumerState.joined = false));
     const topics = [...this.messageHandlers.keys()];
     if (topics.length > 0) await consumer.subscribe({ ...(this.options.subscribe ?? {}), topics });
     await consumer.run({
