@@ -1,40 +1,51 @@
 // Outbox -> Kafka -> inbox latency under a steady write load.
 //
 //   node -r ./tools/swc-register.js bench/outbox-latency.ts [--rate 1000] [--seconds 30] [--per-tx 5] [--writers 4]
-//     [--partitions 3]
+//     [--partitions 3] [--concurrency <partitions consumed concurrently>] [--batch <events per consumer transaction>]
+//     [--max-wait <consumer fetch max wait ms>] [--relay-batch <rows>] [--relay-poll <ms>]
 //
 // Writers commit `rate` events/s in small transactions (a few events each, every few ms) into a fresh database;
 // an OutboxRelay publishes them and an EventConsumer applies them (inbox + one effect row each), all in this
-// process. Latency is measured per event from the writer's commit to the start of the consumer's handler, and
-// for the relay leg alone up to the Kafka timestamp of the message.
-// Every 5 s and at the end it prints p50/p90/p99/max, throughput and the outbox backlog.
-import { performance } from 'node:perf_hooks';
+// process. Latency is measured per event from the writer's commit to the start of the consumer's handler, to the
+// commit of the consumer's transaction (the effect is visible), and for the relay leg alone up to the Kafka
+// timestamp of the message. Consumer options left out use the library defaults.
+// Every 5 s and at the end it prints p50/p90/p99/max, throughput, the outbox backlog and the consumer lag.
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { deadLetterTopic, newEnvelope, registerEventType, type EventEnvelope } from '@payments/events';
 import {
   createKafka,
   createProducer,
   ensureTopics,
   EventConsumer,
-  MessagingTables1763769600000,
+  MESSAGING_MIGRATIONS,
   OutboxRelay,
   OutboxWriter,
 } from '@payments/messaging';
 import { createTestDatabase, uniqueName, type TestDatabase } from '@payments/testing';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-function arg(name: string, fallback: number): number {
+function optionalArg(name: string): number | undefined {
   const at = process.argv.indexOf(`--${name}`);
-  if (at === -1) return fallback;
+  if (at === -1) return undefined;
   const value = Number(process.argv[at + 1]);
   if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number`);
   return value;
 }
+
+const arg = (name: string, fallback: number): number => optionalArg(name) ?? fallback;
 
 const RATE = arg('rate', 1000);
 const SECONDS = arg('seconds', 30);
 const PER_TX = arg('per-tx', 5);
 const WRITERS = arg('writers', 4);
 const PARTITIONS = arg('partitions', 3);
+const CONCURRENCY = optionalArg('concurrency');
+const BATCH = optionalArg('batch');
+const MAX_WAIT_MS = optionalArg('max-wait');
+const RELAY_BATCH = optionalArg('relay-batch');
+const RELAY_POLL_MS = optionalArg('relay-poll');
 const REPORT_EVERY_MS = 5000;
 const BROKERS = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
 const EVENT_TYPE = 'bench.thing_happened';
@@ -74,8 +85,8 @@ async function main(): Promise<void> {
 }
 
 async function run(database: TestDatabase): Promise<void> {
-  const writerDb = await database.dataSource('bench_writer', [MessagingTables1763769600000]);
-  const readerDb = await database.dataSource('bench_reader', [MessagingTables1763769600000, CreateBenchEffects1763769800000]);
+  const writerDb = await database.dataSource('bench_writer', MESSAGING_MIGRATIONS);
+  const readerDb = await database.dataSource('bench_reader', [...MESSAGING_MIGRATIONS, CreateBenchEffects1763769800000]);
   const kafka = createKafka({ brokers: BROKERS, clientId: uniqueName('bench') });
   const topic = `bench.${uniqueName('outbox')}.v1`;
   await ensureTopics(kafka, [topic, deadLetterTopic(topic)], PARTITIONS);
@@ -84,24 +95,33 @@ async function run(database: TestDatabase): Promise<void> {
 
   // Wall clock (Date.now) on both sides: the relay leg is measured against the Kafka message timestamp, which
   // the producer stamps when the relay sends the batch.
+  // Either side may come first (the consumer can apply an event before the writer's commit call returned).
   const committedAt = new Map<string, number>();
-  const handledAt = new Map<string, { handled: number; sent: number }>();
+  const handledAt = new Map<string, { handled: number; sent: number; applied?: number }>();
   let windowLatencies: number[] = [];
   const allLatencies: number[] = [];
+  const appliedLatencies: number[] = [];
   const relayLeg: number[] = [];
   const record = (id: string) => {
     const committed = committedAt.get(id);
     const handled = handledAt.get(id);
-    if (committed === undefined || handled === undefined) return;
+    if (committed === undefined || handled?.applied === undefined) return;
     const latency = handled.handled - committed;
     windowLatencies.push(latency);
     allLatencies.push(latency);
+    appliedLatencies.push(handled.applied - committed);
     relayLeg.push(handled.sent - committed);
     committedAt.delete(id);
     handledAt.delete(id);
   };
 
-  const relay = new OutboxRelay({ dataSource: writerDb, producer, schema: 'bench_writer' });
+  const relay = new OutboxRelay({
+    dataSource: writerDb,
+    producer,
+    schema: 'bench_writer',
+    batchSize: RELAY_BATCH,
+    pollIntervalMs: RELAY_POLL_MS,
+  });
   relay.start();
   const groupId = uniqueName('bench');
   let consumed = 0;
@@ -112,9 +132,11 @@ async function run(database: TestDatabase): Promise<void> {
     dataSource: readerDb,
     consumerName: 'bench',
     producer,
-    partitionsConsumedConcurrently: PARTITIONS,
+    partitionsConsumedConcurrently: CONCURRENCY,
+    maxEventsPerTransaction: BATCH,
+    maxWaitTimeMs: MAX_WAIT_MS,
     handler: async (envelope, manager, ctx) => {
-      // Stamped on entry: the latency is commit -> handler.
+      // Stamped on the first entry (a failed batch runs it again): the latency is commit -> handler.
       if (!handledAt.has(envelope.id)) handledAt.set(envelope.id, { handled: Date.now(), sent: Number(ctx.timestamp) });
       await manager.query('INSERT INTO bench_reader.effects (event_id, sequence) VALUES ($1, $2)', [
         envelope.id,
@@ -125,6 +147,9 @@ async function run(database: TestDatabase): Promise<void> {
       afterHandle: (envelope, outcome) => {
         if (outcome !== 'handled') return;
         consumed += 1;
+        // After the consumer's commit: the latency is commit -> effect visible.
+        const handled = handledAt.get(envelope.id);
+        if (handled) handled.applied = Date.now();
         record(envelope.id);
       },
     },
@@ -134,6 +159,11 @@ async function run(database: TestDatabase): Promise<void> {
   // Writers: each owns its aggregates, so one aggregate's transactions never race each other (as in the
   // services, where optimistic concurrency serialises them).
   const writer = new OutboxWriter();
+  // Writers, relay and consumer share this one process: its CPU and event-loop delay are part of the latency.
+  const LOOP_TICK_MS = 10;
+  const loopDelay = monitorEventLoopDelay({ resolution: LOOP_TICK_MS });
+  loopDelay.enable();
+  const cpuAtStart = process.cpuUsage();
   const startedAt = performance.now();
   const endsAt = startedAt + SECONDS * 1000;
   let claimed = 0;
@@ -201,9 +231,26 @@ async function run(database: TestDatabase): Promise<void> {
     lastReportAt = now;
   };
 
+  const settings = {
+    concurrency: CONCURRENCY,
+    batch: BATCH,
+    maxWaitMs: MAX_WAIT_MS,
+    relayBatch: RELAY_BATCH,
+    relayPollMs: RELAY_POLL_MS,
+  };
+  // Load average, and on Linux the share of the last 10 s in which something waited for a CPU.
+  const cpuPressure = () => {
+    try {
+      return `, cpu pressure ${/avg10=([\d.]+)/.exec(readFileSync('/proc/pressure/cpu', 'utf8'))?.[1] ?? '?'}% (10 s)`;
+    } catch (error) {
+      const missing = error instanceof Error && 'code' in error && error.code === 'ENOENT';
+      return missing ? '' : `, cpu pressure unreadable (${String(error)})`;
+    }
+  };
+  const load = () => `${loadavg().map((n) => n.toFixed(2)).join(' ')} (1, 5, 15 min)${cpuPressure()}`;
   console.log(
     `outbox latency: ${RATE} events/s for ${SECONDS} s, ${PER_TX} events/transaction, ${WRITERS} writers, ` +
-      `${PARTITIONS} partitions consumed concurrently, topic ${topic}`,
+      `${PARTITIONS} partitions, topic ${topic}; settings ${JSON.stringify(settings)} (absent = default); load average ${load()}`,
   );
   const ticker = setInterval(() => {
     const elapsed = Math.round((performance.now() - startedAt) / 1000);
@@ -231,6 +278,7 @@ async function run(database: TestDatabase): Promise<void> {
   console.log(`events         ${written} written in ${writeSeconds.toFixed(1)} s = ${(written / writeSeconds).toFixed(0)}/s (target ${RATE}/s)`);
   console.log(`consumed       ${consumed} (effect rows ${effects.n}, distinct ${effects.d}), end to end ${(consumed / totalSeconds).toFixed(0)}/s`);
   console.log(`latency        ${summary(allLatencies)}  (commit -> consumer handler, ${allLatencies.length} events)`);
+  console.log(`  applied      ${summary(appliedLatencies)}  (commit -> consumer transaction committed)`);
   console.log(`  relay leg    ${summary(relayLeg)}  (commit -> relay sent it to Kafka)`);
   console.log(`outbox backlog every 5 s: ${backlogSamples.slice(0, -1).join(', ')}; at end of writing ${backlogAtEnd}; drained ${drainMs.toFixed(0)} ms after`);
   // Growing = the second half of the 5 s samples (the drained one left out) averages well above the first half.
@@ -245,7 +293,16 @@ async function run(database: TestDatabase): Promise<void> {
     `consumer lag (in flight) trend  ${trend(inFlightSamples)}  (samples ${inFlightSamples.slice(0, -1).join(', ')})`,
   );
   console.log(`relay          ${JSON.stringify(relay.stats())}`);
-  console.log(`consumer       ${JSON.stringify(consumer.stats())}`);
+  const stats = consumer.stats();
+  console.log(`consumer       ${JSON.stringify(stats)}, ${(stats.handled / Math.max(1, stats.transactions)).toFixed(1)} events/transaction`);
+  const cpu = process.cpuUsage(cpuAtStart);
+  // The histogram holds whole tick intervals; what is beyond the tick is how late the loop was.
+  const late = (ns: number) => Math.max(0, ns / 1e6 - LOOP_TICK_MS).toFixed(1);
+  console.log(
+    `this process   ${((cpu.user + cpu.system) / 1000 / (totalSeconds * 1000) * 100).toFixed(0)}% of one core; event loop late ` +
+      `p50 ${late(loopDelay.percentile(50))} ms  p99 ${late(loopDelay.percentile(99))} ms  max ${late(loopDelay.max)} ms`,
+  );
+  console.log(`load average   ${load()} at the end`);
 
   await consumer.stop();
   await relay.stop();

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { MessagingTables1763769600000 } from '@payments/messaging';
+import { MESSAGING_MIGRATIONS } from '@payments/messaging';
 import { bootstrapService } from '@payments/platform';
 import { LedgerConfig, LEDGER_DEFAULTS } from './config';
 import { LedgerModule } from './ledger.module';
@@ -9,6 +9,6 @@ void bootstrapService({
   imports: [LedgerModule],
   configClass: LedgerConfig,
   defaults: LEDGER_DEFAULTS,
-  database: { migrations: [MessagingTables1763769600000] },
+  database: { migrations: MESSAGING_MIGRATIONS },
   servesCommands: true,
 });

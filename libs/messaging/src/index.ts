@@ -3,6 +3,8 @@ export * from './kafka.factory';
 export * from './ensure-topics';
 export * from './sql-names';
 export * from './messaging-tables.migration';
+export * from './inbox-pruning.migration';
+export * from './messaging-migrations';
 export * from './outbox.writer';
 export * from './outbox.relay';
 export * from './event.consumer';

@@ -8,7 +8,6 @@ import {
   OutboxWriter,
   type HandleOutcome,
 } from '../src';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- test-only use of the testing lib (infra may not depend on layer:testing in production code)
 import { collectMessages, createTestDatabase, groupLag, testKafka, uniqueName, uniqueTopic, waitFor } from '@payments/testing';
 import type { Producer } from 'kafkajs';
 import type { DataSource, EntityManager } from 'typeorm';

@@ -7,7 +7,6 @@ import {
   OutboxRelay,
   OutboxWriter,
 } from '../src';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- test-only use of the testing lib (infra may not depend on layer:testing in production code)
 import { collectMessages, createTestDatabase, testKafka, uniqueName, uniqueTopic, waitFor } from '@payments/testing';
 import type { Producer } from 'kafkajs';
 import type { DataSource } from 'typeorm';

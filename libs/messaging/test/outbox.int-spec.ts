@@ -1,6 +1,5 @@
 import { EventValidationError } from '@payments/events';
 import { createProducer, ensureTopics, MessagingTables1763769600000, OutboxRelay, OutboxWriter } from '../src';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- test-only use of the testing lib (infra may not depend on layer:testing in production code)
 import { createTestDatabase, testKafka, uniqueTopic } from '@payments/testing';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';

@@ -1,6 +1,5 @@
 import { deadLetterTopic, type EventEnvelope } from '@payments/events';
 import { createProducer, ensureTopics, EventConsumer, MessagingTables1763769600000, type EventConsumerOptions } from '../src';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- test-only use of the testing lib (infra may not depend on layer:testing in production code)
 import { collectMessages, createTestDatabase, groupLag, testKafka, uniqueName, uniqueTopic, waitFor } from '@payments/testing';
 import type { Message, Producer } from 'kafkajs';
 import type { DataSource } from 'typeorm';

@@ -1,10 +1,12 @@
-import { MessagingTables1763769600000 } from '@payments/messaging';
+import { MESSAGING_MIGRATIONS } from '@payments/messaging';
 import { ApiKeyEntity } from '../merchants/api-key.entity';
 import { MerchantEntity } from '../merchants/merchant.entity';
+import { WebhookEndpointEntity } from '../webhook-endpoints/webhook-endpoint.entity';
 import { MerchantsAndApiKeys1763780000000 } from './1763780000000-merchants-and-api-keys.migration';
+import { WebhookEndpoints1763790000000 } from './1763790000000-webhook-endpoints.migration';
 
 /** Every migration of the gateway's schema, in order: the service and the admin CLI run the same list. */
-export const GATEWAY_MIGRATIONS = [MessagingTables1763769600000, MerchantsAndApiKeys1763780000000];
+export const GATEWAY_MIGRATIONS = [...MESSAGING_MIGRATIONS, MerchantsAndApiKeys1763780000000, WebhookEndpoints1763790000000];
 
 /** Every TypeORM entity of the gateway's schema. */
-export const GATEWAY_ENTITIES = [MerchantEntity, ApiKeyEntity];
+export const GATEWAY_ENTITIES = [MerchantEntity, ApiKeyEntity, WebhookEndpointEntity];

@@ -1,0 +1,24 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { qualified } from './sql-names';
+
+function schemaOf(queryRunner: QueryRunner): string {
+  return (queryRunner.connection.options as { schema?: string }).schema ?? 'public';
+}
+
+/**
+ * Index for the consumer's periodic inbox pruning (rows of one consumer older than the retention), so deleting
+ * them reads only those rows instead of the whole inbox.
+ */
+export class InboxPruningIndex1763856000000 implements MigrationInterface {
+  name = 'InboxPruningIndex1763856000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(
+      `CREATE INDEX IF NOT EXISTS inbox_handled_at_idx ON ${qualified(schemaOf(queryRunner), 'inbox')} (consumer, handled_at)`,
+    );
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP INDEX IF EXISTS ${qualified(schemaOf(queryRunner), 'inbox_handled_at_idx')}`);
+  }
+}

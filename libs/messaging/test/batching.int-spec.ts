@@ -1,0 +1,207 @@
+import { deadLetterTopic, type EventEnvelope } from '@payments/events';
+import { collectMessages, createTestDatabase, groupLag, testKafka, uniqueName, uniqueTopic, waitFor } from '@payments/testing';
+import type { Message, Producer } from 'kafkajs';
+import type { DataSource } from 'typeorm';
+import { createProducer, ensureTopics, EventConsumer, MESSAGING_MIGRATIONS, type HandleOutcome } from '../src';
+import { Cleanup, CreateEffects1763769700001, recordingLogger, thingHappened } from './support/fixtures';
+
+const KEY = 'thing_batched';
+
+interface Call {
+  sequence: number;
+  attempt: number;
+  txid: string;
+}
+
+describe('batched inbox transactions', () => {
+  const cleanup = new Cleanup();
+  const kafka = testKafka();
+  let db: DataSource;
+  let producer: Producer;
+
+  beforeAll(async () => {
+    const database = await createTestDatabase('batching');
+    cleanup.add(() => database.drop());
+    db = await database.dataSource('reader', [...MESSAGING_MIGRATIONS, CreateEffects1763769700001]);
+    producer = createProducer(kafka);
+    await producer.connect();
+    cleanup.add(() => producer.disconnect());
+  });
+
+  afterAll(() => cleanup.run());
+
+  it('handles a fetched batch in one transaction, isolates a poison in it and applies the rest once, in order', async () => {
+    const topic = uniqueTopic('batching');
+    await ensureTopics(kafka, [topic, deadLetterTopic(topic)]);
+    const event = (sequence: number, data: Record<string, unknown> = {}) => thingHappened(KEY, sequence, data);
+    const [e1, e2, e3, poison, e5, e6, e7, e8] = [
+      event(1),
+      event(2),
+      event(3),
+      event(4, { poison: true }),
+      event(5),
+      event(6),
+      event(7),
+      event(8),
+    ] as [EventEnvelope, EventEnvelope, EventEnvelope, EventEnvelope, EventEnvelope, EventEnvelope, EventEnvelope, EventEnvelope];
+    // One send, one key: a single record batch on one partition, so the consumer's first fetch holds all of it.
+    // e2 comes again after the poison (its first copy is handled by then) and e8 twice in a row (same batch).
+    const sent = [e1, e2, e3, poison, e5, e6, e2, e7, e8, e8];
+    await producer.send({
+      topic,
+      acks: -1,
+      messages: sent.map((envelope): Message => ({ key: KEY, value: JSON.stringify(envelope) })),
+    });
+
+    const calls: Call[] = [];
+    const seen: Array<[number, HandleOutcome]> = [];
+    const groupId = uniqueName('batching');
+    const consumer = new EventConsumer({
+      kafka,
+      groupId,
+      topics: [topic],
+      dataSource: db,
+      consumerName: 'batching',
+      producer,
+      retry: { attempts: 3, initialMs: 5, maxMs: 20 },
+      logger: recordingLogger(),
+      handler: async (envelope, manager, ctx) => {
+        const [{ txid }] = (await manager.query('SELECT txid_current()::text AS txid')) as [{ txid: string }];
+        calls.push({ sequence: envelope.sequence, attempt: ctx.attempt, txid });
+        if ((envelope.data as { poison?: boolean }).poison) throw new Error('cannot apply a poisoned thing');
+        await manager.query('INSERT INTO reader.effects (event_id, aggregate_id, sequence) VALUES ($1, $2, $3)', [
+          envelope.id,
+          envelope.aggregate_id,
+          envelope.sequence,
+        ]);
+      },
+      hooks: { afterHandle: (envelope, outcome) => void seen.push([envelope.sequence, outcome]) },
+    });
+    cleanup.add(() => consumer.stop());
+    await consumer.start();
+    await waitFor(async () => (await groupLag(kafka, groupId, topic)) === 0, 30_000, 'the consumer to pass every message');
+    await consumer.stop();
+
+    // Effects: every good event once, in offset order; the poison has none.
+    const effects = (await db.query('SELECT sequence FROM reader.effects ORDER BY id')) as Array<{ sequence: number }>;
+    expect(effects.map((row) => row.sequence)).toEqual([1, 2, 3, 5, 6, 7, 8]);
+
+    // The batch ran 1, 2, 3 and the poison in one transaction; after it failed, 1, 2 and 3 were redone one per
+    // transaction, the poison was retried alone (its batch try was attempt 1), and the events after it went
+    // back to one shared transaction, where the second copies of 2 and 8 found their inbox rows.
+    expect(calls.map((call) => [call.sequence, call.attempt])).toEqual([
+      [1, 1],
+      [2, 1],
+      [3, 1],
+      [4, 1],
+      [1, 1],
+      [2, 1],
+      [3, 1],
+      [4, 2],
+      [4, 3],
+      [5, 1],
+      [6, 1],
+      [7, 1],
+      [8, 1],
+    ]);
+    const txids = calls.map((call) => call.txid);
+    const [batch, alone1, alone2, alone3, retry2, retry3, after] = [
+      txids[0],
+      txids[4],
+      txids[5],
+      txids[6],
+      txids[7],
+      txids[8],
+      txids[9],
+    ];
+    expect(txids.slice(0, 4)).toEqual([batch, batch, batch, batch]);
+    expect(txids.slice(9)).toEqual([after, after, after, after]);
+    expect(new Set([batch, alone1, alone2, alone3, retry2, retry3, after]).size).toBe(7);
+
+    // The hook saw every delivery once, in offset order, each after its commit.
+    expect(seen).toEqual([
+      [1, 'handled'],
+      [2, 'handled'],
+      [3, 'handled'],
+      [5, 'handled'],
+      [6, 'handled'],
+      [2, 'duplicate'],
+      [7, 'handled'],
+      [8, 'handled'],
+      [8, 'duplicate'],
+    ]);
+    expect(consumer.stats()).toEqual({
+      handled: 7,
+      duplicates: 2,
+      deadLettered: 1,
+      failedAttempts: 3,
+      transactions: 4,
+      fallbacks: 1,
+    });
+    const inbox = (await db.query("SELECT event_id FROM reader.inbox WHERE consumer = 'batching'")) as Array<{ event_id: string }>;
+    expect(new Set(inbox.map((row) => row.event_id))).toEqual(new Set([e1, e2, e3, e5, e6, e7, e8].map((e) => e.id)));
+
+    const [parked] = await collectMessages(deadLetterTopic(topic), 1, 20_000, kafka);
+    expect(parked!.value).toBe(JSON.stringify(poison));
+    expect(parked!.headers).toMatchObject({ 'dlq-original-offset': '3', 'dlq-attempts': '3' });
+  });
+
+  it('redoes every event of a batch alone when the commit itself fails, and parks only the one at fault', async () => {
+    // A deferred foreign key fails at COMMIT, after every handler of the batch succeeded: no handler is to blame.
+    await db.query('CREATE TABLE reader.parents (id int PRIMARY KEY)');
+    await db.query('CREATE TABLE reader.children (parent int NOT NULL REFERENCES reader.parents DEFERRABLE INITIALLY DEFERRED)');
+    const topic = uniqueTopic('batching_commit');
+    await ensureTopics(kafka, [topic, deadLetterTopic(topic)]);
+    const events = [1, 2, 3].map((n) => thingHappened('thing_commit', n, n === 2 ? { orphan: true } : {}));
+    await producer.send({
+      topic,
+      acks: -1,
+      messages: events.map((envelope): Message => ({ key: 'thing_commit', value: JSON.stringify(envelope) })),
+    });
+
+    const logger = recordingLogger();
+    const groupId = uniqueName('batching_commit');
+    const consumer = new EventConsumer({
+      kafka,
+      groupId,
+      topics: [topic],
+      dataSource: db,
+      consumerName: 'batching_commit',
+      producer,
+      retry: { attempts: 3, initialMs: 5, maxMs: 20 },
+      logger,
+      handler: async (envelope, manager) => {
+        if ((envelope.data as { orphan?: boolean }).orphan) await manager.query('INSERT INTO reader.children VALUES (404)');
+        await manager.query('INSERT INTO reader.effects (event_id, aggregate_id, sequence) VALUES ($1, $2, $3)', [
+          envelope.id,
+          envelope.aggregate_id,
+          envelope.sequence,
+        ]);
+      },
+    });
+    cleanup.add(() => consumer.stop());
+    await consumer.start();
+    await waitFor(async () => (await groupLag(kafka, groupId, topic)) === 0, 30_000, 'the consumer to pass every message');
+    await consumer.stop();
+
+    const effects = (await db.query(
+      "SELECT sequence FROM reader.effects WHERE aggregate_id = 'thing_commit' ORDER BY id",
+    )) as Array<{ sequence: number }>;
+    expect(effects.map((row) => row.sequence)).toEqual([1, 3]);
+    expect(consumer.stats()).toEqual({
+      handled: 2,
+      duplicates: 0,
+      deadLettered: 1,
+      failedAttempts: 3,
+      transactions: 2,
+      fallbacks: 1,
+    });
+    const batchFailure = logger.entries.filter((e) => e.message.startsWith('batch transaction failed'));
+    expect(batchFailure).toHaveLength(1);
+    expect(batchFailure[0]!.context).toMatchObject({ offset: '0', lastOffset: '2', events: 3 });
+    const [parked] = await collectMessages(deadLetterTopic(topic), 1, 20_000, kafka);
+    expect(parked!.value).toBe(JSON.stringify(events[1]));
+    expect(parked!.headers['dlq-reason']).toMatch(/foreign key/);
+    expect(parked!.headers).toMatchObject({ 'dlq-original-offset': '1', 'dlq-attempts': '3' });
+  });
+});
