@@ -1,5 +1,8 @@
 import { ServiceConfig } from '@payments/config';
-import { IsInt, IsUrl, Max, Min } from 'class-validator';
+import { DEVELOPMENT_WEBHOOK_SECRETS_KEY } from '@payments/webhooks';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsInt, IsUrl, Max, Min } from 'class-validator';
+import { IsWebhookSecretsKey, OffInProduction, parseFlag } from './webhook-endpoints/webhook-settings.validators';
 
 /** Settings of the gateway (environment variables; see README). */
 export class GatewayConfig extends ServiceConfig {
@@ -45,6 +48,22 @@ export class GatewayConfig extends ServiceConfig {
   @Min(0)
   @Max(60000)
   IDEMPOTENCY_WAIT_MS: number = 10000;
+
+  /**
+   * AES-256-GCM key (32 bytes, base64) that encrypts webhook signing secrets at rest and in events; the
+   * webhook-dispatcher must have the same one. The default is a development key, refused in production.
+   */
+  @IsWebhookSecretsKey()
+  WEBHOOK_SECRETS_KEY: string = DEVELOPMENT_WEBHOOK_SECRETS_KEY;
+
+  /**
+   * Development only (refused in production): accept `http://` and loopback webhook URLs, so tests can run
+   * a receiver on this machine. Private, link-local and metadata addresses stay refused.
+   */
+  @Transform(parseFlag)
+  @IsBoolean()
+  @OffInProduction()
+  WEBHOOK_ALLOW_INSECURE_TARGETS: boolean = false;
 }
 
 export const GATEWAY_DEFAULTS = { PORT: '3000', DB_SCHEMA: 'gateway' };

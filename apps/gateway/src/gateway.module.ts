@@ -5,9 +5,10 @@ import { IdempotencyModule } from './idempotency/idempotency.module';
 import { MerchantsModule } from './merchants/merchants.module';
 import { ServicesModule } from './services/services.module';
 import { SessionsApiModule } from './sessions-api/sessions-api.module';
+import { WebhookEndpointsModule } from './webhook-endpoints/webhook-endpoints.module';
 
 @Module({
-  imports: [ServicesModule, MerchantsModule, ApiAccessModule, IdempotencyModule, SessionsApiModule],
+  imports: [ServicesModule, MerchantsModule, ApiAccessModule, IdempotencyModule, SessionsApiModule, WebhookEndpointsModule],
   controllers: [PingController],
 })
 export class GatewayModule {}

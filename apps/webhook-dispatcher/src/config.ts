@@ -1,6 +1,76 @@
 import { ServiceConfig } from '@payments/config';
+import { DEFAULT_RETRY_SCHEDULE_MS, DEVELOPMENT_WEBHOOK_SECRETS_KEY, DISABLE_AFTER_FAILING_MS } from '@payments/webhooks';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsWebhookSecretsKey, LeaseLongerThanTimeout, OffInProduction, parseFlag, parseMillisList } from './config.validators';
 
 /** Settings of the webhook-dispatcher service (environment variables; see README). */
-export class WebhookDispatcherConfig extends ServiceConfig {}
+export class WebhookDispatcherConfig extends ServiceConfig {
+  /**
+   * AES-256-GCM key (32 bytes, base64) the endpoint secrets are encrypted with; the gateway has the same one.
+   * The default is the development key, refused when NODE_ENV=production.
+   */
+  @IsWebhookSecretsKey()
+  WEBHOOK_SECRETS_KEY: string = DEVELOPMENT_WEBHOOK_SECRETS_KEY;
+
+  /** Development and tests only (refused in production): also deliver to `http://` and loopback addresses. */
+  @Transform(parseFlag)
+  @IsBoolean()
+  @OffInProduction()
+  WEBHOOK_ALLOW_INSECURE_TARGETS: boolean = false;
+
+  /** Per attempt, from resolving the host to the answer's first KiB. */
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  WEBHOOK_TIMEOUT_MS: number = 10_000;
+
+  /** Sent as User-Agent: a service-specific agent name with a version. */
+  @IsString()
+  @Matches(/^[A-Za-z][A-Za-z0-9._-]*\/\d+(\.\d+)*( .*)?$/, { message: 'WEBHOOK_USER_AGENT must be <name>/<version>, e.g. PaymentsWebhooks/1.0' })
+  WEBHOOK_USER_AGENT: string = 'PaymentsWebhooks/1.0';
+
+  /** Delays between attempts in ms, comma-separated. For tests; the default is DESIGN §6's schedule. */
+  @Transform(parseMillisList)
+  @IsInt({ each: true, message: 'WEBHOOK_RETRY_SCHEDULE_MS must be a comma-separated list of whole milliseconds' })
+  @Min(0, { each: true })
+  WEBHOOK_RETRY_SCHEDULE_MS: number[] = [...DEFAULT_RETRY_SCHEDULE_MS];
+
+  /** Attempts in flight to one endpoint from one instance: a slow endpoint only ever holds this many slots. */
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  WEBHOOK_ENDPOINT_CONCURRENCY: number = 4;
+
+  /** Attempts in flight from one instance, over every endpoint. */
+  @IsInt()
+  @Min(1)
+  @Max(2000)
+  WEBHOOK_MAX_IN_FLIGHT: number = 128;
+
+  /** How long a claimed delivery belongs to an instance; a crashed instance's claims are taken over after it. */
+  @IsInt()
+  @Min(1000)
+  @Max(600_000)
+  @LeaseLongerThanTimeout()
+  WEBHOOK_LEASE_MS: number = 60_000;
+
+  /** How often due deliveries are looked for when no notification arrives (retries coming due). */
+  @IsInt()
+  @Min(20)
+  @Max(60_000)
+  WEBHOOK_POLL_INTERVAL_MS: number = 1000;
+
+  /** An endpoint failing for this long without a success is disabled (DESIGN §6: 5 days). */
+  @IsInt()
+  @Min(1000)
+  WEBHOOK_DISABLE_AFTER_MS: number = DISABLE_AFTER_FAILING_MS;
+
+  /** Received events are kept this long for resends and replays. */
+  @IsInt()
+  @Min(1)
+  @Max(365)
+  WEBHOOK_EVENT_RETENTION_DAYS: number = 30;
+}
 
 export const WEBHOOK_DISPATCHER_DEFAULTS = { PORT: '3004', DB_SCHEMA: 'webhooks' };

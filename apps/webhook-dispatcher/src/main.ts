@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { MessagingTables1763769600000 } from '@payments/messaging';
 import { bootstrapService } from '@payments/platform';
 import { WebhookDispatcherConfig, WEBHOOK_DISPATCHER_DEFAULTS } from './config';
+import { WEBHOOKS_MIGRATIONS } from './migrations/webhooks-schema';
 import { WebhookDispatcherModule } from './webhook-dispatcher.module';
 
 void bootstrapService({
@@ -9,6 +9,6 @@ void bootstrapService({
   imports: [WebhookDispatcherModule],
   configClass: WebhookDispatcherConfig,
   defaults: WEBHOOK_DISPATCHER_DEFAULTS,
-  database: { migrations: [MessagingTables1763769600000] },
+  database: { migrations: WEBHOOKS_MIGRATIONS },
   servesCommands: true,
 });

@@ -1,1 +1,2 @@
 export * from './sessions.contract';
+export * from './webhooks.contract';

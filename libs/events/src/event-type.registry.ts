@@ -1,3 +1,4 @@
+import { registerGatewayEventTypes } from './gateway-event-types';
 import { registerPublicEventTypes } from './public-event-types';
 import type { StreamName } from './topics';
 
@@ -62,9 +63,10 @@ export class EventTypeRegistry {
   }
 }
 
-/** The process-wide registry: holds the public types from the start; services and tests add their own. */
+/** The process-wide registry: holds the public and gateway types from the start; services and tests add their own. */
 export const eventTypes = new EventTypeRegistry();
 registerPublicEventTypes(eventTypes);
+registerGatewayEventTypes(eventTypes);
 
 export function registerEventType(type: string, definition: EventTypeDefinition): RegisteredEventType {
   return eventTypes.register(type, definition);

@@ -4,6 +4,7 @@ export * from './topics';
 export * from './envelope.schema';
 export * from './event-type.registry';
 export * from './public-event-types';
+export * from './gateway-event-types';
 export * from './validate-envelope';
 export * from './new-envelope';
 export * from './asyncapi.document';

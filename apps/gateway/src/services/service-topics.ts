@@ -1,4 +1,4 @@
-import { SESSIONS_COMMANDS, SESSIONS_SERVICE } from '@payments/contracts';
+import { SESSIONS_COMMANDS, SESSIONS_SERVICE, WEBHOOKS_COMMANDS, WEBHOOKS_SERVICE } from '@payments/contracts';
 import { commandTopic } from '@payments/platform';
 
 /** Services the gateway talks to, and every command topic it sends to (reply topics are subscribed at start). */
@@ -9,5 +9,6 @@ export function gatewayCommandTopics(): string[] {
   return [
     ...SERVICES.map((service) => commandTopic(service, 'ping')),
     ...Object.values(SESSIONS_COMMANDS).map((name) => commandTopic(SESSIONS_SERVICE, name)),
+    ...Object.values(WEBHOOKS_COMMANDS).map((name) => commandTopic(WEBHOOKS_SERVICE, name)),
   ];
 }

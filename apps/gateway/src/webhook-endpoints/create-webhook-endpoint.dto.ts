@@ -1,0 +1,33 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { PUBLIC_EVENT_TYPES } from '@payments/events';
+import { ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+
+export const WEBHOOK_EVENT_TYPES = Object.keys(PUBLIC_EVENT_TYPES);
+
+/** POST /api/v1/webhook-endpoints. Unknown fields are refused. */
+export class CreateWebhookEndpointDto {
+  @ApiProperty({
+    type: String,
+    maxLength: 2048,
+    example: 'https://shop.example/webhooks',
+    description: 'https URL of a public address (checked now, and again at each delivery)',
+  })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(2048)
+  url!: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    enum: WEBHOOK_EVENT_TYPES,
+    uniqueItems: true,
+    nullable: true,
+    description: 'event types to deliver; omitted or null = every type',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayNotEmpty()
+  @ArrayUnique({ message: 'events must not repeat a type.' })
+  @IsIn(WEBHOOK_EVENT_TYPES, { each: true, message: `events must each be one of ${WEBHOOK_EVENT_TYPES.join(', ')}.` })
+  events?: string[] | null;
+}

@@ -1,0 +1,35 @@
+import { Module } from '@nestjs/common';
+import { STREAMS, topicName } from '@payments/events';
+import { DataSource } from 'typeorm';
+import { GatewayConfig } from '../config';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { OptionalIdempotencyInterceptor } from './optional-idempotency.interceptor';
+import { WebhookDeliveriesController } from './webhook-deliveries.controller';
+import { WebhookEndpointsController } from './webhook-endpoints.controller';
+import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
+import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { WebhookSecrets } from './webhook-secrets';
+import { WebhookTargetPolicy } from './webhook-target.policy';
+import { WebhooksClient } from './webhooks.client';
+
+/** Webhook endpoint settings (owned here, published to the dispatcher) and delivery visibility routes. */
+@Module({
+  imports: [IdempotencyModule],
+  controllers: [WebhookEndpointsController, WebhookDeliveriesController],
+  providers: [
+    {
+      provide: WebhookEndpointsService,
+      inject: [DataSource, GatewayConfig],
+      useFactory: (dataSource: DataSource, config: GatewayConfig) =>
+        new WebhookEndpointsService(
+          new WebhookEndpointsRepository(dataSource, config.DB_SCHEMA),
+          new WebhookSecrets(config.WEBHOOK_SECRETS_KEY),
+          new WebhookTargetPolicy(config.WEBHOOK_ALLOW_INSECURE_TARGETS),
+          { schema: config.DB_SCHEMA, eventsTopic: topicName(config.KAFKA_NAMESPACE, STREAMS.gateway) },
+        ),
+    },
+    WebhooksClient,
+    OptionalIdempotencyInterceptor,
+  ],
+})
+export class WebhookEndpointsModule {}

@@ -1,0 +1,81 @@
+import type { Environment } from '@payments/ids';
+import { qualified } from '@payments/messaging';
+import { DataSource, EntityManager, Not, Repository } from 'typeorm';
+import { WebhookEndpointEntity } from './webhook-endpoint.entity';
+import type { WebhookEndpointState } from './webhook-endpoint.model';
+
+export interface EndpointScope {
+  merchantId: string;
+  environment: Environment;
+}
+
+/** Every query on webhook endpoints. A deleted endpoint is found by nothing but its idempotency key. */
+export class WebhookEndpointsRepository {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly schema: string,
+  ) {}
+
+  private endpoints(manager: EntityManager = this.dataSource.manager): Repository<WebhookEndpointEntity> {
+    return manager.getRepository(WebhookEndpointEntity);
+  }
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  /**
+   * Serializes the creations of one merchant (the per-environment limit and the idempotency key are checked
+   * under it). NO KEY UPDATE: other transactions' foreign key checks on the merchant are not blocked by it.
+   */
+  async lockMerchant(manager: EntityManager, merchantId: string): Promise<boolean> {
+    const rows: unknown[] = await manager.query(`SELECT id FROM ${qualified(this.schema, 'merchants')} WHERE id = $1 FOR NO KEY UPDATE`, [
+      merchantId,
+    ]);
+    return rows.length > 0;
+  }
+
+  countActive(manager: EntityManager, scope: EndpointScope): Promise<number> {
+    return this.endpoints(manager).countBy({ merchantId: scope.merchantId, environment: scope.environment, status: Not('deleted') });
+  }
+
+  findByIdempotencyKey(manager: EntityManager, scope: EndpointScope, key: string): Promise<WebhookEndpointEntity | null> {
+    return this.endpoints(manager).findOneBy({ merchantId: scope.merchantId, environment: scope.environment, idempotencyKey: key });
+  }
+
+  /** The endpoint when it belongs to the merchant and environment and is not deleted; `forUpdate` locks it. */
+  find(scope: EndpointScope, id: string, manager?: EntityManager, forUpdate = false): Promise<WebhookEndpointEntity | null> {
+    return this.endpoints(manager).findOne({
+      where: { id, merchantId: scope.merchantId, environment: scope.environment, status: Not('deleted') },
+      ...(forUpdate ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+  }
+
+  /** Oldest first, like the developer page shows them. */
+  list(scope: EndpointScope): Promise<WebhookEndpointEntity[]> {
+    return this.endpoints().find({
+      where: { merchantId: scope.merchantId, environment: scope.environment, status: Not('deleted') },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+  }
+
+  async insert(manager: EntityManager, endpoint: WebhookEndpointState, idempotencyKey: string | null): Promise<void> {
+    await this.endpoints(manager).insert({ ...endpoint, idempotencyKey });
+  }
+
+  /** Writes a change computed from the locked row; the version check makes a lost update impossible. */
+  async update(manager: EntityManager, before: WebhookEndpointState, after: WebhookEndpointState): Promise<void> {
+    const result = await this.endpoints(manager).update(
+      { id: before.id, version: before.version },
+      {
+        status: after.status,
+        secretEncrypted: after.secretEncrypted,
+        previousSecretEncrypted: after.previousSecretEncrypted,
+        previousSecretExpiresAt: after.previousSecretExpiresAt,
+        version: after.version,
+        updatedAt: after.updatedAt,
+      },
+    );
+    if ((result.affected ?? 0) !== 1) throw new Error(`webhook endpoint ${before.id} changed under its lock (version ${before.version})`);
+  }
+}

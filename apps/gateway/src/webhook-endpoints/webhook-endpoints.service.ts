@@ -1,0 +1,156 @@
+import type { WebhookEndpointSnapshot } from '@payments/contracts';
+import type { EventEnvelope, GatewayEventType } from '@payments/events';
+import { OutboxWriter } from '@payments/messaging';
+import { ApiError } from '@payments/platform';
+import { newWebhookSecret } from '@payments/webhooks';
+import type { EntityManager } from 'typeorm';
+import { webhookEndpointEvent } from './webhook-endpoint.events';
+import {
+  enable,
+  markDeleted,
+  MAX_ENDPOINTS_PER_ENVIRONMENT,
+  newEndpoint,
+  resourceOf,
+  rollSecret,
+  ROLL_OVERLAP_HOURS,
+  type WebhookEndpointResource,
+  type WebhookEndpointState,
+  type WebhookEndpointWithSecret,
+} from './webhook-endpoint.model';
+import type { EndpointScope, WebhookEndpointsRepository } from './webhook-endpoints.repository';
+import type { WebhookSecrets } from './webhook-secrets';
+import type { WebhookTargetPolicy } from './webhook-target.policy';
+
+export interface CreateEndpointInput {
+  url: string;
+  events: string[] | null;
+  /** The request's Idempotency-Key, when it had one. */
+  idempotencyKey: string | null;
+}
+
+/**
+ * The webhook endpoint use cases. Every change writes the row and its `webhook_endpoint.*` event to the
+ * outbox in one transaction: the dispatcher learns of exactly the changes that committed, in version order.
+ */
+export class WebhookEndpointsService {
+  private readonly outbox: OutboxWriter;
+
+  constructor(
+    private readonly repository: WebhookEndpointsRepository,
+    private readonly secrets: WebhookSecrets,
+    private readonly targets: WebhookTargetPolicy,
+    private readonly options: { schema: string; eventsTopic: string },
+  ) {
+    this.outbox = new OutboxWriter({ schema: options.schema });
+  }
+
+  async create(scope: EndpointScope, input: CreateEndpointInput, correlationId: string): Promise<WebhookEndpointWithSecret> {
+    // Resolved before the transaction: a slow DNS answer must not hold the merchant's lock.
+    await this.targets.assertAllowed(input.url, 'url');
+    return this.repository.transaction(async (manager) => {
+      if (!(await this.repository.lockMerchant(manager, scope.merchantId))) {
+        throw new Error(`merchant ${scope.merchantId} of an authenticated key is missing`);
+      }
+      if (input.idempotencyKey !== null) {
+        const earlier = await this.repository.findByIdempotencyKey(manager, scope, input.idempotencyKey);
+        if (earlier) return this.replayCreation(earlier, input);
+      }
+      if ((await this.repository.countActive(manager, scope)) >= MAX_ENDPOINTS_PER_ENVIRONMENT) {
+        throw new ApiError(
+          'invalid_request',
+          `At most ${MAX_ENDPOINTS_PER_ENVIRONMENT} webhook endpoints per environment; delete one you no longer use.`,
+        );
+      }
+      const secret = newWebhookSecret();
+      const endpoint = newEndpoint({
+        ...scope,
+        url: input.url,
+        events: input.events,
+        secretEncrypted: this.secrets.encrypt(secret),
+        now: new Date(),
+      });
+      await this.repository.insert(manager, endpoint, input.idempotencyKey);
+      await this.publish(manager, 'webhook_endpoint.created', endpoint, correlationId);
+      return { ...resourceOf(endpoint), secret };
+    });
+  }
+
+  /** Every endpoint of the merchant in this environment (few: no pages). */
+  async list(scope: EndpointScope): Promise<{ object: 'list'; data: WebhookEndpointResource[]; has_more: false }> {
+    const now = new Date();
+    return { object: 'list', data: (await this.repository.list(scope)).map((endpoint) => resourceOf(endpoint, now)), has_more: false };
+  }
+
+  async get(scope: EndpointScope, id: string): Promise<WebhookEndpointResource> {
+    return resourceOf(await this.require(scope, id));
+  }
+
+  /** The endpoint of the caller (404 otherwise): the visibility routes check it before asking the dispatcher. */
+  async require(scope: EndpointScope, id: string, manager?: EntityManager, forUpdate = false): Promise<WebhookEndpointState> {
+    const endpoint = await this.repository.find(scope, id, manager, forUpdate);
+    if (!endpoint) throw notFound(id);
+    return endpoint;
+  }
+
+  async delete(scope: EndpointScope, id: string, correlationId: string): Promise<{ id: string; object: 'webhook_endpoint'; deleted: true }> {
+    await this.change(scope, id, correlationId, 'webhook_endpoint.deleted', (endpoint, now) => markDeleted(endpoint, now));
+    return { id, object: 'webhook_endpoint', deleted: true };
+  }
+
+  /** A new secret, shown once; the old one keeps signing for `overlapHours` (default 24, 0 = not at all). */
+  async rollSecret(scope: EndpointScope, id: string, overlapHours: number | undefined, correlationId: string): Promise<WebhookEndpointWithSecret> {
+    const secret = newWebhookSecret();
+    const secretEncrypted = this.secrets.encrypt(secret);
+    const endpoint = await this.change(scope, id, correlationId, 'webhook_endpoint.updated', (current, now) =>
+      rollSecret(current, secretEncrypted, overlapHours ?? ROLL_OVERLAP_HOURS, now),
+    );
+    return { ...resourceOf(endpoint), secret };
+  }
+
+  /**
+   * Enabled again (also when this gateway never saw it disabled: the dispatcher disables endpoints that keep
+   * failing, and re-enabling is the merchant's word that the receiver works again).
+   */
+  async enable(scope: EndpointScope, id: string, correlationId: string): Promise<WebhookEndpointResource> {
+    return resourceOf(await this.change(scope, id, correlationId, 'webhook_endpoint.updated', (current, now) => enable(current, now)));
+  }
+
+  private async change(
+    scope: EndpointScope,
+    id: string,
+    correlationId: string,
+    type: GatewayEventType,
+    apply: (endpoint: WebhookEndpointState, now: Date) => WebhookEndpointState,
+  ): Promise<WebhookEndpointState> {
+    return this.repository.transaction(async (manager) => {
+      const before = await this.require(scope, id, manager, true);
+      // Never before the last change: events of one endpoint keep increasing times as well as versions.
+      const now = new Date(Math.max(Date.now(), before.updatedAt.getTime()));
+      const after = apply(before, now);
+      await this.repository.update(manager, before, after);
+      await this.publish(manager, type, after, correlationId);
+      return after;
+    });
+  }
+
+  /**
+   * A creation whose Idempotency-Key was used before (its replay record was lost, e.g. Redis was away): the
+   * same request gets the same endpoint back, with its current secret, instead of a second endpoint.
+   */
+  private replayCreation(earlier: WebhookEndpointState, input: CreateEndpointInput): WebhookEndpointWithSecret {
+    const sameRequest = earlier.url === input.url && JSON.stringify(earlier.events) === JSON.stringify(input.events);
+    if (!sameRequest || earlier.status === 'deleted') {
+      throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request.');
+    }
+    return { ...resourceOf(earlier), secret: this.secrets.decrypt(earlier.secretEncrypted) };
+  }
+
+  private async publish(manager: EntityManager, type: GatewayEventType, endpoint: WebhookEndpointState, correlationId: string): Promise<void> {
+    const event: EventEnvelope<WebhookEndpointSnapshot> = webhookEndpointEvent(type, endpoint, correlationId);
+    await this.outbox.append(manager, this.options.eventsTopic, [event]);
+  }
+}
+
+export function notFound(id: string): ApiError {
+  return new ApiError('not_found', `No webhook endpoint ${id.slice(0, 80)}.`, 'id');
+}

@@ -1,0 +1,18 @@
+import { ApiError } from '@payments/platform';
+import { checkWebhookTarget } from '@payments/webhooks';
+
+/**
+ * Only public HTTPS targets (DESIGN §6): checked here when an endpoint is configured, and again by the
+ * dispatcher at each delivery, which connects to the address it checked.
+ */
+export class WebhookTargetPolicy {
+  constructor(private readonly allowInsecure: boolean) {}
+
+  async assertAllowed(url: string, param: string): Promise<void> {
+    const result = await checkWebhookTarget(url, { allowInsecure: this.allowInsecure });
+    if (!result.ok) {
+      const scheme = this.allowInsecure ? 'an http(s)' : 'a public https';
+      throw new ApiError('invalid_request', `${param} ${result.reason}: webhooks go to ${scheme} address only.`, param);
+    }
+  }
+}

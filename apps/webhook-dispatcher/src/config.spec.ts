@@ -1,0 +1,53 @@
+import { randomBytes } from 'node:crypto';
+import { ConfigError, loadConfig } from '@payments/config';
+import { DEFAULT_RETRY_SCHEDULE_MS, DEVELOPMENT_WEBHOOK_SECRETS_KEY } from '@payments/webhooks';
+import { WebhookDispatcherConfig, WEBHOOK_DISPATCHER_DEFAULTS } from './config';
+
+const load = (env: Record<string, string>) => loadConfig(WebhookDispatcherConfig, env, WEBHOOK_DISPATCHER_DEFAULTS);
+
+function problems(env: Record<string, string>): string {
+  try {
+    load(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  throw new Error('expected the settings to be refused');
+}
+
+describe('WebhookDispatcherConfig', () => {
+  it('has working development defaults', () => {
+    const config = load({});
+    expect(config.WEBHOOK_SECRETS_KEY).toBe(DEVELOPMENT_WEBHOOK_SECRETS_KEY);
+    expect(config.WEBHOOK_ALLOW_INSECURE_TARGETS).toBe(false);
+    expect(config.WEBHOOK_TIMEOUT_MS).toBe(10_000);
+    expect(config.WEBHOOK_USER_AGENT).toMatch(/\/\d/);
+    expect(config.WEBHOOK_RETRY_SCHEDULE_MS).toEqual(DEFAULT_RETRY_SCHEDULE_MS);
+    expect(config.DB_SCHEMA).toBe('webhooks');
+  });
+
+  it('reads the insecure-targets flag and a short retry schedule for tests', () => {
+    const config = load({ WEBHOOK_ALLOW_INSECURE_TARGETS: '1', WEBHOOK_RETRY_SCHEDULE_MS: '100, 200,300' });
+    expect(config.WEBHOOK_ALLOW_INSECURE_TARGETS).toBe(true);
+    expect(config.WEBHOOK_RETRY_SCHEDULE_MS).toEqual([100, 200, 300]);
+    expect(load({ WEBHOOK_ALLOW_INSECURE_TARGETS: '0' }).WEBHOOK_ALLOW_INSECURE_TARGETS).toBe(false);
+    expect(problems({ WEBHOOK_ALLOW_INSECURE_TARGETS: 'maybe' })).toContain('WEBHOOK_ALLOW_INSECURE_TARGETS');
+    expect(problems({ WEBHOOK_RETRY_SCHEDULE_MS: '100,soon' })).toContain('WEBHOOK_RETRY_SCHEDULE_MS');
+  });
+
+  it('refuses to start in production with the insecure-targets flag or the development key', () => {
+    const key = randomBytes(32).toString('base64');
+    expect(load({ NODE_ENV: 'production', WEBHOOK_SECRETS_KEY: key }).NODE_ENV).toBe('production');
+    expect(problems({ NODE_ENV: 'production', WEBHOOK_SECRETS_KEY: key, WEBHOOK_ALLOW_INSECURE_TARGETS: '1' })).toMatch(
+      /WEBHOOK_ALLOW_INSECURE_TARGETS is a development setting and is refused when NODE_ENV=production/,
+    );
+    expect(problems({ NODE_ENV: 'production' })).toMatch(/WEBHOOK_SECRETS_KEY must be set to a secret key when NODE_ENV=production/);
+  });
+
+  it('checks the key and that a lease outlasts an attempt', () => {
+    expect(problems({ WEBHOOK_SECRETS_KEY: randomBytes(16).toString('base64') })).toContain('WEBHOOK_SECRETS_KEY must be 32 random bytes');
+    expect(problems({ WEBHOOK_SECRETS_KEY: 'short' })).not.toContain('short');
+    expect(problems({ WEBHOOK_TIMEOUT_MS: '10000', WEBHOOK_LEASE_MS: '12000' })).toContain('WEBHOOK_LEASE_MS');
+    expect(problems({ WEBHOOK_USER_AGENT: 'webhooks' })).toContain('WEBHOOK_USER_AGENT');
+  });
+});

@@ -1,0 +1,279 @@
+import { randomUUID } from 'node:crypto';
+import { randomBase62 } from '@payments/ids';
+import type { WebhookScheme } from '@payments/webhooks';
+import type { EntityManager } from 'typeorm';
+import { activeEndpointSql, type EndpointRow } from '../shared/endpoint-row';
+import type { WebhooksDatabase } from '../shared/webhooks-database';
+
+export type DeliveryKind = 'first' | 'resend' | 'replay' | 'test';
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export function newDeliveryId(): string {
+  return `wd_${randomBase62()}`;
+}
+
+/** A delivery this instance holds the lease of, with what it needs to send it. */
+export interface ClaimedDelivery {
+  id: string;
+  leaseToken: string;
+  kind: DeliveryKind;
+  /** Attempts made before this one. */
+  attemptCount: number;
+  endpoint: Pick<
+    EndpointRow,
+    | 'id'
+    | 'merchant_id'
+    | 'environment'
+    | 'url'
+    | 'status'
+    | 'deleted_at'
+    | 'auto_disabled_at'
+    | 'secret_encrypted'
+    | 'previous_secret_encrypted'
+    | 'previous_secret_expires_at'
+  >;
+  event: { id: string; type: string; scheme: WebhookScheme; body: string };
+  /** Its endpoint was failing when claimed (it gets fewer slots). */
+  degraded: boolean;
+}
+
+export interface ClaimRequest {
+  /** Most deliveries to claim. */
+  limit: number;
+  /** Slots this instance gives a healthy endpoint. */
+  perEndpoint: number;
+  /** Slots it gives an endpoint whose last attempts failed (failing_since set): a dead endpoint holds one. */
+  degradedPerEndpoint: number;
+  /** Slots left for failing endpoints all together (0 = claim none of theirs now). */
+  degradedFree: number;
+  /** Endpoints with attempts in flight here, and how many slots each has left (0 = skip it). */
+  busy: ReadonlyMap<string, number>;
+  leaseMs: number;
+}
+
+/** What one attempt did to its delivery. */
+export interface AttemptRecord {
+  attemptedAt: Date;
+  statusCode: number | null;
+  latencyMs: number | null;
+  responseExcerpt: string | null;
+  error: string | null;
+  /** The delivery after it: still pending (with the next attempt's time) or finished. */
+  next: { status: 'pending'; nextAttemptAt: Date } | { status: 'succeeded' } | { status: 'failed'; reason: string };
+}
+
+interface ClaimRow {
+  id: string;
+  kind: DeliveryKind;
+  attempt_count: number;
+  endpoint_id: string;
+  merchant_id: string;
+  environment: 'live' | 'test';
+  url: string;
+  endpoint_status: 'enabled' | 'disabled';
+  deleted_at: Date | null;
+  auto_disabled_at: Date | null;
+  secret_encrypted: string;
+  previous_secret_encrypted: string | null;
+  previous_secret_expires_at: Date | null;
+  event_id: string;
+  event_type: string;
+  scheme: WebhookScheme;
+  body: string;
+  degraded: boolean;
+}
+
+/** Candidates looked at per claim, per slot asked for: room for endpoints whose slots are full. */
+const SCAN_FACTOR = 4;
+
+/** Deliveries and attempts: scheduling, claiming with a lease, recording what each attempt did. */
+export class DeliveriesRepository {
+  constructor(private readonly db: WebhooksDatabase) {}
+
+  /**
+   * Claims due deliveries for this instance: rows are locked `FOR UPDATE SKIP LOCKED` while the lease is set, so
+   * two instances never claim the same one, and a claimed row is not due again until its lease ends (a crashed
+   * instance's claims come back after WEBHOOK_LEASE_MS). Endpoints with no free slot here are skipped in the
+   * scan itself, so a slow endpoint's backlog never hides the deliveries of the others; failing endpoints get
+   * fewer slots, and together only a share of the instance's, so many dead endpoints cannot fill it either.
+   */
+  async claim(request: ClaimRequest): Promise<ClaimedDelivery[]> {
+    if (request.limit <= 0) return [];
+    const full = [...request.busy].filter(([, free]) => free <= 0).map(([id]) => id);
+    const partial = [...request.busy].filter(([, free]) => free > 0);
+    const leaseToken = randomUUID();
+    const t = (name: string) => this.db.table(name);
+    const rows = (await this.db.dataSource.query(
+      `WITH candidates AS (
+         SELECT d.id, d.endpoint_id, d.next_attempt_at, (ep.failing_since IS NOT NULL) AS degraded
+         FROM ${t('deliveries')} d JOIN ${t('endpoints')} ep ON ep.id = d.endpoint_id
+         WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+           AND (d.locked_until IS NULL OR d.locked_until < now())
+           AND NOT (d.endpoint_id = ANY($1::text[]))
+           AND ($9::int > 0 OR ep.failing_since IS NULL)
+         ORDER BY d.next_attempt_at
+         LIMIT $2
+         FOR UPDATE OF d SKIP LOCKED
+       ), ranked AS (
+         SELECT c.id, c.next_attempt_at, c.degraded,
+                row_number() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.id) AS rank,
+                COALESCE(busy.free, CASE WHEN c.degraded THEN $10::int ELSE $3::int END) AS free
+         FROM candidates c
+         LEFT JOIN unnest($4::text[], $5::int[]) AS busy(endpoint_id, free) ON busy.endpoint_id = c.endpoint_id
+       ), eligible AS (
+         SELECT id, next_attempt_at, degraded,
+                sum(CASE WHEN degraded THEN 1 ELSE 0 END) OVER (ORDER BY next_attempt_at, id) AS degraded_seq
+         FROM ranked WHERE rank <= free
+       ), chosen AS (
+         SELECT id FROM eligible WHERE NOT degraded OR degraded_seq <= $9::int ORDER BY next_attempt_at LIMIT $6
+       )
+       UPDATE ${t('deliveries')} d
+       SET locked_until = now() + $7::int * interval '1 millisecond', lease_token = $8
+       FROM chosen, ${t('endpoints')} ep, ${t('events')} ev
+       WHERE d.id = chosen.id AND ep.id = d.endpoint_id AND ev.id = d.event_id
+       RETURNING d.id, d.kind, d.attempt_count, ep.id AS endpoint_id, ep.merchant_id, ep.environment, ep.url,
+                 ep.status AS endpoint_status, ep.deleted_at, ep.auto_disabled_at, ep.secret_encrypted,
+                 ep.previous_secret_encrypted, ep.previous_secret_expires_at, (ep.failing_since IS NOT NULL) AS degraded,
+                 ev.id AS event_id, ev.type AS event_type, ev.scheme, ev.body`,
+      [
+        full,
+        request.limit * SCAN_FACTOR,
+        request.perEndpoint,
+        partial.map(([id]) => id),
+        partial.map(([, free]) => free),
+        request.limit,
+        request.leaseMs,
+        leaseToken,
+        request.degradedFree,
+        request.degradedPerEndpoint,
+      ],
+    )) as [ClaimRow[], number] | ClaimRow[];
+    // UPDATE ... RETURNING comes back as [rows, count] from the pg driver through TypeORM.
+    const returned = (Array.isArray(rows[0]) ? rows[0] : rows) as ClaimRow[];
+    return returned.map((row) => ({
+      id: row.id,
+      leaseToken,
+      kind: row.kind,
+      attemptCount: row.attempt_count,
+      endpoint: {
+        id: row.endpoint_id,
+        merchant_id: row.merchant_id,
+        environment: row.environment,
+        url: row.url,
+        status: row.endpoint_status,
+        deleted_at: row.deleted_at,
+        auto_disabled_at: row.auto_disabled_at,
+        secret_encrypted: row.secret_encrypted,
+        previous_secret_encrypted: row.previous_secret_encrypted,
+        previous_secret_expires_at: row.previous_secret_expires_at,
+      },
+      event: { id: row.event_id, type: row.event_type, scheme: row.scheme, body: row.body },
+      degraded: row.degraded,
+    }));
+  }
+
+  /**
+   * Stores the attempt and moves the delivery on, if this instance still holds its lease (false otherwise: the
+   * attempt is kept as history, the delivery's state is left to whoever holds it now).
+   */
+  async recordAttempt(manager: EntityManager, claimed: ClaimedDelivery, record: AttemptRecord): Promise<boolean> {
+    const next = record.next;
+    await manager.query(
+      `INSERT INTO ${this.db.table('attempts')}
+         (delivery_id, attempt_number, attempted_at, status_code, latency_ms, response_excerpt, error, next_attempt_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [
+        claimed.id,
+        claimed.attemptCount + 1,
+        record.attemptedAt,
+        record.statusCode,
+        record.latencyMs,
+        record.responseExcerpt,
+        record.error,
+        next.status === 'pending' ? next.nextAttemptAt : null,
+      ],
+    );
+    const updated = (await manager.query(
+      `UPDATE ${this.db.table('deliveries')}
+       SET attempt_count = attempt_count + 1, status = $3, next_attempt_at = $4, locked_until = NULL, lease_token = NULL,
+           finished_at = CASE WHEN $3 = 'pending' THEN NULL ELSE $5::timestamptz END, failure_reason = $6
+       WHERE id = $1 AND lease_token = $2 AND status = 'pending'
+       RETURNING id`,
+      [
+        claimed.id,
+        claimed.leaseToken,
+        next.status,
+        next.status === 'pending' ? next.nextAttemptAt : null,
+        record.attemptedAt,
+        next.status === 'failed' ? next.reason : null,
+      ],
+    )) as [unknown[], number];
+    return updated[1] > 0;
+  }
+
+  /** Ends a claimed delivery without an attempt (its endpoint was disabled or deleted meanwhile). */
+  async abandon(claimed: ClaimedDelivery, reason: string): Promise<void> {
+    await this.db.dataSource.query(
+      `UPDATE ${this.db.table('deliveries')}
+       SET status = 'failed', next_attempt_at = NULL, locked_until = NULL, lease_token = NULL, finished_at = now(),
+           failure_reason = $3
+       WHERE id = $1 AND lease_token = $2 AND status = 'pending'`,
+      [claimed.id, claimed.leaseToken, reason],
+    );
+  }
+
+  /** Gives a claim back unattempted (shutting down before it was sent): due again at once. */
+  async release(claimed: ClaimedDelivery): Promise<void> {
+    await this.db.dataSource.query(
+      `UPDATE ${this.db.table('deliveries')} SET locked_until = NULL, lease_token = NULL WHERE id = $1 AND lease_token = $2`,
+      [claimed.id, claimed.leaseToken],
+    );
+  }
+
+  /** Ends every pending delivery of an endpoint that stopped being active; they are replayed if it comes back. */
+  async failPending(manager: EntityManager, endpointId: string, reason: string): Promise<number> {
+    const result = (await manager.query(
+      `UPDATE ${this.db.table('deliveries')}
+       SET status = 'failed', next_attempt_at = NULL, locked_until = NULL, lease_token = NULL, finished_at = now(),
+           failure_reason = $2
+       WHERE endpoint_id = $1 AND status = 'pending'`,
+      [endpointId, reason],
+    )) as [unknown[], number];
+    return result[1];
+  }
+
+  /** First sends of an event to every active endpoint of its merchant and environment that takes its type. */
+  async scheduleFirstSends(manager: EntityManager, event: { id: string; type: string; merchantId: string; environment: string }): Promise<number> {
+    const endpoints = (await manager.query(
+      `SELECT ep.id FROM ${this.db.table('endpoints')} ep
+       WHERE ep.merchant_id = $1 AND ep.environment = $2 AND ${activeEndpointSql('ep')}
+         AND (ep.events IS NULL OR $3 = ANY(ep.events))
+       ORDER BY ep.id`,
+      [event.merchantId, event.environment, event.type],
+    )) as Array<{ id: string }>;
+    if (endpoints.length === 0) return 0;
+    const result = (await manager.query(
+      `INSERT INTO ${this.db.table('deliveries')} (id, endpoint_id, event_id, kind, status, next_attempt_at)
+       SELECT d.id, d.endpoint_id, $3, 'first', 'pending', now()
+       FROM unnest($1::text[], $2::text[]) AS d(id, endpoint_id)
+       ON CONFLICT (endpoint_id, event_id) WHERE kind = 'first' DO NOTHING
+       RETURNING id`,
+      [endpoints.map(() => newDeliveryId()), endpoints.map((e) => e.id), event.id],
+    )) as unknown[];
+    return result.length;
+  }
+
+  /** New pending deliveries of `eventIds` to one endpoint (resend, replay, test), due now. */
+  async schedule(manager: EntityManager, endpointId: string, eventIds: readonly string[], kind: Exclude<DeliveryKind, 'first'>): Promise<string[]> {
+    if (eventIds.length === 0) return [];
+    const ids = eventIds.map(() => newDeliveryId());
+    await manager.query(
+      `INSERT INTO ${this.db.table('deliveries')} (id, endpoint_id, event_id, kind, status, next_attempt_at)
+       SELECT d.id, $3, d.event_id, $4, 'pending', now()
+       FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS d(id, event_id, n)
+       ORDER BY d.n`,
+      [ids, eventIds, endpointId, kind],
+    );
+    return ids;
+  }
+}

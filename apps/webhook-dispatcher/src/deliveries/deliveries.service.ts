@@ -1,0 +1,233 @@
+import type {
+  DeliveryAttemptView,
+  DeliveryList,
+  DeliveryView,
+  EndpointScope,
+  ListDeliveriesCommand,
+  ReplayEndpointCommand,
+  ReplayResult,
+  ResendDeliveryCommand,
+  SendTestEventCommand,
+} from '@payments/contracts';
+import { newEventId } from '@payments/events';
+import { ApiError } from '@payments/platform';
+import { renderTestWebhook, TEST_EVENT_TYPE } from '@payments/webhooks';
+import type { EntityManager } from 'typeorm';
+import type { EndpointsRepository } from '../endpoints/endpoints.repository';
+import type { EventsRepository } from '../events/events.repository';
+import { isActive, type EndpointRow } from '../shared/endpoint-row';
+import type { WebhooksDatabase } from '../shared/webhooks-database';
+import type { DeliveriesRepository } from './deliveries.repository';
+
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 100;
+
+interface DeliveryRow {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  status: DeliveryView['status'];
+  attempt_count: number;
+  next_attempt_at: Date | null;
+  created_at: Date;
+}
+
+interface AttemptRow {
+  delivery_id: string;
+  attempted_at: Date;
+  status_code: number | null;
+  latency_ms: number | null;
+  response_excerpt: string | null;
+  error: string | null;
+}
+
+const invalid = (message: string, param: string) => new ApiError('invalid_request', message, param);
+
+function requireString(body: Record<string, unknown>, name: string): string {
+  const value = body[name];
+  if (typeof value !== 'string' || value.length === 0 || value.length > 255) throw invalid(`${name} is required.`, name);
+  return value;
+}
+
+function scopeOf(body: unknown): EndpointScope {
+  if (typeof body !== 'object' || body === null) throw new ApiError('invalid_request', 'The command has no body.');
+  const fields = body as Record<string, unknown>;
+  const environment = requireString(fields, 'environment');
+  if (environment !== 'live' && environment !== 'test') throw invalid('environment must be live or test.', 'environment');
+  return { merchant_id: requireString(fields, 'merchant_id'), environment, endpoint_id: requireString(fields, 'endpoint_id') };
+}
+
+function parseTime(value: unknown, param: string): Date {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(Date.parse(value))) {
+    throw invalid(`${param} must be an ISO 8601 date-time.`, param);
+  }
+  return new Date(value);
+}
+
+/**
+ * The gateway's commands about deliveries, each scoped to one endpoint of one merchant and environment (an
+ * endpoint of someone else is not found): list deliveries with their attempts, resend one, replay a time range,
+ * send a signed test event.
+ */
+export class DeliveriesService {
+  constructor(
+    private readonly db: WebhooksDatabase,
+    private readonly endpoints: EndpointsRepository,
+    private readonly events: EventsRepository,
+    private readonly deliveries: DeliveriesRepository,
+    private readonly retentionDays: number,
+  ) {}
+
+  async list(command: ListDeliveriesCommand): Promise<DeliveryList> {
+    const scope = scopeOf(command);
+    const limit = command.limit ?? DEFAULT_LIMIT;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw invalid(`limit must be 1 to ${MAX_LIMIT}.`, 'limit');
+    const manager = this.db.dataSource.manager;
+    await this.requireEndpoint(manager, scope);
+    const t = (name: string) => this.db.table(name);
+    const params: unknown[] = [scope.endpoint_id, limit + 1];
+    let after = '';
+    if (command.starting_after !== undefined) {
+      const cursor = (await manager.query(`SELECT 1 FROM ${t('deliveries')} WHERE id = $1 AND endpoint_id = $2`, [
+        command.starting_after,
+        scope.endpoint_id,
+      ])) as unknown[];
+      if (cursor.length === 0) throw invalid('starting_after is not a delivery of this endpoint.', 'starting_after');
+      params.push(command.starting_after);
+      // Compared in SQL: created_at has microseconds, a JavaScript Date only milliseconds.
+      after = `AND (d.created_at, d.id) < (SELECT created_at, id FROM ${t('deliveries')} WHERE id = $3)`;
+    }
+    const rows = (await manager.query(
+      `SELECT d.id, d.endpoint_id, d.event_id, ev.type AS event_type, d.status, d.attempt_count, d.next_attempt_at, d.created_at
+       FROM ${t('deliveries')} d JOIN ${t('events')} ev ON ev.id = d.event_id
+       WHERE d.endpoint_id = $1 ${after}
+       ORDER BY d.created_at DESC, d.id DESC
+       LIMIT $2`,
+      params,
+    )) as DeliveryRow[];
+    const page = rows.slice(0, limit);
+    return { object: 'list', data: await this.views(manager, page), has_more: rows.length > limit };
+  }
+
+  /** A new delivery of the same event (same id and body) to the endpoint, due now. */
+  async resend(command: ResendDeliveryCommand): Promise<DeliveryView> {
+    const scope = scopeOf(command);
+    const deliveryId = requireString(command as unknown as Record<string, unknown>, 'delivery_id');
+    return this.db.dataSource.transaction(async (manager) => {
+      const endpoint = await this.requireEndpoint(manager, scope);
+      this.requireActive(endpoint);
+      const original = (await manager.query(`SELECT event_id FROM ${this.db.table('deliveries')} WHERE id = $1 AND endpoint_id = $2`, [
+        deliveryId,
+        endpoint.id,
+      ])) as Array<{ event_id: string }>;
+      if (original.length === 0) throw new ApiError('not_found', `No such delivery: ${deliveryId}`, 'delivery_id');
+      const [id] = await this.deliveries.schedule(manager, endpoint.id, [original[0]!.event_id], 'resend');
+      await this.db.notifyDeliveries(manager);
+      return this.view(manager, id!);
+    });
+  }
+
+  /** New deliveries of every event of the endpoint that occurred in [from, to) (events are kept 30 days). */
+  async replay(command: ReplayEndpointCommand): Promise<ReplayResult> {
+    const scope = scopeOf(command);
+    const from = parseTime(command.from, 'from');
+    const requestedTo = parseTime(command.to, 'to');
+    if (from.getTime() >= requestedTo.getTime()) throw invalid('from must be before to.', 'from');
+    const now = new Date();
+    const oldest = now.getTime() - this.retentionDays * 24 * 3600 * 1000;
+    if (from.getTime() < oldest) throw invalid(`Events are kept ${this.retentionDays} days: from must be within them.`, 'from');
+    const to = new Date(Math.min(requestedTo.getTime(), now.getTime()));
+    return this.db.dataSource.transaction(async (manager) => {
+      const endpoint = await this.requireEndpoint(manager, scope);
+      this.requireActive(endpoint);
+      const eventIds = await this.events.idsInRange(manager, endpoint, from, to);
+      await this.deliveries.schedule(manager, endpoint.id, eventIds, 'replay');
+      if (eventIds.length > 0) await this.db.notifyDeliveries(manager);
+      return { object: 'webhook_replay', endpoint_id: endpoint.id, from: from.toISOString(), to: to.toISOString(), scheduled: eventIds.length };
+    });
+  }
+
+  /** A signed `webhook_endpoint.test` event to the endpoint (one attempt; also to a disabled endpoint). */
+  async sendTest(command: SendTestEventCommand): Promise<DeliveryView> {
+    const scope = scopeOf(command);
+    return this.db.dataSource.transaction(async (manager) => {
+      const endpoint = await this.requireEndpoint(manager, scope);
+      const now = new Date();
+      const id = newEventId();
+      const rendered = renderTestWebhook({
+        id,
+        endpoint: { id: endpoint.id, url: endpoint.url, environment: endpoint.environment, sequence: endpoint.sequence },
+        occurredAt: now,
+      });
+      await this.events.insert(manager, {
+        id,
+        merchantId: endpoint.merchant_id,
+        environment: endpoint.environment,
+        type: TEST_EVENT_TYPE,
+        aggregateId: endpoint.id,
+        sequence: endpoint.sequence,
+        occurredAt: now,
+        scheme: rendered.scheme,
+        body: rendered.body,
+        endpointId: endpoint.id,
+      });
+      const [deliveryId] = await this.deliveries.schedule(manager, endpoint.id, [id], 'test');
+      await this.db.notifyDeliveries(manager);
+      return this.view(manager, deliveryId!);
+    });
+  }
+
+  private async requireEndpoint(manager: EntityManager, scope: EndpointScope): Promise<EndpointRow> {
+    const endpoint = await this.endpoints.findInScope(manager, scope);
+    if (!endpoint) throw new ApiError('not_found', `No such webhook endpoint: ${scope.endpoint_id}`, 'endpoint_id');
+    return endpoint;
+  }
+
+  private requireActive(endpoint: EndpointRow): void {
+    if (!isActive(endpoint)) throw new ApiError('invalid_state', 'The webhook endpoint is disabled; enable it first.');
+  }
+
+  private async view(manager: EntityManager, deliveryId: string): Promise<DeliveryView> {
+    const rows = (await manager.query(
+      `SELECT d.id, d.endpoint_id, d.event_id, ev.type AS event_type, d.status, d.attempt_count, d.next_attempt_at, d.created_at
+       FROM ${this.db.table('deliveries')} d JOIN ${this.db.table('events')} ev ON ev.id = d.event_id WHERE d.id = $1`,
+      [deliveryId],
+    )) as DeliveryRow[];
+    const [view] = await this.views(manager, rows);
+    return view!;
+  }
+
+  private async views(manager: EntityManager, rows: DeliveryRow[]): Promise<DeliveryView[]> {
+    if (rows.length === 0) return [];
+    const attempts = (await manager.query(
+      `SELECT delivery_id, attempted_at, status_code, latency_ms, response_excerpt, error
+       FROM ${this.db.table('attempts')} WHERE delivery_id = ANY($1::text[]) ORDER BY id`,
+      [rows.map((row) => row.id)],
+    )) as AttemptRow[];
+    const byDelivery = new Map<string, DeliveryAttemptView[]>();
+    for (const attempt of attempts) {
+      const list = byDelivery.get(attempt.delivery_id) ?? [];
+      list.push({
+        attempted_at: attempt.attempted_at.toISOString(),
+        status_code: attempt.status_code,
+        latency_ms: attempt.latency_ms,
+        response_excerpt: attempt.response_excerpt,
+        error: attempt.error,
+      });
+      byDelivery.set(attempt.delivery_id, list);
+    }
+    return rows.map((row) => ({
+      id: row.id,
+      object: 'webhook_delivery',
+      endpoint_id: row.endpoint_id,
+      event_id: row.event_id,
+      event_type: row.event_type,
+      status: row.status,
+      attempt_count: row.attempt_count,
+      next_attempt_at: row.status === 'pending' && row.next_attempt_at !== null ? row.next_attempt_at.toISOString() : null,
+      created_at: row.created_at.toISOString(),
+      attempts: byDelivery.get(row.id) ?? [],
+    }));
+  }
+}

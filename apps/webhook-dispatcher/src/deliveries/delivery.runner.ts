@@ -1,0 +1,133 @@
+import { Logger } from '@nestjs/common';
+import { failingTooLong, nextStep, signedWebhookHeaders, type NextStep } from '@payments/webhooks';
+import type { EntityManager } from 'typeorm';
+import type { AutoDisableReason, EndpointsRepository } from '../endpoints/endpoints.repository';
+import { isActive } from '../shared/endpoint-row';
+import { webhookAttemptDuration, webhookAttempts, webhookEndpointsDisabled } from '../shared/webhooks-metrics';
+import type { WebhooksDatabase } from '../shared/webhooks-database';
+import type { AttemptRecord, ClaimedDelivery, DeliveriesRepository } from './deliveries.repository';
+import { signingSecrets } from './signing-secrets';
+import type { SendResult, WebhookSender } from './webhook.sender';
+
+export interface DeliveryRunnerSettings {
+  userAgent: string;
+  retryScheduleMs: readonly number[];
+  disableAfterMs: number;
+  secretsKey: Buffer;
+}
+
+export type AttemptResult = NextStep['action'] | 'abandoned' | 'lease_lost';
+
+/**
+ * Makes one attempt of a claimed delivery and records it: signs the stored body afresh (current secret, plus the
+ * previous one during a roll), sends it, stores the attempt and decides what comes next, all in one transaction
+ * guarded by the lease. Endpoint health follows from it: a success clears the failing streak, a 410 disables the
+ * endpoint at once, and failing without a success for WEBHOOK_DISABLE_AFTER_MS disables it too; each disabling
+ * ends its pending deliveries and leaves an e-mail notification row for the merchant.
+ */
+export class DeliveryRunner {
+  private readonly logger = new Logger('DeliveryRunner');
+
+  constructor(
+    private readonly db: WebhooksDatabase,
+    private readonly deliveries: DeliveriesRepository,
+    private readonly endpoints: EndpointsRepository,
+    private readonly sender: WebhookSender,
+    private readonly settings: DeliveryRunnerSettings,
+  ) {}
+
+  async run(claimed: ClaimedDelivery): Promise<AttemptResult> {
+    const endpoint = claimed.endpoint;
+    // A test event may go to a disabled endpoint (to check it works again); nothing goes to a deleted one.
+    const deliverable = claimed.kind === 'test' ? endpoint.deleted_at === null : isActive(endpoint);
+    if (!deliverable) {
+      await this.deliveries.abandon(claimed, endpoint.deleted_at !== null ? 'endpoint_deleted' : 'endpoint_disabled');
+      return 'abandoned';
+    }
+
+    const attemptedAt = new Date();
+    const result = await this.attempt(claimed, attemptedAt);
+    webhookAttemptDuration.observe((result.latencyMs ?? 0) / 1000);
+    const attemptNumber = claimed.attemptCount + 1;
+    let step = nextStep(result.outcome, attemptNumber, { schedule: this.settings.retryScheduleMs, now: new Date() });
+    // A test event gets one attempt: it answers "does the endpoint work now", it is not a delivery to insist on.
+    if (claimed.kind === 'test' && step.action === 'retry') step = { action: 'failed' };
+
+    const recorded = await this.db.dataSource.transaction(async (manager) => {
+      const kept = await this.deliveries.recordAttempt(manager, claimed, this.record(result, attemptedAt, step));
+      if (!kept || claimed.kind === 'test') return kept;
+      if (step.action === 'succeeded') {
+        await this.endpoints.markHealthy(manager, endpoint.id);
+      } else if (step.action === 'endpoint_gone') {
+        await this.disable(manager, endpoint.id, 'gone', attemptedAt, { status_code: 410, delivery_id: claimed.id });
+      } else {
+        const failingSince = await this.endpoints.markFailing(manager, endpoint.id, attemptedAt);
+        if (failingTooLong(failingSince, new Date(), this.settings.disableAfterMs)) {
+          await this.disable(manager, endpoint.id, 'failing', failingSince!, { failing_since: failingSince!.toISOString() });
+        }
+      }
+      return kept;
+    });
+    if (!recorded) {
+      // Another instance took the delivery over after this lease ran out (the attempt outlived it).
+      this.logger.warn({ delivery: claimed.id }, 'lease lost before the attempt was recorded; the attempt is kept as history only');
+      return 'lease_lost';
+    }
+    webhookAttempts.inc({ result: result.refused ? 'refused' : step.action });
+    if (step.action !== 'succeeded') {
+      this.logger.log(
+        { delivery: claimed.id, endpoint: endpoint.id, attempt: attemptNumber, status: result.statusCode, error: result.error, next: step },
+        'webhook attempt failed',
+      );
+    }
+    return step.action;
+  }
+
+  private async attempt(claimed: ClaimedDelivery, at: Date): Promise<SendResult> {
+    let secrets: string[];
+    try {
+      secrets = signingSecrets(claimed.endpoint, at, this.settings.secretsKey);
+    } catch (error) {
+      // A key mismatch between gateway and dispatcher: nothing can be signed; retried on the schedule, loudly.
+      this.logger.error({ err: error, endpoint: claimed.endpoint.id }, 'cannot decrypt the endpoint secret (WEBHOOK_SECRETS_KEY differs from the gateway?)');
+      const message = 'signing secret unavailable';
+      return { outcome: { kind: 'error', error: message }, statusCode: null, latencyMs: null, responseExcerpt: null, error: message };
+    }
+    const headers = signedWebhookHeaders({
+      scheme: claimed.event.scheme,
+      eventId: claimed.event.id,
+      eventType: claimed.event.type,
+      body: claimed.event.body,
+      timestamp: Math.floor(Date.now() / 1000),
+      secrets,
+      userAgent: this.settings.userAgent,
+    });
+    return this.sender.send(claimed.endpoint.url, claimed.event.body, headers);
+  }
+
+  private record(result: SendResult, attemptedAt: Date, step: NextStep): AttemptRecord {
+    const next: AttemptRecord['next'] =
+      step.action === 'succeeded'
+        ? { status: 'succeeded' }
+        : step.action === 'retry'
+          ? { status: 'pending', nextAttemptAt: new Date(Date.now() + step.delayMs) }
+          : { status: 'failed', reason: step.action === 'endpoint_gone' ? 'endpoint_gone' : 'attempts_exhausted' };
+    return {
+      attemptedAt,
+      statusCode: result.statusCode,
+      latencyMs: result.latencyMs,
+      responseExcerpt: result.responseExcerpt,
+      error: result.error,
+      next,
+    };
+  }
+
+  private async disable(manager: EntityManager, endpointId: string, reason: AutoDisableReason, replayFrom: Date, detail: Record<string, unknown>): Promise<void> {
+    const endpoint = await this.endpoints.autoDisable(manager, endpointId, reason, replayFrom);
+    if (!endpoint) return;
+    await this.deliveries.failPending(manager, endpointId, reason === 'gone' ? 'endpoint_gone' : 'endpoint_failing');
+    await this.endpoints.addDisabledNotification(manager, endpoint, reason, detail);
+    webhookEndpointsDisabled.inc({ reason });
+    this.logger.warn({ endpoint: endpointId, merchant: endpoint.merchant_id, reason }, 'webhook endpoint disabled');
+  }
+}

@@ -1,0 +1,198 @@
+import { Logger } from '@nestjs/common';
+import { backoffDelay } from '@payments/messaging';
+import { Client } from 'pg';
+import { listenConnectionConfig } from '../shared/listen-connection';
+import type { WebhooksDatabase } from '../shared/webhooks-database';
+import { webhookInFlight } from '../shared/webhooks-metrics';
+import type { ClaimedDelivery, DeliveriesRepository } from './deliveries.repository';
+
+export interface DeliveryWorkerOptions {
+  /** Attempts in flight per endpoint in this instance. */
+  perEndpoint: number;
+  /** Attempts in flight per failing endpoint (its last attempt failed): default 1. */
+  degradedPerEndpoint?: number;
+  /** Share of maxInFlight that failing endpoints may hold together: default 1/4. */
+  degradedShare?: number;
+  /** Attempts in flight in this instance. */
+  maxInFlight: number;
+  /** Longest wait between two looks for due deliveries (retries come due without a notification). */
+  pollIntervalMs: number;
+  leaseMs: number;
+}
+
+export type AttemptRunner = (claimed: ClaimedDelivery) => Promise<unknown>;
+
+/** A wait that a notify() ends early; a notify while nobody waits is kept for the next wait. */
+class Wakeup {
+  private pending = false;
+  private release?: () => void;
+
+  notify(): void {
+    if (this.release) {
+      const release = this.release;
+      this.release = undefined;
+      release();
+    } else {
+      this.pending = true;
+    }
+  }
+
+  wait(ms: number): Promise<void> {
+    if (this.pending) {
+      this.pending = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.release = undefined;
+        resolve();
+      }, ms);
+      this.release = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+}
+
+/**
+ * Claims due deliveries and runs their attempts concurrently, within limits: WEBHOOK_MAX_IN_FLIGHT in all and
+ * WEBHOOK_ENDPOINT_CONCURRENCY per endpoint, so an endpoint that hangs holds only its own slots while the others
+ * keep flowing. An endpoint that is failing (no success since its last failure) gets one slot, and failing
+ * endpoints together at most a quarter of the instance's, so even many dead endpoints leave room for the rest. Every schedule lives in Postgres (next_attempt_at, lease), none in memory: a restart or a crash
+ * loses nothing, and several instances share the work. Woken by NOTIFY when deliveries are created and when an
+ * attempt of its own finishes, and otherwise polls every WEBHOOK_POLL_INTERVAL_MS.
+ */
+export class DeliveryWorker {
+  private readonly logger = new Logger('DeliveryWorker');
+  private readonly wakeup = new Wakeup();
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly perEndpoint = new Map<string, { count: number; degraded: boolean }>();
+  private readonly degradedPerEndpoint: number;
+  private readonly degradedCap: number;
+  private stopping = false;
+  private loop?: Promise<void>;
+  private listener?: Client;
+  private listenRetry?: NodeJS.Timeout;
+
+  constructor(
+    private readonly db: WebhooksDatabase,
+    private readonly deliveries: DeliveriesRepository,
+    private readonly runAttempt: AttemptRunner,
+    private readonly options: DeliveryWorkerOptions,
+  ) {
+    this.degradedPerEndpoint = Math.min(options.degradedPerEndpoint ?? 1, options.perEndpoint);
+    this.degradedCap = Math.max(1, Math.floor(options.maxInFlight * (options.degradedShare ?? 0.25)));
+  }
+
+  start(): void {
+    if (this.loop) return;
+    void this.listen();
+    this.loop = this.run();
+  }
+
+  /** Stops claiming and waits for the attempts in flight (each bounded by the attempt timeout). */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.listenRetry);
+    this.wakeup.notify();
+    await this.loop;
+    await Promise.all(this.inFlight.values());
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.end().catch((error: unknown) => this.logger.warn({ err: error }, 'closing the LISTEN connection failed'));
+  }
+
+  /** Wakes the loop (tests and callers that just scheduled work in this process). */
+  poke(): void {
+    this.wakeup.notify();
+  }
+
+  stats(): { inFlight: number; endpoints: number } {
+    return { inFlight: this.inFlight.size, endpoints: this.perEndpoint.size };
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (!this.stopping) {
+      try {
+        const free = this.options.maxInFlight - this.inFlight.size;
+        if (free > 0) {
+          const busy = new Map<string, number>();
+          let degradedInFlight = 0;
+          for (const [endpointId, { count, degraded }] of this.perEndpoint) {
+            busy.set(endpointId, (degraded ? this.degradedPerEndpoint : this.options.perEndpoint) - count);
+            if (degraded) degradedInFlight += count;
+          }
+          const claimed = await this.deliveries.claim({
+            limit: free,
+            perEndpoint: this.options.perEndpoint,
+            degradedPerEndpoint: this.degradedPerEndpoint,
+            degradedFree: this.degradedCap - degradedInFlight,
+            busy,
+            leaseMs: this.options.leaseMs,
+          });
+          for (const delivery of claimed) this.launch(delivery);
+          failures = 0;
+          // Every free slot filled: more may be due right away.
+          if (claimed.length > 0 && claimed.length === free) continue;
+        }
+        await this.wakeup.wait(this.options.pollIntervalMs);
+      } catch (error) {
+        failures += 1;
+        const delayMs = backoffDelay(failures, 200, 10_000);
+        this.logger.error({ err: error, failures, retryInMs: delayMs }, 'claiming deliveries failed; retrying');
+        await this.wakeup.wait(delayMs);
+      }
+    }
+  }
+
+  private launch(delivery: ClaimedDelivery): void {
+    const endpointId = delivery.endpoint.id;
+    const slot = this.perEndpoint.get(endpointId) ?? { count: 0, degraded: false };
+    // The latest claim tells whether the endpoint is failing now.
+    this.perEndpoint.set(endpointId, { count: slot.count + 1, degraded: delivery.degraded });
+    webhookInFlight.inc();
+    const running = this.runAttempt(delivery)
+      .then(
+        () => undefined,
+        (error: unknown) =>
+          // The lease runs out and the delivery is claimed again: at worst one more attempt, never a lost one.
+          this.logger.error({ err: error, delivery: delivery.id }, 'delivery attempt failed to complete; it is retried after its lease'),
+      )
+      .finally(() => {
+        this.inFlight.delete(delivery.id);
+        const current = this.perEndpoint.get(endpointId);
+        if (!current || current.count <= 1) this.perEndpoint.delete(endpointId);
+        else this.perEndpoint.set(endpointId, { ...current, count: current.count - 1 });
+        webhookInFlight.dec();
+        this.wakeup.notify();
+      });
+    this.inFlight.set(delivery.id, running);
+  }
+
+  /** LISTEN on the deliveries channel; reconnects after a lost connection (the poll covers the gap). */
+  private async listen(): Promise<void> {
+    if (this.stopping) return;
+    const client = new Client(listenConnectionConfig(this.db.dataSource, 'webhook-worker'));
+    const retry = (error: unknown) => {
+      if (this.listener !== client && this.listener !== undefined) return;
+      this.listener = undefined;
+      if (this.stopping) return;
+      this.logger.warn({ err: error }, 'deliveries LISTEN connection lost; reconnecting (polling meanwhile)');
+      client.end().catch((endError: unknown) => this.logger.debug({ err: endError }, 'closing a broken LISTEN connection failed'));
+      this.listenRetry = setTimeout(() => void this.listen(), 1000);
+    };
+    client.on('error', retry);
+    client.on('notification', () => this.wakeup.notify());
+    this.listener = client;
+    try {
+      await client.connect();
+      await client.query(`LISTEN "${this.db.deliveriesChannel}"`);
+      // Anything created while not listening is found by this look.
+      this.wakeup.notify();
+    } catch (error) {
+      retry(error);
+    }
+  }
+}

@@ -1,0 +1,79 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { WebhookEndpointSnapshot } from '@payments/contracts';
+import { GATEWAY_EVENT_TYPES, type EventEnvelope } from '@payments/events';
+import type { EntityManager } from 'typeorm';
+import { DeliveriesRepository } from '../deliveries/deliveries.repository';
+import { EventsRepository } from '../events/events.repository';
+import { isActive, type EndpointRow } from '../shared/endpoint-row';
+import { WebhooksDatabase } from '../shared/webhooks-database';
+import { EndpointsRepository } from './endpoints.repository';
+
+export type EndpointEventOutcome = 'applied' | 'stale' | 'ignored';
+
+/**
+ * Keeps the dispatcher's copy of each endpoint from the gateway's `webhook_endpoint.*` events. An event older
+ * than the stored version (sequence) is ignored. An endpoint that stops being active has its pending deliveries
+ * ended; one that becomes active again gets what it missed meanwhile replayed. A newer enabled snapshot also
+ * lifts the dispatcher's own disabling (410 or failing for days): re-enabling is the merchant's word that the
+ * receiver works again.
+ */
+@Injectable()
+export class EndpointEventsHandler {
+  private readonly logger = new Logger('EndpointEvents');
+
+  constructor(
+    private readonly db: WebhooksDatabase,
+    private readonly endpoints: EndpointsRepository,
+    private readonly deliveries: DeliveriesRepository,
+    private readonly events: EventsRepository,
+  ) {}
+
+  async handle(envelope: EventEnvelope, manager: EntityManager): Promise<EndpointEventOutcome> {
+    if (!(envelope.type in GATEWAY_EVENT_TYPES) || !envelope.type.startsWith('webhook_endpoint.')) return 'ignored';
+    const snapshot = envelope.data as unknown as WebhookEndpointSnapshot;
+    if (snapshot.id !== envelope.aggregate_id || snapshot.merchant_id !== envelope.merchant_id || snapshot.environment !== envelope.environment) {
+      throw new Error(`endpoint event ${envelope.id}: data does not match the envelope's aggregate, merchant or environment`);
+    }
+
+    const existing = await this.endpoints.find(manager, snapshot.id, true);
+    if (existing && existing.sequence >= envelope.sequence) {
+      this.logger.debug({ endpoint: snapshot.id, stored: existing.sequence, got: envelope.sequence }, 'older endpoint event ignored');
+      return 'stale';
+    }
+
+    // The database's clock, the one events' received_at is stamped with (replays compare the two).
+    const [{ now }] = (await manager.query('SELECT now() AS now')) as [{ now: Date }];
+    const deleted = envelope.type === 'webhook_endpoint.deleted';
+    const enabled = !deleted && snapshot.status === 'enabled';
+    const next: Pick<EndpointRow, 'status' | 'deleted_at' | 'auto_disabled_at' | 'auto_disabled_reason' | 'inactive_since' | 'sequence'> = {
+      status: snapshot.status,
+      sequence: envelope.sequence,
+      deleted_at: deleted ? (existing?.deleted_at ?? now) : null,
+      auto_disabled_at: enabled ? null : (existing?.auto_disabled_at ?? null),
+      auto_disabled_reason: enabled ? null : (existing?.auto_disabled_reason ?? null),
+      inactive_since: existing?.inactive_since ?? null,
+    };
+    const wasActive = existing !== null && isActive(existing);
+    const nowActive = isActive(next);
+    if (!nowActive && (wasActive || existing === null)) next.inactive_since = now;
+    const replayFrom = existing !== null && !wasActive && nowActive ? existing.inactive_since : null;
+    if (nowActive) next.inactive_since = null;
+
+    await this.endpoints.save(manager, snapshot, next);
+
+    if (wasActive && !nowActive) {
+      const ended = await this.deliveries.failPending(manager, snapshot.id, deleted ? 'endpoint_deleted' : 'endpoint_disabled');
+      if (ended > 0) this.logger.log({ endpoint: snapshot.id, ended }, 'endpoint inactive: pending deliveries ended');
+    }
+    if (replayFrom !== null) {
+      const stored = (await this.endpoints.find(manager, snapshot.id))!;
+      const missed = await this.events.missedSince(manager, stored, replayFrom);
+      await this.deliveries.schedule(manager, snapshot.id, missed, 'replay');
+      if (missed.length > 0) {
+        await this.db.notifyDeliveries(manager);
+        this.logger.log({ endpoint: snapshot.id, replayed: missed.length }, 'endpoint enabled again: missed events replayed');
+      }
+    }
+    return 'applied';
+  }
+}

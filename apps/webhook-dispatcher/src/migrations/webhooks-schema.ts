@@ -1,0 +1,5 @@
+import { MESSAGING_MIGRATIONS } from '@payments/messaging';
+import { WebhooksTables1763900000000 } from './1763900000000-webhooks-tables.migration';
+
+/** Every migration of the webhooks schema, in order (the service runs them at boot; tests run the same list). */
+export const WEBHOOKS_MIGRATIONS = [...MESSAGING_MIGRATIONS, WebhooksTables1763900000000];

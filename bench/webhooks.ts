@@ -1,0 +1,273 @@
+// Webhook delivery throughput and latency, and what dead endpoints cost the healthy ones.
+//
+//   node -r ./tools/swc-register.js bench/webhooks.ts [--healthy 50] [--dead 10] [--rate 200] [--seconds 15]
+//     [--backlog 5000] [--timeout-ms 10000]
+//
+// The dispatcher's parts run in this process on a fresh database (no Kafka: events enter through the same
+// handler the consumer calls, in their own transactions): the delivery worker with the service's default limits,
+// the runner and the HTTP sender. Receivers are local servers built with the receiver library (they verify every
+// signature); dead receivers accept the connection and never answer, so each of their attempts runs into the
+// full timeout.
+//
+// Phases:
+//   1. paced: `rate` events/s spread over the healthy endpoints for `seconds`, no dead endpoints (after 5 s of
+//      unmeasured warm-up and ANALYZE);
+//   2. the same with the dead endpoints receiving their share of events too (and a backlog each);
+//   3. throughput: a backlog of `backlog` deliveries to the healthy endpoints drained while the dead ones hang.
+// Latency is from the start of the transaction that created the delivery to the receiver handing the verified
+// event over.
+import { Logger } from '@nestjs/common';
+import type { Server } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { newEnvelope, type EventEnvelope } from '@payments/events';
+import { randomBase62 } from '@payments/ids';
+import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import { createWebhookServer } from '@payments/webhook-receiver';
+import { DEVELOPMENT_WEBHOOK_SECRETS_KEY, encryptSecret, newWebhookSecret, parseSecretsKey } from '@payments/webhooks';
+import type { DataSource } from 'typeorm';
+import { DeliveriesRepository } from '../apps/webhook-dispatcher/src/deliveries/deliveries.repository';
+import { DeliveryRunner } from '../apps/webhook-dispatcher/src/deliveries/delivery.runner';
+import { DeliveryWorker } from '../apps/webhook-dispatcher/src/deliveries/delivery.worker';
+import { WebhookSender } from '../apps/webhook-dispatcher/src/deliveries/webhook.sender';
+import { EndpointEventsHandler } from '../apps/webhook-dispatcher/src/endpoints/endpoint-events.handler';
+import { EndpointsRepository } from '../apps/webhook-dispatcher/src/endpoints/endpoints.repository';
+import { EventsRepository } from '../apps/webhook-dispatcher/src/events/events.repository';
+import { PublicEventsHandler } from '../apps/webhook-dispatcher/src/events/public-events.handler';
+import { WEBHOOKS_MIGRATIONS } from '../apps/webhook-dispatcher/src/migrations/webhooks-schema';
+import { WebhooksDatabase } from '../apps/webhook-dispatcher/src/shared/webhooks-database';
+
+Logger.overrideLogger(['error']);
+
+function arg(name: string, fallback: number): number {
+  const at = process.argv.indexOf(`--${name}`);
+  if (at === -1) return fallback;
+  const value = Number(process.argv[at + 1]);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number`);
+  return value;
+}
+
+const HEALTHY = arg('healthy', 50);
+const DEAD = arg('dead', 10);
+const RATE = arg('rate', 200);
+const SECONDS = arg('seconds', 15);
+const BACKLOG = arg('backlog', 5000);
+const TIMEOUT_MS = arg('timeout-ms', 10_000);
+/** The service's defaults. */
+const LIMITS = { perEndpoint: 4, maxInFlight: 128, pollIntervalMs: 1000, leaseMs: 60_000 };
+const KEY = parseSecretsKey(DEVELOPMENT_WEBHOOK_SECRETS_KEY);
+
+interface Target {
+  merchant: string;
+  server: Server;
+  dead: boolean;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+function summary(latencies: number[]): string {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const f = (n: number) => (Number.isNaN(n) ? '-' : n.toFixed(1));
+  return `n ${sorted.length}  p50 ${f(percentile(sorted, 50))} ms  p90 ${f(percentile(sorted, 90))} ms  p99 ${f(percentile(sorted, 99))} ms  max ${f(sorted[sorted.length - 1] ?? NaN)} ms`;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function intentEvent(merchant: string): EventEnvelope<unknown> {
+  const id = `pi_test_${randomBase62()}`;
+  return newEnvelope({
+    type: 'payment_intent.created',
+    aggregate_id: id,
+    aggregate_type: 'payment_intent',
+    sequence: 1,
+    merchant_id: merchant,
+    environment: 'test',
+    correlation_id: 'bench',
+    data: { object: { id, object: 'payment_intent', status: 'requires_payment_method', amount: '74.00', currency: 'USD' } },
+  });
+}
+
+async function listen(server: Server): Promise<void> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+}
+
+async function main(): Promise<void> {
+  const database = await createTestDatabase('bench_webhooks');
+  try {
+    await run(database);
+  } finally {
+    await database.drop();
+  }
+}
+
+async function run(database: TestDatabase): Promise<void> {
+  const dataSource: DataSource = await database.dataSource('webhooks', WEBHOOKS_MIGRATIONS);
+  const db = new WebhooksDatabase(dataSource, 'webhooks');
+  const endpoints = new EndpointsRepository(db);
+  const events = new EventsRepository(db);
+  const deliveries = new DeliveriesRepository(db);
+  const endpointEvents = new EndpointEventsHandler(db, endpoints, deliveries, events);
+  const publicEvents = new PublicEventsHandler(db, events, deliveries);
+  const sender = new WebhookSender({ timeoutMs: TIMEOUT_MS, allowInsecure: true });
+  const runner = new DeliveryRunner(db, deliveries, endpoints, sender, {
+    userAgent: 'PaymentsWebhooks/1.0',
+    retryScheduleMs: [5000, 300_000],
+    disableAfterMs: 5 * 24 * 3600 * 1000,
+    secretsKey: KEY,
+  });
+
+  // Creation times by event id; the receivers compute the latency when the verified event arrives.
+  const committedAt = new Map<string, number>();
+  let latencies: number[] = [];
+  let received = 0;
+  let deadRequests = 0;
+  const targets: Target[] = [];
+  const hanging = new Set<import('node:http').ServerResponse>();
+  for (let i = 0; i < HEALTHY + DEAD; i += 1) {
+    const dead = i >= HEALTHY;
+    const merchant = `acct_bench_${i}`;
+    const secret = newWebhookSecret();
+    const server = dead
+      ? createServer((req, res) => {
+          req.resume();
+          hanging.add(res);
+          deadRequests += 1;
+          res.on('close', () => hanging.delete(res));
+        })
+      : createWebhookServer({
+          secret,
+          onEvent: (webhook) => {
+            const at = committedAt.get(webhook.id);
+            if (at !== undefined) latencies.push(Date.now() - at);
+            received += 1;
+          },
+        });
+    await listen(server);
+    targets.push({ merchant, server, dead });
+    const now = new Date().toISOString();
+    const endpointId = `we_${randomBase62()}`;
+    await dataSource.transaction((manager) =>
+      endpointEvents.handle(
+        newEnvelope({
+          type: 'webhook_endpoint.created',
+          aggregate_id: endpointId,
+          aggregate_type: 'webhook_endpoint',
+          sequence: 1,
+          merchant_id: merchant,
+          environment: 'test',
+          correlation_id: 'bench',
+          data: {
+            id: endpointId,
+            merchant_id: merchant,
+            environment: 'test',
+            url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+            events: null,
+            status: 'enabled',
+            secret_encrypted: encryptSecret(secret, KEY),
+            previous_secret_encrypted: null,
+            previous_secret_expires_at: null,
+            created_at: now,
+            updated_at: now,
+          },
+        }) as EventEnvelope,
+        manager,
+      ),
+    );
+  }
+  const healthy = targets.filter((t) => !t.dead);
+  const dead = targets.filter((t) => t.dead);
+
+  /** Inserts events for `merchants` (one each, in one transaction) and stamps their commit time. */
+  async function publish(merchants: string[]): Promise<void> {
+    const envelopes = merchants.map(intentEvent);
+    // Stamped before the transaction (a fast worker can deliver before commit() returns): includes the insert.
+    const at = Date.now();
+    for (const envelope of envelopes) committedAt.set(envelope.id, at);
+    await dataSource.transaction(async (manager) => {
+      for (const envelope of envelopes) await publicEvents.handle(envelope as EventEnvelope, manager);
+    });
+  }
+
+  const startWorker = () => {
+    const worker = new DeliveryWorker(db, deliveries, (claimed) => runner.run(claimed), LIMITS);
+    worker.start();
+    return worker;
+  };
+
+  /** `RATE` events/s to the healthy endpoints (and as many per endpoint to the dead ones when `withDead`). */
+  async function paced(label: string, withDead: boolean, seconds = SECONDS): Promise<void> {
+    latencies = [];
+    received = 0;
+    let next = 0;
+    let sent = 0;
+    const started = Date.now();
+    // Catches up after a slow tick, so the offered rate holds while the publisher keeps up.
+    while (Date.now() - started < seconds * 1000) {
+      const due = Math.floor(((Date.now() - started) / 1000) * RATE) - sent;
+      const batch: string[] = [];
+      for (let i = 0; i < due; i += 1) {
+        batch.push(healthy[next % healthy.length]!.merchant);
+        next += 1;
+        if (withDead && next % healthy.length === 0) batch.push(...dead.map((t) => t.merchant));
+      }
+      if (batch.length > 0) await publish(batch);
+      sent += due;
+      await sleep(20);
+    }
+    const elapsed = (Date.now() - started) / 1000;
+    const deadline = Date.now() + 30_000;
+    while (received < sent && Date.now() < deadline) await sleep(50);
+    if (label === '') return;
+    console.log(`${label}: ${received} of ${sent} healthy deliveries in ${elapsed.toFixed(1)} s (${(sent / elapsed).toFixed(0)}/s offered)`);
+    console.log(`  healthy latency  ${summary(latencies)}`);
+  }
+
+  // 1. Without dead endpoints (after a few unmeasured seconds: connections, caches, compiled code).
+  let worker = startWorker();
+  await paced('', false, 5);
+  // Fresh tables have no planner statistics until autovacuum gets to them; the service's tables have them.
+  await dataSource.query('ANALYZE webhooks.deliveries, webhooks.events, webhooks.endpoints, webhooks.attempts');
+  await paced('paced, healthy only', false);
+  await worker.stop();
+
+  // 2. With dead endpoints: each with a backlog that keeps its slots busy, plus new events during the run.
+  for (let i = 0; i < 20; i += 1) await publish(dead.map((t) => t.merchant));
+  worker = startWorker();
+  await paced(`paced, with ${DEAD} dead endpoints`, true);
+  const deadAttempts = (await dataSource.query(
+    `SELECT count(*)::int AS n FROM webhooks.attempts a JOIN webhooks.deliveries d ON d.id = a.delivery_id
+     JOIN webhooks.endpoints ep ON ep.id = d.endpoint_id WHERE ep.merchant_id LIKE 'acct_bench_%' AND a.status_code IS NULL`,
+  )) as Array<{ n: number }>;
+  console.log(`  dead endpoints: ${deadRequests} requests received, ${hanging.size} hanging at the end, ${deadAttempts[0]!.n} attempts timed out`);
+  await worker.stop();
+
+  // 3. Throughput: a backlog to the healthy endpoints while the dead ones keep hanging.
+  for (let sent = 0; sent < BACKLOG; sent += healthy.length) await publish(healthy.map((t) => t.merchant));
+  for (let i = 0; i < 5; i += 1) await publish(dead.map((t) => t.merchant));
+  received = 0;
+  latencies = [];
+  const total = Math.ceil(BACKLOG / healthy.length) * healthy.length;
+  const started = Date.now();
+  worker = startWorker();
+  while (received < total && Date.now() - started < 300_000) await sleep(20);
+  const seconds = (Date.now() - started) / 1000;
+  console.log(`throughput: ${received} deliveries to ${HEALTHY} healthy endpoints in ${seconds.toFixed(1)} s = ${(received / seconds).toFixed(0)}/s while ${DEAD} endpoints hang (${hanging.size} requests hanging at the end)`);
+  for (const res of hanging) res.destroy();
+  await worker.stop();
+  await sender.close();
+  for (const target of targets) {
+    target.server.closeAllConnections();
+    await new Promise<void>((resolve) => target.server.close(() => resolve()));
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

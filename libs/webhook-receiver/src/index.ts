@@ -1,0 +1,3 @@
+export * from './verify-webhook';
+export * from './event-id-store';
+export * from './webhook-handler';
