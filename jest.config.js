@@ -19,4 +19,4 @@ projects.push({
   ),
 });
 
-module.exports = { projects, testTimeout: 60000, globalSetup: './tools/jest-global-setup.js' };
+module.exports = { projects, testTimeout: 60000, globalSetup: './tools/jest-global-setup.js', globalTeardown: './tools/jest-global-teardown.js' };

@@ -88,7 +88,9 @@ async function breakdown(stack: Stack, run: () => Promise<Result>, command: stri
 
 async function main(): Promise<void> {
   console.log(`bench api: ${connections} connections, ${seconds} s each, ${new Date().toISOString()}`);
-  const stack = await startStack(['sessions', 'gateway'], { LOG_LEVEL: 'warn' });
+  // Settings under test can be passed through the environment (e.g. KAFKA_REPLY_PARTITIONS=1).
+  const passThrough = Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(KAFKA_|DB_POOL)/.test(k) && k !== 'KAFKA_BROKERS')) as Record<string, string>;
+  const stack = await startStack(['sessions', 'gateway'], { LOG_LEVEL: 'warn', ...passThrough });
   const base = await baseline(stack.db.url);
   try {
     const merchant = await stack.createMerchant({ verified: true, testLimit: 100_000, liveLimit: 100_000 });

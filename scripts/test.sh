@@ -35,4 +35,4 @@ npm run lint
 step "build"
 npm run build
 step "jest"
-npx jest --ci "$@"
+npx jest --ci --forceExit "$@"

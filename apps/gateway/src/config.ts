@@ -1,11 +1,8 @@
-import { ServiceConfig } from '@payments/config';
-import { DEVELOPMENT_WEBHOOK_SECRETS_KEY } from '@payments/webhooks';
-import { Transform } from 'class-transformer';
-import { IsBoolean, IsInt, IsUrl, Max, Min } from 'class-validator';
-import { IsWebhookSecretsKey, OffInProduction, parseFlag } from './webhook-endpoints/webhook-settings.validators';
+import { WebhookServiceConfig } from '@payments/config';
+import { IsInt, IsUrl, Max, Min } from 'class-validator';
 
-/** Settings of the gateway (environment variables; see README). */
-export class GatewayConfig extends ServiceConfig {
+/** Settings of the gateway (environment variables; see README); the webhook settings are shared with the dispatcher. */
+export class GatewayConfig extends WebhookServiceConfig {
   /** How long the gateway waits for a service's reply before answering 503 service_unavailable. */
   @IsInt()
   @Min(100)
@@ -48,22 +45,6 @@ export class GatewayConfig extends ServiceConfig {
   @Min(0)
   @Max(60000)
   IDEMPOTENCY_WAIT_MS: number = 10000;
-
-  /**
-   * AES-256-GCM key (32 bytes, base64) that encrypts webhook signing secrets at rest and in events; the
-   * webhook-dispatcher must have the same one. The default is a development key, refused in production.
-   */
-  @IsWebhookSecretsKey()
-  WEBHOOK_SECRETS_KEY: string = DEVELOPMENT_WEBHOOK_SECRETS_KEY;
-
-  /**
-   * Development only (refused in production): accept `http://` and loopback webhook URLs, so tests can run
-   * a receiver on this machine. Private, link-local and metadata addresses stay refused.
-   */
-  @Transform(parseFlag)
-  @IsBoolean()
-  @OffInProduction()
-  WEBHOOK_ALLOW_INSECURE_TARGETS: boolean = false;
 }
 
 export const GATEWAY_DEFAULTS = { PORT: '3000', DB_SCHEMA: 'gateway' };

@@ -91,7 +91,7 @@ describe('bad input never produces a 5xx', () => {
       { numRuns: 150 },
     );
     await fc.assert(
-      fc.asyncProperty(fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 191, maxLength: 400 }), async (key) => {
+      fc.asyncProperty(fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 191, maxLength: 400 }), async (key) => {
         expectErrorShape(await post('/api/v1/payment-intents', JSON.stringify({ amount: '5', currency: 'USD' }), { 'idempotency-key': key }), [400]);
       }),
       { numRuns: 100 },

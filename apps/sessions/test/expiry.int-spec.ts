@@ -1,12 +1,10 @@
-import { uniqueName } from '@payments/testing';
 import type { InvoiceResource, PaymentIntentResource } from '@payments/contracts';
-import { createHarness, intentCommand, invoiceCommand, type SessionsHarness } from './support/sessions-harness';
+import { createHarness, intentCommand, invoiceCommand, type SessionsHarness, testMerchant } from './support/sessions-harness';
 
 // The expiry job against a real Postgres: due sessions expire once through their aggregate, whoever runs it.
 describe('expiry job', () => {
   let h: SessionsHarness;
-  const merchant = uniqueName('acct');
-  const scope = { merchant_id: merchant, environment: 'test' as const };
+  const { merchant, scope } = testMerchant();
   /** Creating "301 s ago" with expires_in 300 gives a session that was due a second ago. */
   const DUE = -301_000;
 

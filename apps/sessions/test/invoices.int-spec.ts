@@ -1,13 +1,12 @@
 import { validateEnvelope } from '@payments/events';
 import { isPaymentId } from '@payments/ids';
 import { uniqueName } from '@payments/testing';
-import { BASE_URL, codeOf, createHarness, invoiceCommand, type SessionsHarness } from './support/sessions-harness';
+import { BASE_URL, codeOf, createHarness, invoiceCommand, type SessionsHarness, testMerchant } from './support/sessions-harness';
 
 // Invoice commands against a real Postgres: numbers, payments, events and outbox.
 describe('invoices', () => {
   let h: SessionsHarness;
-  const merchant = uniqueName('acct');
-  const scope = { merchant_id: merchant, environment: 'test' as const };
+  const { merchant, scope } = testMerchant();
 
   beforeAll(async () => {
     h = await createHarness();

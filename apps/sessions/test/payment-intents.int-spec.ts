@@ -2,13 +2,12 @@ import { validateEnvelope } from '@payments/events';
 import { isPaymentId } from '@payments/ids';
 import { uniqueName } from '@payments/testing';
 import { ConcurrencyError } from '../src/event-store/concurrency.error';
-import { BASE_URL, codeOf, createHarness, intentCommand, type SessionsHarness } from './support/sessions-harness';
+import { BASE_URL, codeOf, createHarness, intentCommand, type SessionsHarness, testMerchant } from './support/sessions-harness';
 
 // Payment intent commands against a real Postgres: events, read model, payments and outbox in one transaction.
 describe('payment intents', () => {
   let h: SessionsHarness;
-  const merchant = uniqueName('acct');
-  const scope = { merchant_id: merchant, environment: 'test' as const };
+  const { merchant, scope } = testMerchant();
 
   beforeAll(async () => {
     h = await createHarness();

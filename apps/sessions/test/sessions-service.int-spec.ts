@@ -2,14 +2,13 @@ import { STREAMS, topicName, validateEnvelope } from '@payments/events';
 import { collectMessages, createTestDatabase, freePort, startService, uniqueName, waitFor, type RunningService, type TestDatabase } from '@payments/testing';
 import type { InvoiceResource, PaymentIntentResource } from '@payments/contracts';
 import { connectCommandClient, type SessionsCommandClient } from './support/command-client';
-import { codeOf, createHarness, intentCommand, invoiceCommand, type SessionsHarness } from './support/sessions-harness';
+import { codeOf, createHarness, intentCommand, invoiceCommand, type SessionsHarness, testMerchant } from './support/sessions-harness';
 
 // Two built sessions services as separate processes on one database: commands over Kafka request/reply, the
 // expiry job acting once across both, and the outbox relay publishing the events.
 describe('sessions service', () => {
   const namespace = uniqueName('ses');
-  const merchant = uniqueName('acct');
-  const scope = { merchant_id: merchant, environment: 'test' as const };
+  const { merchant, scope } = testMerchant();
   let db: TestDatabase;
   const services: RunningService[] = [];
   let client: SessionsCommandClient;

@@ -1,24 +1,14 @@
-import { ServiceConfig } from '@payments/config';
-import { DEFAULT_RETRY_SCHEDULE_MS, DEVELOPMENT_WEBHOOK_SECRETS_KEY, DISABLE_AFTER_FAILING_MS } from '@payments/webhooks';
+import { WebhookServiceConfig } from '@payments/config';
+import { DEFAULT_RETRY_SCHEDULE_MS, DISABLE_AFTER_FAILING_MS } from '@payments/webhooks';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsInt, IsString, Matches, Max, Min } from 'class-validator';
-import { IsWebhookSecretsKey, LeaseLongerThanTimeout, OffInProduction, parseFlag, parseMillisList } from './config.validators';
+import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { LeaseLongerThanTimeout, parseMillisList } from './config.validators';
 
-/** Settings of the webhook-dispatcher service (environment variables; see README). */
-export class WebhookDispatcherConfig extends ServiceConfig {
-  /**
-   * AES-256-GCM key (32 bytes, base64) the endpoint secrets are encrypted with; the gateway has the same one.
-   * The default is the development key, refused when NODE_ENV=production.
-   */
-  @IsWebhookSecretsKey()
-  WEBHOOK_SECRETS_KEY: string = DEVELOPMENT_WEBHOOK_SECRETS_KEY;
-
-  /** Development and tests only (refused in production): also deliver to `http://` and loopback addresses. */
-  @Transform(parseFlag)
-  @IsBoolean()
-  @OffInProduction()
-  WEBHOOK_ALLOW_INSECURE_TARGETS: boolean = false;
-
+/**
+ * Settings of the webhook-dispatcher service (environment variables; see README). WEBHOOK_SECRETS_KEY and
+ * WEBHOOK_ALLOW_INSECURE_TARGETS are shared with the gateway (WebhookServiceConfig).
+ */
+export class WebhookDispatcherConfig extends WebhookServiceConfig {
   /** Per attempt, from resolving the host to the answer's first KiB. */
   @IsInt()
   @Min(100)

@@ -1,3 +1,5 @@
 export * from './config-error';
 export * from './load-config';
 export * from './service-config';
+export * from './config.validators';
+export * from './webhook-service.config';

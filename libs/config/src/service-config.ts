@@ -35,6 +35,18 @@ export class ServiceConfig {
   @IsUrl({ protocols: ['redis', 'rediss'], require_tld: false, require_protocol: true })
   REDIS_URL: string = 'redis://127.0.0.1:6379';
 
+  /** Partitions of each command topic when this service creates it: how many instances share a command's load. */
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  KAFKA_COMMAND_PARTITIONS: number = 3;
+
+  /** Partitions of each reply topic when the gateway creates it: the most gateway instances that get replies. */
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  KAFKA_REPLY_PARTITIONS: number = 6;
+
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL: string = 'info';
 

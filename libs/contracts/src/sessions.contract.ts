@@ -1,7 +1,6 @@
 // The sessions service's command contract: command names, request bodies and replies as they travel over Kafka
 // (request/reply, `commandTopic('sessions', <name>)`), and the data of the public events it publishes.
 // Shared by the gateway (caller) and the sessions service (handler); plain types, no framework.
-// can move to a lib as it is.
 
 export const SESSIONS_SERVICE = 'sessions';
 
@@ -95,6 +94,16 @@ export interface SimulateInvoiceCommand extends SessionsScope {
 export type PaymentIntentStatus = 'requires_payment_method' | 'processing' | 'succeeded' | 'failed' | 'cancelled' | 'expired';
 export type InvoiceStatus = 'pending' | 'paid' | 'failed' | 'expired';
 
+/** A payment intent's crypto payment state (amounts as MoneyStrings). */
+export interface CryptoStateResource {
+  address: string | null;
+  requested_amount: string;
+  received_amount: string;
+  remaining_amount: string;
+  overpayment_amount: string;
+  txid: string | null;
+}
+
 /** The spec's PaymentIntent, plus payment_id, description and metadata. */
 export interface PaymentIntentResource {
   id: string;
@@ -109,20 +118,24 @@ export interface PaymentIntentResource {
   paid: boolean;
   available_methods: IntentMethod[];
   checkout_url: string;
-  crypto: {
-    address: string | null;
-    requested_amount: string;
-    received_amount: string;
-    remaining_amount: string;
-    overpayment_amount: string;
-    txid: string | null;
-  };
+  crypto: CryptoStateResource;
   created_at: string;
   expires_at: string;
   paid_at: string | null;
   payment_id: string | null;
   description: string | null;
   metadata: Record<string, unknown>;
+}
+
+/** The payment of a paid invoice. */
+export interface InvoicePaymentResource {
+  reference: string;
+  method: InvoiceMethod;
+  payer_name: string | null;
+  payer_email: string | null;
+  payer_phone: string | null;
+  payer_country: string | null;
+  paid_at: string;
 }
 
 /** The spec's Invoice. */
@@ -142,15 +155,7 @@ export interface InvoiceResource {
   expires_at: string;
   paid_at: string | null;
   metadata: Record<string, unknown>;
-  payment: {
-    reference: string;
-    method: InvoiceMethod;
-    payer_name: string | null;
-    payer_email: string | null;
-    payer_phone: string | null;
-    payer_country: string | null;
-    paid_at: string;
-  } | null;
+  payment: InvoicePaymentResource | null;
 }
 
 export interface SimulateInvoiceReply {

@@ -8,4 +8,5 @@ export * from './messaging-migrations';
 export * from './outbox.writer';
 export * from './outbox.relay';
 export * from './event.consumer';
-export { backoffDelay } from './wakeup';
+export { pgClientConfig } from './pg-connection';
+export { backoffDelay, Wakeup } from './wakeup';

@@ -3,6 +3,7 @@ import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { ACKS_ALL } from './kafka.factory';
 import { errorMessage, jsonLogger, type MessagingLogger } from './messaging.logger';
+import { registerLocalRelay } from './outbox.signal';
 import { pgClientConfig } from './pg-connection';
 import { assertSchemaName, outboxChannel, qualified } from './sql-names';
 import { backoffDelay, sleep, Wakeup } from './wakeup';
@@ -79,6 +80,7 @@ export class OutboxRelay {
   private loop?: Promise<void>;
   private stopping?: Promise<void>;
   private lastPruneAt = Date.now();
+  private unregister?: () => void;
   private readonly counters = { published: 0, batches: 0, failures: 0 };
 
   constructor(private readonly options: OutboxRelayOptions) {
@@ -95,12 +97,14 @@ export class OutboxRelay {
   start(): void {
     if (this.stopping) throw new Error('outbox relay was stopped; create a new one');
     if (this.loop) return;
+    this.unregister = registerLocalRelay(this.schema, { active: () => this.active, wake: () => this.work.notify() }, this.options.dataSource);
     this.loop = this.run();
   }
 
   /** Finishes the batch in flight, then releases the lock and the connection. Safe to call twice. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
+      this.unregister?.();
       this.stopSignal.abort();
       this.work.notify();
       await this.loop;

@@ -1,6 +1,7 @@
 import { validateEnvelope, type EventEnvelope } from '@payments/events';
 import type { EntityManager } from 'typeorm';
-import { assertSchemaName, outboxChannel, qualified } from './sql-names';
+import { signalOutboxWrite } from './outbox.signal';
+import { assertSchemaName, qualified } from './sql-names';
 
 const ROWS_PER_INSERT = 1000;
 
@@ -54,7 +55,7 @@ export class OutboxWriter {
         params,
       );
     }
-    // Delivered to listeners only when the transaction commits; wakes the relay without waiting for its poll.
-    await manager.query('SELECT pg_notify($1, $2)', [outboxChannel(schema), '']);
+    // Wakes the relay once this transaction commits, without waiting for its poll.
+    await signalOutboxWrite(manager, schema);
   }
 }

@@ -2,7 +2,7 @@ import type { ClientConfig } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 
-/** Settings for a standalone pg connection to the same database as a TypeORM DataSource. */
+/** Settings for a standalone pg connection (advisory lock, LISTEN) to the same database as a TypeORM DataSource. */
 export function pgClientConfig(dataSource: DataSource, applicationSuffix: string): ClientConfig {
   const options = dataSource.options as PostgresConnectionOptions;
   if (options.type !== 'postgres') throw new Error(`expected a postgres DataSource, got ${options.type}`);
@@ -19,7 +19,7 @@ export function pgClientConfig(dataSource: DataSource, applicationSuffix: string
     ssl: options.ssl as ClientConfig['ssl'],
     application_name: applicationName.slice(0, 63),
     connectionTimeoutMillis: options.connectTimeoutMS ?? extra.connectionTimeoutMillis ?? 5000,
-    // Notices a dead peer on an idle connection, so a lost advisory lock is found out.
+    // Notices a dead peer on an idle connection, so a lost advisory lock or a deaf LISTEN is found out.
     keepAlive: true,
   };
 }

@@ -1,9 +1,9 @@
 import { deadLetterTopic, type EventEnvelope } from '@payments/events';
-import { collectMessages, createTestDatabase, groupLag, testKafka, uniqueName, uniqueTopic, waitFor } from '@payments/testing';
+import { collectMessages, groupLag, testKafka, uniqueName, uniqueTopic, waitFor } from '@payments/testing';
 import type { Message, Producer } from 'kafkajs';
 import type { DataSource } from 'typeorm';
-import { createProducer, ensureTopics, EventConsumer, MESSAGING_MIGRATIONS, type HandleOutcome } from '../src';
-import { Cleanup, CreateEffects1763769700001, recordingLogger, thingHappened } from './support/fixtures';
+import { ensureTopics, EventConsumer, MESSAGING_MIGRATIONS, type HandleOutcome } from '../src';
+import { Cleanup, connectProducer, createDatabase, CreateEffects1763769700001, recordingLogger, thingHappened } from './support/fixtures';
 
 const KEY = 'thing_batched';
 
@@ -20,12 +20,9 @@ describe('batched inbox transactions', () => {
   let producer: Producer;
 
   beforeAll(async () => {
-    const database = await createTestDatabase('batching');
-    cleanup.add(() => database.drop());
+    const database = await createDatabase('batching', cleanup);
     db = await database.dataSource('reader', [...MESSAGING_MIGRATIONS, CreateEffects1763769700001]);
-    producer = createProducer(kafka);
-    await producer.connect();
-    cleanup.add(() => producer.disconnect());
+    producer = await connectProducer(kafka, cleanup);
   });
 
   afterAll(() => cleanup.run());

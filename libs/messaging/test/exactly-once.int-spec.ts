@@ -1,6 +1,5 @@
 import { deadLetterTopic, type EventEnvelope } from '@payments/events';
 import {
-  createProducer,
   ensureTopics,
   EventConsumer,
   MessagingTables1763769600000,
@@ -8,10 +7,18 @@ import {
   OutboxWriter,
   type HandleOutcome,
 } from '../src';
-import { collectMessages, createTestDatabase, groupLag, testKafka, uniqueName, uniqueTopic, waitFor } from '@payments/testing';
+import { collectMessages, groupLag, testKafka, uniqueName, uniqueTopic, waitFor } from '@payments/testing';
 import type { Producer } from 'kafkajs';
 import type { DataSource, EntityManager } from 'typeorm';
-import { Cleanup, CreateEffects1763769700001, CreateThings1763769700000, recordingLogger, thingHappened } from './support/fixtures';
+import {
+  Cleanup,
+  connectProducer,
+  createDatabase,
+  CreateEffects1763769700001,
+  CreateThings1763769700000,
+  recordingLogger,
+  thingHappened,
+} from './support/fixtures';
 
 const EVENTS = 30;
 const AGGREGATES = 5;
@@ -25,14 +32,11 @@ describe('outbox and inbox: one effect per event across a relay crash and a cons
   let producer: Producer;
 
   beforeAll(async () => {
-    const db = await createTestDatabase('exactly_once');
-    cleanup.add(() => db.drop());
+    const db = await createDatabase('exactly_once', cleanup);
     writerDb = await db.dataSource('writer', [MessagingTables1763769600000, CreateThings1763769700000]);
     readerDb = await db.dataSource('reader', [MessagingTables1763769600000, CreateEffects1763769700001]);
     await ensureTopics(kafka, [topic, deadLetterTopic(topic)]);
-    producer = createProducer(kafka);
-    await producer.connect();
-    cleanup.add(() => producer.disconnect());
+    producer = await connectProducer(kafka, cleanup);
   });
 
   afterAll(() => cleanup.run());

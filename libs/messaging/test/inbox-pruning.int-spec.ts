@@ -1,9 +1,9 @@
-import { createTestDatabase, testKafka, uniqueName, uniqueTopic, waitFor } from '@payments/testing';
+import { testKafka, uniqueName, uniqueTopic, waitFor } from '@payments/testing';
 import type { Producer } from 'kafkajs';
 import type { DataSource } from 'typeorm';
-import { createProducer, ensureTopics, EventConsumer, InboxPruningIndex1763856000000, MESSAGING_MIGRATIONS } from '../src';
+import { ensureTopics, EventConsumer, InboxPruningIndex1763856000000, MESSAGING_MIGRATIONS } from '../src';
 import { inboxPruneSql } from '../src/inbox.store';
-import { Cleanup, recordingLogger } from './support/fixtures';
+import { Cleanup, connectProducer, createDatabase, recordingLogger } from './support/fixtures';
 
 describe('inbox pruning', () => {
   const cleanup = new Cleanup();
@@ -12,12 +12,9 @@ describe('inbox pruning', () => {
   let producer: Producer;
 
   beforeAll(async () => {
-    const database = await createTestDatabase('inbox_pruning');
-    cleanup.add(() => database.drop());
+    const database = await createDatabase('inbox_pruning', cleanup);
     db = await database.dataSource('svc', MESSAGING_MIGRATIONS);
-    producer = createProducer(kafka);
-    await producer.connect();
-    cleanup.add(() => producer.disconnect());
+    producer = await connectProducer(kafka, cleanup);
   });
 
   afterAll(() => cleanup.run());

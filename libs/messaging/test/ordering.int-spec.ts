@@ -1,16 +1,15 @@
 import { deadLetterTopic, type EventEnvelope } from '@payments/events';
 import {
-  createProducer,
   ensureTopics,
   EventConsumer,
   MessagingTables1763769600000,
   OutboxRelay,
   OutboxWriter,
 } from '../src';
-import { collectMessages, createTestDatabase, testKafka, uniqueName, uniqueTopic, waitFor } from '@payments/testing';
+import { collectMessages, testKafka, uniqueName, uniqueTopic, waitFor } from '@payments/testing';
 import type { Producer } from 'kafkajs';
 import type { DataSource } from 'typeorm';
-import { Cleanup, recordingLogger, thingHappened } from './support/fixtures';
+import { Cleanup, connectProducer, createDatabase, recordingLogger, thingHappened } from './support/fixtures';
 
 const EVENTS = 300;
 const PER_TRANSACTION = 5;
@@ -23,13 +22,10 @@ describe('ordering of one aggregate across relay restarts and competing relays',
   let producer: Producer;
 
   beforeAll(async () => {
-    const database = await createTestDatabase('ordering');
-    cleanup.add(() => database.drop());
+    const database = await createDatabase('ordering', cleanup);
     db = await database.dataSource('writer', [MessagingTables1763769600000]);
     await ensureTopics(kafka, [topic, deadLetterTopic(topic)]);
-    producer = createProducer(kafka);
-    await producer.connect();
-    cleanup.add(() => producer.disconnect());
+    producer = await connectProducer(kafka, cleanup);
   });
 
   afterAll(() => cleanup.run());

@@ -1,9 +1,9 @@
 import { EventValidationError } from '@payments/events';
 import { createProducer, ensureTopics, MessagingTables1763769600000, OutboxRelay, OutboxWriter } from '../src';
-import { createTestDatabase, testKafka, uniqueTopic } from '@payments/testing';
+import { testKafka, uniqueTopic } from '@payments/testing';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
-import { Cleanup, CreateThings1763769700000, recordingLogger, thingHappened } from './support/fixtures';
+import { Cleanup, connectProducer, createDatabase, CreateThings1763769700000, recordingLogger, thingHappened } from './support/fixtures';
 
 describe('outbox writer, relay connection loss, pruning and tables', () => {
   const cleanup = new Cleanup();
@@ -12,8 +12,7 @@ describe('outbox writer, relay connection loss, pruning and tables', () => {
   let url: string;
 
   beforeAll(async () => {
-    const database = await createTestDatabase('outbox');
-    cleanup.add(() => database.drop());
+    const database = await createDatabase('outbox', cleanup);
     url = database.url;
     db = await database.dataSource('svc', [MessagingTables1763769600000, CreateThings1763769700000]);
   });
@@ -87,9 +86,7 @@ describe('outbox writer, relay connection loss, pruning and tables', () => {
   it('a relay whose database session is killed reconnects, takes the lock again and goes on', async () => {
     const kafka = testKafka();
     await ensureTopics(kafka, [topic]);
-    const producer = createProducer(kafka);
-    await producer.connect();
-    cleanup.add(() => producer.disconnect());
+    const producer = await connectProducer(kafka, cleanup);
     const logger = recordingLogger();
     const relay = new OutboxRelay({
       dataSource: db,

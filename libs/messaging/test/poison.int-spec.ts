@@ -1,9 +1,9 @@
 import { deadLetterTopic, type EventEnvelope } from '@payments/events';
 import { createProducer, ensureTopics, EventConsumer, MessagingTables1763769600000, type EventConsumerOptions } from '../src';
-import { collectMessages, createTestDatabase, groupLag, testKafka, uniqueName, uniqueTopic, waitFor } from '@payments/testing';
+import { collectMessages, groupLag, testKafka, uniqueName, uniqueTopic, waitFor } from '@payments/testing';
 import type { Message, Producer } from 'kafkajs';
 import type { DataSource } from 'typeorm';
-import { Cleanup, CreateEffects1763769700001, recordingLogger, thingHappened } from './support/fixtures';
+import { Cleanup, connectProducer, createDatabase, CreateEffects1763769700001, recordingLogger, thingHappened } from './support/fixtures';
 
 const KEY = 'thing_poisoned';
 
@@ -14,12 +14,9 @@ describe('poison messages go to the dead-letter topic and do not block the parti
   let producer: Producer;
 
   beforeAll(async () => {
-    const database = await createTestDatabase('poison');
-    cleanup.add(() => database.drop());
+    const database = await createDatabase('poison', cleanup);
     db = await database.dataSource('reader', [MessagingTables1763769600000, CreateEffects1763769700001]);
-    producer = createProducer(kafka);
-    await producer.connect();
-    cleanup.add(() => producer.disconnect());
+    producer = await connectProducer(kafka, cleanup);
   });
 
   afterAll(() => cleanup.run());

@@ -15,8 +15,6 @@ import { declaredCommandTopics } from './rpc/command-topic';
 import { ConcurrentKafkaServer } from './rpc/concurrent-kafka.server';
 
 export const MAX_BODY_BYTES = 64 * 1024;
-/** Partitions of each command topic: the unit of parallel consumption across service instances. */
-export const COMMAND_PARTITIONS = 6;
 
 export interface ServiceDefinition<C extends ServiceConfig> {
   /** Service name: logs, metrics, Kafka client id and consumer group. */
@@ -94,7 +92,7 @@ export async function bootstrapService<C extends ServiceConfig>(definition: Serv
           },
           consumer: { groupId: `${config.KAFKA_NAMESPACE}.${definition.service}.commands`, allowAutoTopicCreation: true },
           producer: { createPartitioner: Partitioners.DefaultPartitioner },
-          run: { partitionsConsumedConcurrently: COMMAND_PARTITIONS },
+          run: { partitionsConsumedConcurrently: config.KAFKA_COMMAND_PARTITIONS },
           // A new group starts at the earliest command, so none sent before it first joined is lost; commands
           // whose caller gave up are skipped by their deadline (serveCommand).
           subscribe: { fromBeginning: true },
@@ -113,7 +111,7 @@ export async function bootstrapService<C extends ServiceConfig>(definition: Serv
     await ensureTopics(
       kafka,
       declaredCommandTopics().filter((t) => t.startsWith(`${config.KAFKA_NAMESPACE}.${definition.service}.`)),
-      COMMAND_PARTITIONS,
+      config.KAFKA_COMMAND_PARTITIONS,
     );
     await app.startAllMicroservices();
   }

@@ -103,3 +103,18 @@ export async function groupLag(kafka: Kafka, groupId: string, topic: string): Pr
     await admin.disconnect();
   }
 }
+
+/**
+ * Deletes every topic of a test namespace (`<namespace>.…`), so repeated runs do not pile up thousands of
+ * partitions on the development broker.
+ */
+export async function deleteNamespaceTopics(namespace: string, kafka = testKafka()): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${namespace}.`));
+    if (topics.length > 0) await admin.deleteTopics({ topics, timeout: 10_000 });
+  } finally {
+    await admin.disconnect();
+  }
+}

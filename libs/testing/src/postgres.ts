@@ -5,10 +5,13 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 /** Maintenance connection of the machine's Postgres (trust auth); test databases are created next to it. */
 const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
-/** `<prefix>_<10 random lower-case chars>`: safe as a database, schema, topic or group name. */
+/**
+ * `<prefix>_<run tag><random lower-case chars>`: safe as a database, schema, topic or group name. The run tag
+ * (TEST_RUN_TAG, set once per jest run) lets the run's teardown find every topic it created.
+ */
 export function uniqueName(prefix = 't'): string {
   const clean = prefix.toLowerCase().replace(/[^a-z0-9_]/g, '_');
-  return `${clean}_${randomBytes(8).toString('hex').slice(0, 10)}`;
+  return `${clean}_${process.env.TEST_RUN_TAG ?? ''}${randomBytes(8).toString('hex').slice(0, 10)}`;
 }
 
 type Migrations = NonNullable<DataSourceOptions['migrations']>;

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { deleteNamespaceTopics } from './kafka';
 import { createTestDatabase, TestDatabase, uniqueName } from './postgres';
 import { AppName, freePort, REPO_ROOT, RunningService, startService } from './services';
 
@@ -93,6 +94,7 @@ export async function startStack(apps: AppName[], env: Record<string, string> = 
       if (gateway) await gateway.stop();
       await Promise.all(Object.entries(services).filter(([app]) => app !== 'gateway').map(([, s]) => s!.stop()));
       await db.drop();
+      await deleteNamespaceTopics(namespace);
     },
   };
 }

@@ -1,13 +1,12 @@
 import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { ClientKafka } from '@nestjs/microservices';
 import { createKafka, ensureTopics } from '@payments/messaging';
-import { COMMAND_PARTITIONS, ServiceClient, withBatchedSends } from '@payments/platform';
+import { ServiceClient, withBatchedSends } from '@payments/platform';
 import { Partitioners, Producer } from 'kafkajs';
 import { GatewayConfig } from '../config';
 import { gatewayCommandTopics } from './service-topics';
 
 const CLIENT_KAFKA = Symbol('CLIENT_KAFKA');
-const REPLY_PARTITIONS = 12;
 
 /** Request/reply to the services over Kafka; connected (and reply partitions assigned) before traffic. */
 @Global()
@@ -20,8 +19,8 @@ const REPLY_PARTITIONS = 12;
         const topics = gatewayCommandTopics();
         const replies = topics.map((t) => `${t}.reply`);
         const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: `gateway-${config.INSTANCE_ID}-setup` });
-        await ensureTopics(kafka, topics, COMMAND_PARTITIONS);
-        await ensureTopics(kafka, replies, REPLY_PARTITIONS);
+        await ensureTopics(kafka, topics, config.KAFKA_COMMAND_PARTITIONS);
+        await ensureTopics(kafka, replies, config.KAFKA_REPLY_PARTITIONS);
         const client = new ClientKafka({
           postfixId: '',
           client: { clientId: `gateway-${config.INSTANCE_ID}-rpc`, brokers: config.KAFKA_BROKERS },

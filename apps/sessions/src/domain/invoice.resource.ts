@@ -1,39 +1,11 @@
-// The spec's Invoice JSON exactly. The spec types external_ref and description as strings (not nullable), so
-// an invoice created without them shows "".
+// The spec's Invoice JSON exactly (the contract's InvoiceResource). The spec types external_ref and description as
+// strings (not nullable), so an invoice created without them shows "".
+import type { InvoicePaymentResource, InvoiceResource } from '@payments/contracts';
 import { formatMoney } from '@payments/money';
-import type { Environment } from '@payments/ids';
 import { checkoutUrl } from './checkout-url';
-import { Invoice, isFinalInvoiceStatus, type InvoiceState, type InvoiceStatus } from './invoice.aggregate';
-import type { InvoicePaymentMethod, Metadata } from './session-types';
+import { Invoice, isFinalInvoiceStatus, type InvoiceState } from './invoice.aggregate';
 
-export interface InvoicePaymentResource {
-  reference: string;
-  method: InvoicePaymentMethod;
-  payer_name: string | null;
-  payer_email: string | null;
-  payer_phone: string | null;
-  payer_country: string | null;
-  paid_at: string;
-}
-
-export interface InvoiceResource {
-  id: string;
-  number: string;
-  status: InvoiceStatus;
-  environment: Environment;
-  amount: string;
-  currency: 'USD';
-  fee: string;
-  net: string;
-  external_ref: string;
-  description: string;
-  checkout_url: string;
-  created_at: string;
-  expires_at: string;
-  paid_at: string | null;
-  metadata: Metadata;
-  payment: InvoicePaymentResource | null;
-}
+export type { InvoiceResource };
 
 export interface InvoiceResourceOptions {
   readonly checkoutBaseUrl: string;

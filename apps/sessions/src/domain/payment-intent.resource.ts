@@ -1,41 +1,12 @@
 // The spec's PaymentIntent JSON, plus payment_id (null until paid), description and metadata, which DESIGN adds.
-// Nothing else: the shape is the contract.
+// Nothing else: the shape is the contract's PaymentIntentResource.
+import type { PaymentIntentResource } from '@payments/contracts';
 import { formatMoney } from '@payments/money';
 import { checkoutUrl } from './checkout-url';
-import type { PaymentIntentState, PaymentIntentStatus } from './payment-intent.aggregate';
+import type { PaymentIntentState } from './payment-intent.aggregate';
 import { isFinalPaymentIntentStatus, PaymentIntent } from './payment-intent.aggregate';
-import type { IntentPaymentMethod, Metadata } from './session-types';
 
-export interface CryptoStateResource {
-  address: string | null;
-  requested_amount: string;
-  received_amount: string;
-  remaining_amount: string;
-  overpayment_amount: string;
-  txid: string | null;
-}
-
-export interface PaymentIntentResource {
-  id: string;
-  object: 'payment_intent';
-  status: PaymentIntentStatus;
-  amount: string;
-  currency: 'USD';
-  fee: string;
-  net_amount: string;
-  payment_method: IntentPaymentMethod | null;
-  external_ref: string | null;
-  paid: boolean;
-  available_methods: IntentPaymentMethod[];
-  checkout_url: string;
-  crypto: CryptoStateResource;
-  created_at: string;
-  expires_at: string;
-  paid_at: string | null;
-  payment_id: string | null;
-  description: string | null;
-  metadata: Metadata;
-}
+export type { PaymentIntentResource };
 
 export interface PaymentIntentResourceOptions {
   /** Public base address of the checkout pages, e.g. PUBLIC_BASE_URL. */

@@ -97,6 +97,12 @@ export async function createHarness(options: { db?: TestDatabase; namespace?: st
   };
 }
 
+/** A fresh merchant for one test file, and the scope (test environment) its commands carry. */
+export function testMerchant(): { merchant: string; scope: { merchant_id: string; environment: 'test' } } {
+  const merchant = uniqueName('acct');
+  return { merchant, scope: { merchant_id: merchant, environment: 'test' } };
+}
+
 let keys = 0;
 
 /** A create-intent command body for a merchant (all methods enabled by default). */

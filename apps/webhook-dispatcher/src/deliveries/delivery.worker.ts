@@ -1,7 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { backoffDelay } from '@payments/messaging';
+import { backoffDelay, pgClientConfig, Wakeup } from '@payments/messaging';
 import { Client } from 'pg';
-import { listenConnectionConfig } from '../shared/listen-connection';
 import type { WebhooksDatabase } from '../shared/webhooks-database';
 import { webhookInFlight } from '../shared/webhooks-metrics';
 import type { ClaimedDelivery, DeliveriesRepository } from './deliveries.repository';
@@ -21,39 +20,6 @@ export interface DeliveryWorkerOptions {
 }
 
 export type AttemptRunner = (claimed: ClaimedDelivery) => Promise<unknown>;
-
-/** A wait that a notify() ends early; a notify while nobody waits is kept for the next wait. */
-class Wakeup {
-  private pending = false;
-  private release?: () => void;
-
-  notify(): void {
-    if (this.release) {
-      const release = this.release;
-      this.release = undefined;
-      release();
-    } else {
-      this.pending = true;
-    }
-  }
-
-  wait(ms: number): Promise<void> {
-    if (this.pending) {
-      this.pending = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.release = undefined;
-        resolve();
-      }, ms);
-      this.release = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  }
-}
 
 /**
  * Claims due deliveries and runs their attempts concurrently, within limits: WEBHOOK_MAX_IN_FLIGHT in all and
@@ -174,7 +140,7 @@ export class DeliveryWorker {
   /** LISTEN on the deliveries channel; reconnects after a lost connection (the poll covers the gap). */
   private async listen(): Promise<void> {
     if (this.stopping) return;
-    const client = new Client(listenConnectionConfig(this.db.dataSource, 'webhook-worker'));
+    const client = new Client(pgClientConfig(this.db.dataSource, 'webhook-worker'));
     const retry = (error: unknown) => {
       if (this.listener !== client && this.listener !== undefined) return;
       this.listener = undefined;

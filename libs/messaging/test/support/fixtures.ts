@@ -1,6 +1,8 @@
 import { newEnvelope, registerEventType, type EventEnvelope } from '@payments/events';
-import type { MessagingLogger } from '../../src';
+import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import type { Kafka, Producer } from 'kafkajs';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { createProducer, type MessagingLogger } from '../../src';
 
 export const THING_HAPPENED = 'test.thing_happened';
 
@@ -85,4 +87,19 @@ export class Cleanup {
     }
     if (errors.length > 0) throw new AggregateError(errors, 'cleanup failed');
   }
+}
+
+/** A fresh database for one test file, dropped by `cleanup`. */
+export async function createDatabase(prefix: string, cleanup: Cleanup): Promise<TestDatabase> {
+  const database = await createTestDatabase(prefix);
+  cleanup.add(() => database.drop());
+  return database;
+}
+
+/** A connected producer, disconnected by `cleanup`. */
+export async function connectProducer(kafka: Kafka, cleanup: Cleanup): Promise<Producer> {
+  const producer = createProducer(kafka);
+  await producer.connect();
+  cleanup.add(() => producer.disconnect());
+  return producer;
 }

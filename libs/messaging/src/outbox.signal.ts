@@ -1,0 +1,42 @@
+import type { DataSource, EntityManager, EntitySubscriberInterface, TransactionCommitEvent } from 'typeorm';
+import { outboxChannel } from './sql-names';
+
+/**
+ * How a committed outbox write wakes the relay. NOTIFY in every writing transaction serialises commits:
+ * Postgres holds one lock on the notification queue through each notifying commit, WAL flush included (at
+ * a few hundred creates per second that lock was where commits waited). So when this process's own relay
+ * is the active publisher for the schema, the writer wakes it in process after the commit instead, and
+ * sends NOTIFY only when the active relay runs elsewhere.
+ */
+const localRelays = new Map<string, { active: () => boolean; wake: () => void }>();
+const PENDING_WAKE = 'outboxPendingWake';
+
+export function registerLocalRelay(schema: string, relay: { active: () => boolean; wake: () => void }, dataSource: DataSource): () => void {
+  localRelays.set(schema, relay);
+  if (!dataSource.subscribers.some((s) => s instanceof WakeAfterCommit)) dataSource.subscribers.push(new WakeAfterCommit());
+  return () => {
+    if (localRelays.get(schema) === relay) localRelays.delete(schema);
+  };
+}
+
+/** Called inside the writing transaction. */
+export async function signalOutboxWrite(manager: EntityManager, schema: string): Promise<void> {
+  const local = localRelays.get(schema);
+  const runner = manager.queryRunner;
+  if (local?.active() && runner) {
+    runner.data = { ...(runner.data ?? {}), [PENDING_WAKE]: schema };
+    return;
+  }
+  // Delivered to listeners only when the transaction commits.
+  await manager.query('SELECT pg_notify($1, $2)', [outboxChannel(schema), '']);
+}
+
+class WakeAfterCommit implements EntitySubscriberInterface {
+  afterTransactionCommit(event: TransactionCommitEvent): void {
+    const data = event.queryRunner.data as Record<string, unknown> | undefined;
+    const schema = data?.[PENDING_WAKE];
+    if (typeof schema !== 'string') return;
+    delete data![PENDING_WAKE];
+    localRelays.get(schema)?.wake();
+  }
+}
