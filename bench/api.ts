@@ -13,6 +13,10 @@ const arg = (name: string, fallback: number) => {
 };
 const seconds = arg('seconds', 30);
 const connections = arg('connections', 64);
+// --only baseline|create|get runs one phase (profiling); default all three.
+const onlyIndex = process.argv.indexOf('--only');
+const only = onlyIndex > 0 ? process.argv[onlyIndex + 1] : undefined;
+const runs = (phase: string) => only === undefined || only === phase;
 
 function summary(name: string, r: Result): string {
   const ok = r.requests.total - r.non2xx - r.errors;
@@ -95,11 +99,16 @@ async function main(): Promise<void> {
   try {
     const merchant = await stack.createMerchant({ verified: true, testLimit: 100_000, liveLimit: 100_000 });
     const auth = `Bearer ${merchant.test_key}`;
+    let baselineRps = 0;
     const body = JSON.stringify({ amount: '74.00', currency: 'USD', external_ref: 'bench', description: 'bench' });
 
-    const baseResult = await run({ url: `${base.url}/`, method: 'POST', body, headers: { 'content-type': 'application/json' } });
-    console.log(summary('baseline', baseResult));
+    if (runs('baseline')) {
+      const baseResult = await run({ url: `${base.url}/`, method: 'POST', body, headers: { 'content-type': 'application/json' } });
+      console.log(summary('baseline', baseResult));
+      baselineRps = baseResult.requests.average;
+    }
 
+    if (runs('create')) {
     const createResult = await breakdown(
       stack,
       () =>
@@ -116,8 +125,10 @@ async function main(): Promise<void> {
       'payment-intents"',
     );
     console.log(summary('create', createResult));
-    console.log(`  create/baseline throughput: ${((createResult.requests.average / baseResult.requests.average) * 100).toFixed(0)}%`);
+    if (baselineRps) console.log(`  create/baseline throughput: ${((createResult.requests.average / baselineRps) * 100).toFixed(0)}%`);
+    }
 
+    if (!runs('get')) return;
     const ids: string[] = [];
     for (let i = 0; i < 200; i++) {
       const res = await stack.call('POST', '/api/v1/payment-intents', { key: merchant.test_key, body: JSON.parse(body), headers: { 'idempotency-key': randomUUID() } });
