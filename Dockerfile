@@ -4,7 +4,9 @@
 #   docker build --build-arg APP=sessions -t payments-sessions .
 ARG NODE_IMAGE=node:20-slim
 
-# Only the package manifests, so the `npm ci` layers below are reused until a package.json or the lock changes.
+# Only the package manifests, so the install layers below are reused until a package.json or the lock changes.
+# `npm install` from the lock rather than `npm ci`: see scripts/install-packages.sh (lock files of this npm
+# leave out optional platform builds, which `npm ci` reports as missing).
 FROM ${NODE_IMAGE} AS manifests
 WORKDIR /src
 COPY . .
@@ -15,7 +17,7 @@ RUN find . -type f ! -name package.json ! -name package-lock.json -delete \
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY --from=manifests /src ./
-RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
+RUN --mount=type=cache,target=/root/.npm npm install --no-audit --no-fund
 
 # swc compile of every app and lib into dist/ (type checking and tests run in CI, not here).
 FROM deps AS build
@@ -26,7 +28,7 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 COPY --from=manifests /src ./
-RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --no-audit --no-fund
+RUN --mount=type=cache,target=/root/.npm npm install --omit=dev --no-audit --no-fund
 
 FROM ${NODE_IMAGE} AS runtime
 ARG APP=gateway

@@ -17,16 +17,15 @@ log=$dir/broker-$port.log
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
+# 3.x logs through reload4j (log4j 1 syntax), 4.x through log4j 2.
+log_profile() { case "$version" in 3.*) echo kafka3 ;; *) echo kafka4 ;; esac; }
+
 fetch() {
   [ -f "$lib/.complete" ] && return 0
   echo "kafka: fetching broker $version jars from Maven Central" >&2
   rm -rf "$lib"; mkdir -p "$lib"
-  case "$version" in
-    3.*) logging="" ;;
-    *) echo "kafka: only the 3.x line is wired for logging here; set KAFKA_VERSION=3.9.x" >&2; exit 1 ;;
-  esac
-  mvn -q -B -f "$root/infra/kafka/pom.xml" dependency:copy-dependencies \
-    -Dkafka.version="$version" -DincludeScope=runtime -DoutputDirectory="$lib" $logging >&2
+  mvn -q -B -f "$root/infra/kafka/pom.xml" dependency:copy-dependencies -P"$(log_profile)" \
+    -Dkafka.version="$version" -DincludeScope=runtime -DoutputDirectory="$lib" >&2
   touch "$lib/.complete"
 }
 
@@ -51,6 +50,14 @@ transaction.state.log.min.isr=1
 group.initial.rebalance.delay.ms=0
 log.retention.hours=24
 CONF
+  cat > "$dir/log4j2.properties" <<CONF
+rootLogger.level = WARN
+rootLogger.appenderRef.stdout.ref = STDOUT
+appender.stdout.type = Console
+appender.stdout.name = STDOUT
+appender.stdout.layout.type = PatternLayout
+appender.stdout.layout.pattern = [%d] %p %m (%c)%n
+CONF
   cat > "$dir/log4j.properties" <<CONF
 log4j.rootLogger=WARN, stdout
 log4j.appender.stdout=org.apache.log4j.ConsoleAppender
@@ -64,7 +71,9 @@ CONF
 }
 
 java_opts() {
-  echo "-Xmx${KAFKA_HEAP:-512m} -Xms${KAFKA_HEAP:-512m} -XX:+UseG1GC -Djava.awt.headless=true -Dlog4j.configuration=file:$dir/log4j.properties"
+  local logging="-Dlog4j.configuration=file:$dir/log4j.properties"
+  [ "$(log_profile)" = kafka4 ] && logging="-Dlog4j2.configurationFile=$dir/log4j2.properties"
+  echo "-Xmx${KAFKA_HEAP:-512m} -Xms${KAFKA_HEAP:-512m} -XX:+UseG1GC -Djava.awt.headless=true $logging"
 }
 
 start() {
@@ -72,7 +81,8 @@ start() {
   mkdir -p "$dir"; fetch; write_config
   if [ ! -f "$data/meta.properties" ]; then
     local id
-    id=$(java -cp "$lib/*" -Dlog4j.configuration=file:/dev/null kafka.tools.StorageTool random-uuid 2>/dev/null | tail -n1)
+    # shellcheck disable=SC2046
+    id=$(java $(java_opts) -cp "$lib/*" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -n1)
     java $(java_opts) -cp "$lib/*" kafka.tools.StorageTool format -t "$id" -c "$conf" --ignore-formatted >"$dir/format.log" 2>&1
   fi
   # shellcheck disable=SC2046

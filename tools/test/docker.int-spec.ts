@@ -73,7 +73,7 @@ describe('Dockerfile', () => {
   });
 
   test('production dependencies only in the final image', () => {
-    expect(dockerfile).toMatch(/npm ci --omit=dev/);
+    expect(dockerfile).toMatch(/npm install --omit=dev/);
     expect(runtime).not.toMatch(/npm (ci|install)/);
   });
 });
