@@ -29,6 +29,8 @@ const CLIENT_KAFKA = Symbol('CLIENT_KAFKA');
           // A new reply group must not start at "latest": a reply written before its offsets are first resolved
           // would be skipped and its request time out. Old replies it reads find no waiting request.
           subscribe: { fromBeginning: true },
+          // Replies are matched to waiting requests in memory; their offsets matter little, so commit rarely.
+          run: { autoCommitInterval: 5000 },
         });
         ServiceClient.topicsToSubscribe(client, topics);
         await client.connect();

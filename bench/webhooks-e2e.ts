@@ -1,0 +1,248 @@
+// End to end: from a test payment's simulate request at the gateway to its signed `payment_intent.succeeded`
+// webhook received and verified by a merchant's server. Prints figures; asserts nothing.
+//
+//   node -r ./tools/swc-register.js bench/webhooks-e2e.ts [--seconds 60] [--rate 100] [--concurrency 32]
+//
+// The real services (sessions, webhook-dispatcher, gateway) run as processes on a fresh database and Kafka
+// namespace. The receiver is a loopback server built with the receiver library (verifies every signature with
+// the endpoint's secret, 300 s tolerance). Intents are created first (rate x seconds of them), then simulated
+// as `succeeded` at `rate` per second, paced evenly with at most `concurrency` requests in flight.
+// Latency is measured to the moment the receiver hands the verified event over, from when the simulate request
+// was sent and from when its answer came back (negative when the webhook beat the answer). Sender and receiver
+// share this process's clock (performance.now()).
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { startStack, type Stack } from '@payments/testing';
+import { createWebhookHandler, DEFAULT_TOLERANCE_SECONDS, type VerifiedWebhook } from '@payments/webhook-receiver';
+
+function arg(name: string, fallback: number): number {
+  const at = process.argv.indexOf(`--${name}`);
+  if (at === -1) return fallback;
+  const value = Number(process.argv[at + 1]);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number`);
+  return value;
+}
+
+const SECONDS = arg('seconds', 60);
+const RATE = arg('rate', 100);
+const CONCURRENCY = arg('concurrency', 32);
+const TOTAL = Math.round(RATE * SECONDS);
+const WARMUP = 20;
+/** How long to wait for the last webhooks once no new one has arrived. */
+const DRAIN_IDLE_MS = 30_000;
+const DRAIN_MAX_MS = 120_000;
+const INTENT = { amount: '74.00', currency: 'USD', external_ref: 'bench-e2e', description: 'bench e2e' };
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+function summary(values: number[]): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  const f = (n: number) => (Number.isNaN(n) ? '-' : `${n.toFixed(1)} ms`);
+  return `n ${sorted.length}  p50 ${f(percentile(sorted, 50))}  p90 ${f(percentile(sorted, 90))}  p99 ${f(percentile(sorted, 99))}  max ${f(sorted[sorted.length - 1] ?? NaN)}`;
+}
+
+/** Runs `work` over `items` with at most `limit` at a time. */
+async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+}
+
+interface Timing {
+  /** Warm-up payments are received but not counted. */
+  measured: boolean;
+  sentAt?: number;
+  answeredAt?: number;
+  receivedAt?: number;
+}
+
+async function main(): Promise<void> {
+  console.log(`bench webhooks-e2e: ${RATE}/s for ${SECONDS} s (${TOTAL} payments), at most ${CONCURRENCY} in flight, ${new Date().toISOString()}`);
+  const stack = await startStack(['sessions', 'webhook-dispatcher', 'gateway'], { WEBHOOK_ALLOW_INSECURE_TARGETS: '1', LOG_LEVEL: 'warn' });
+  // The handler needs the endpoint's secret, which exists only once the endpoint (with this server's URL) does.
+  let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  const receiver = createServer((req, res) => {
+    if (handler) handler(req, res);
+    else res.writeHead(503).end();
+  });
+  try {
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    await run(stack, `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`, (h) => (handler = h));
+  } finally {
+    receiver.closeAllConnections();
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    await stack.stop();
+  }
+}
+
+async function run(stack: Stack, receiverUrl: string, serve: (h: (req: IncomingMessage, res: ServerResponse) => void) => void): Promise<void> {
+  const merchant = await stack.createMerchant({ verified: true, testLimit: 100_000, liveLimit: 100_000 });
+  const key = merchant.test_key;
+
+  const created = await stack.call('POST', '/api/v1/webhook-endpoints', { key, body: { url: receiverUrl, events: ['payment_intent.succeeded'] } });
+  if (created.status !== 201) throw new Error(`creating the webhook endpoint: ${created.status} ${JSON.stringify(created.body)}`);
+  const secret: string = created.body.secret;
+
+  const timings = new Map<string, Timing>();
+  let received = 0;
+  let lastReceivedAt = 0;
+  let otherEvents = 0;
+  let verifyFailures = 0;
+  const failureReasons = new Map<string, number>();
+  serve(
+    createWebhookHandler({
+      secret,
+      toleranceSeconds: DEFAULT_TOLERANCE_SECONDS,
+      onEvent: (webhook: VerifiedWebhook) => {
+        const at = performance.now();
+        const object = (webhook.event.data as { object?: { id?: unknown } } | undefined)?.object;
+        const timing = typeof object?.id === 'string' ? timings.get(object.id) : undefined;
+        if (webhook.type !== 'payment_intent.succeeded' || timing === undefined || timing.receivedAt !== undefined) {
+          otherEvents += 1;
+          return;
+        }
+        timing.receivedAt = at;
+        if (!timing.measured) return;
+        received += 1;
+        lastReceivedAt = at;
+      },
+      onRejected: (reason) => {
+        if (reason === 'method_not_allowed' || reason === 'body_too_large' || reason === 'handler_failed') return;
+        verifyFailures += 1;
+        failureReasons.set(reason, (failureReasons.get(reason) ?? 0) + 1);
+      },
+    }),
+  );
+
+  const createIntent = async (): Promise<string> => {
+    const res = await stack.call('POST', '/api/v1/payment-intents', { key, body: INTENT, headers: { 'idempotency-key': randomUUID() } });
+    if (res.status !== 201) throw new Error(`creating an intent: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.id as string;
+  };
+  const simulate = (id: string) => stack.call('POST', `/api/v1/payment-intents/${id}/simulate`, { key, body: { result: 'succeeded' } });
+  const simulateOk = async (id: string) => {
+    const res = await simulate(id);
+    if (res.status !== 200) throw new Error(`simulating ${id}: ${res.status} ${JSON.stringify(res.body)}`);
+  };
+
+  // Warm-up (not measured): the dispatcher learns of the endpoint from the gateway's event a moment after it is
+  // created, and payments before that have no delivery. Retry single payments until one arrives, then a few more.
+  const warmStarted = Date.now();
+  for (;;) {
+    const id = await createIntent();
+    timings.set(id, { measured: false });
+    await simulateOk(id);
+    const until = Date.now() + 5000;
+    while (timings.get(id)!.receivedAt === undefined && Date.now() < until) await sleep(20);
+    if (timings.get(id)!.receivedAt !== undefined) break;
+    if (Date.now() - warmStarted > 60_000) throw new Error('no webhook arrived within 60 s of creating the endpoint');
+  }
+
+  const ids: string[] = [];
+  const warmIds: string[] = [];
+  const createStarted = performance.now();
+  await pool(Array.from({ length: TOTAL + WARMUP }, (_, i) => i), 16, async (i) => {
+    const id = await createIntent();
+    (i < WARMUP ? warmIds : ids).push(id);
+  });
+  console.log(`  created ${ids.length + warmIds.length} intents in ${((performance.now() - createStarted) / 1000).toFixed(1)} s`);
+  for (const id of warmIds) timings.set(id, { measured: false });
+  await pool(warmIds, 4, simulateOk);
+  const warmUntil = Date.now() + 30_000;
+  while (warmIds.some((id) => timings.get(id)!.receivedAt === undefined) && Date.now() < warmUntil) await sleep(50);
+  // Let the dispatcher finish the created-events backlog before measuring.
+  await sleep(3000);
+  otherEvents = 0;
+  verifyFailures = 0;
+  failureReasons.clear();
+  for (const id of ids) timings.set(id, { measured: true });
+
+  // Measured: simulate each intent at its slot (start + i / rate); a slot missed for lack of a free lane is
+  // sent as soon as one frees up, and its latency counts from the actual send.
+  let inFlight = 0;
+  let answered = 0;
+  let failedAnswers = 0;
+  const answerStatuses = new Map<number, number>();
+  let freed: (() => void) | undefined;
+  const pending: Array<Promise<void>> = [];
+  const started = performance.now();
+  for (let i = 0; i < ids.length; i += 1) {
+    const due = started + (i * 1000) / RATE;
+    const wait = due - performance.now();
+    if (wait > 1) await sleep(wait);
+    while (inFlight >= CONCURRENCY) await new Promise<void>((resolve) => (freed = resolve));
+    const id = ids[i]!;
+    const timing = timings.get(id)!;
+    inFlight += 1;
+    timing.sentAt = performance.now();
+    pending.push(
+      simulate(id)
+        .then(
+          (res) => {
+            timing.answeredAt = performance.now();
+            if (res.status === 200) answered += 1;
+            else {
+              failedAnswers += 1;
+              answerStatuses.set(res.status, (answerStatuses.get(res.status) ?? 0) + 1);
+            }
+          },
+          (error: unknown) => {
+            failedAnswers += 1;
+            answerStatuses.set(0, (answerStatuses.get(0) ?? 0) + 1);
+            console.error(`  simulate ${id} failed: ${error instanceof Error ? error.message : String(error)}`);
+          },
+        )
+        .finally(() => {
+          inFlight -= 1;
+          freed?.();
+          freed = undefined;
+        }),
+    );
+  }
+  const lastSent = performance.now();
+  await Promise.all(pending);
+  const lastAnswered = performance.now();
+  const sendSeconds = (lastSent - started) / 1000;
+
+  // Drain: until every answered payment's webhook arrived, or nothing new came for a while (bounded).
+  const drainStarted = performance.now();
+  lastReceivedAt = Math.max(lastReceivedAt, drainStarted);
+  while (received < answered && performance.now() - lastReceivedAt < DRAIN_IDLE_MS && performance.now() - drainStarted < DRAIN_MAX_MS) await sleep(50);
+
+  const fromSent: number[] = [];
+  const fromAnswered: number[] = [];
+  const roundTrips: number[] = [];
+  for (const id of ids) {
+    const t = timings.get(id)!;
+    if (t.sentAt !== undefined && t.answeredAt !== undefined) roundTrips.push(t.answeredAt - t.sentAt);
+    if (t.receivedAt === undefined || t.sentAt === undefined) continue;
+    fromSent.push(t.receivedAt - t.sentAt);
+    if (t.answeredAt !== undefined) fromAnswered.push(t.receivedAt - t.answeredAt);
+  }
+  const lastArrival = Math.max(...ids.map((id) => timings.get(id)!.receivedAt ?? 0));
+  const statuses = [...answerStatuses].map(([s, n]) => `${s === 0 ? 'network error' : s} x${n}`).join(', ');
+  const reasons = [...failureReasons].map(([r, n]) => `${r} x${n}`).join(', ');
+  console.log(`  sent ${ids.length} simulate requests in ${sendSeconds.toFixed(1)} s = ${(ids.length / sendSeconds).toFixed(1)}/s achieved (${RATE}/s offered); answered 200: ${answered}, other: ${failedAnswers}${statuses ? ` (${statuses})` : ''}; last answer ${((lastAnswered - started) / 1000).toFixed(1)} s after start`);
+  console.log(`  received ${received} verified payment_intent.succeeded of ${answered} (${ids.length - received} missing), verify failures ${verifyFailures}${reasons ? ` (${reasons})` : ''}, other events ${otherEvents}`);
+  if (received > 0) console.log(`  received ${(received / ((lastArrival - started) / 1000)).toFixed(1)}/s over the run (first send to last arrival)`);
+  console.log(`  simulate answered - sent      ${summary(roundTrips)}`);
+  console.log(`  received - simulate sent      ${summary(fromSent)}`);
+  console.log(`  received - simulate answered  ${summary(fromAnswered)}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
