@@ -80,7 +80,7 @@ done
 base=${PUBLIC_BASE_URL:-http://localhost:3000}
 echo
 echo "All five services are ready."
-echo "  Gateway (API, checkout, dashboard)  $base"
+echo "  Gateway                             $base"
 echo "  API                                 $base/api/v1"
 echo "  API docs (OpenAPI)                  $base/docs"
 for entry in "${services[@]}"; do
