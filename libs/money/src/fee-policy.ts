@@ -42,7 +42,9 @@ export function computeFee(amountCents: number, rateBps: number): number {
   }
   assertRate(rateBps);
   // bigint keeps the product exact whatever the amount; adding half the divisor then flooring is half-up.
-  return Number((BigInt(amountCents) * BigInt(rateBps) + 5_000n) / 10_000n);
+  const feeCents = (BigInt(amountCents) * BigInt(rateBps) + 5_000n) / 10_000n;
+  // At most amount x 100 %, so it is a safe integer again.
+  return Number(feeCents);
 }
 
 export function computeNet(amountCents: number, feeCents: number): number {
