@@ -124,6 +124,29 @@ describe('webhook delivery', () => {
     expect(await h.deliveriesOf(otherMerchant.id)).toEqual([]);
   });
 
+  it('sends an endpoint only the events that occurred from its creation on; a replay still reaches older ones', async () => {
+    const { merchant, endpoint, receiver: r } = await merchantWithEndpoint();
+    const createdAt = Date.parse(endpoint.snapshot.created_at);
+    // As a new consumer group reads them from the beginning of the topic: events from before the endpoint existed.
+    const older = { ...intentEvent(merchant, 'test'), occurred_at: new Date(createdAt - 10 * 60_000).toISOString() };
+    const atCreation = { ...intentEvent(merchant, 'test'), occurred_at: endpoint.snapshot.created_at };
+    const newer = { ...intentEvent(merchant, 'test'), occurred_at: new Date(createdAt + 1).toISOString() };
+    await h.publish('sessions', [older, atCreation, newer]);
+    await h.handled(older.id);
+    expect(await h.deliveriesOf(older.id)).toEqual([]);
+    expect((await h.settled(atCreation.id)).map((d) => d.kind)).toEqual(['first']);
+    expect((await h.settled(newer.id)).map((d) => d.kind)).toEqual(['first']);
+    expect(r.handled.map((e) => e.webhook.id).sort()).toEqual([atCreation.id, newer.id].sort());
+
+    // Replay is the explicit way to older events: not limited by the endpoint's creation.
+    const result = await commands.replay({ ...scope(merchant, endpoint), from: new Date(createdAt - 20 * 60_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() });
+    expect(result).toMatchObject({ scheduled: 3 });
+    expect(await h.settled(older.id)).toEqual([expect.objectContaining({ kind: 'replay', status: 'succeeded' })]);
+    await h.settled(newer.id, 2);
+    await h.settled(atCreation.id, 2);
+    expect(r.handled.map((e) => e.webhook.id).sort()).toEqual([older.id, atCreation.id, newer.id].sort());
+  });
+
   it('retries a receiver that answers 500, and the retry delivers the event', async () => {
     const { merchant, endpoint, receiver: r } = await merchantWithEndpoint();
     r.failNext(1);

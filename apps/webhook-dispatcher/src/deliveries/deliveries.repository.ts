@@ -242,14 +242,22 @@ export class DeliveriesRepository {
     return result[1];
   }
 
-  /** First sends of an event to every active endpoint of its merchant and environment that takes its type. */
-  async scheduleFirstSends(manager: EntityManager, event: { id: string; type: string; merchantId: string; environment: string }): Promise<number> {
+  /**
+   * First sends of an event to every active endpoint of its merchant and environment that takes its type and
+   * existed when it occurred: a new consumer group reads the topics from the beginning, and an endpoint gets
+   * events from its creation on (older ones only by an explicit replay).
+   */
+  async scheduleFirstSends(
+    manager: EntityManager,
+    event: { id: string; type: string; merchantId: string; environment: string; occurredAt: string | Date },
+  ): Promise<number> {
     const endpoints = (await manager.query(
       `SELECT ep.id FROM ${this.db.table('endpoints')} ep
        WHERE ep.merchant_id = $1 AND ep.environment = $2 AND ${activeEndpointSql('ep')}
          AND (ep.events IS NULL OR $3 = ANY(ep.events))
+         AND ep.created_at <= $4::timestamptz
        ORDER BY ep.id`,
-      [event.merchantId, event.environment, event.type],
+      [event.merchantId, event.environment, event.type, event.occurredAt],
     )) as Array<{ id: string }>;
     if (endpoints.length === 0) return 0;
     const result = (await manager.query(

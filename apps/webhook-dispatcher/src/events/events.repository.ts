@@ -59,7 +59,8 @@ export class EventsRepository {
 
   /**
    * What an endpoint missed while inactive, to replay when it is enabled again: events it takes that have no
-   * succeeded or pending delivery to it, and either arrived since `since` or had a delivery to it fail since then.
+   * succeeded or pending delivery to it, and either arrived since `since` (and occurred at or after its creation,
+   * as a first send would have required) or had a delivery to it fail since then.
    */
   async missedSince(manager: EntityManager, endpoint: EndpointRow, since: Date): Promise<string[]> {
     const rows = (await manager.query(
@@ -69,9 +70,11 @@ export class EventsRepository {
          AND NOT EXISTS (
            SELECT 1 FROM ${this.db.table('deliveries')} d
            WHERE d.event_id = ev.id AND d.endpoint_id = $5 AND d.status IN ('succeeded', 'pending'))
-         AND (ev.received_at >= $3 OR EXISTS (
-           SELECT 1 FROM ${this.db.table('deliveries')} d
-           WHERE d.event_id = ev.id AND d.endpoint_id = $5 AND d.status = 'failed' AND d.finished_at >= $3))
+         AND ((ev.received_at >= $3
+               AND ev.occurred_at >= (SELECT ep.created_at FROM ${this.db.table('endpoints')} ep WHERE ep.id = $5))
+           OR EXISTS (
+             SELECT 1 FROM ${this.db.table('deliveries')} d
+             WHERE d.event_id = ev.id AND d.endpoint_id = $5 AND d.status = 'failed' AND d.finished_at >= $3))
        ORDER BY ev.occurred_at, ev.id`,
       [endpoint.merchant_id, endpoint.environment, since, endpoint.events, endpoint.id],
     )) as Array<{ id: string }>;

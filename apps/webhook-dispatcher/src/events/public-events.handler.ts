@@ -11,9 +11,9 @@ export type PublicEventOutcome = { stored: false } | { stored: true; deliveries:
 /**
  * Turns each public event (sessions and refunds streams) into what merchants receive: the event with its
  * rendered body, and one first-send delivery per active endpoint of the merchant and environment that takes
- * its type. Runs in the consumer's inbox transaction, so a re-delivered Kafka message has no second effect;
- * the (endpoint, event) unique key backs that up. Bodies are rendered once, so every attempt sends the same
- * bytes; they are signed at send time (secrets roll).
+ * its type and was created at or before the event occurred. Runs in the consumer's inbox transaction, so a
+ * re-delivered Kafka message has no second effect; the (endpoint, event) unique key backs that up. Bodies are
+ * rendered once, so every attempt sends the same bytes; they are signed at send time (secrets roll).
  */
 @Injectable()
 export class PublicEventsHandler {
@@ -49,6 +49,7 @@ export class PublicEventsHandler {
       type: envelope.type,
       merchantId: envelope.merchant_id,
       environment: envelope.environment,
+      occurredAt: envelope.occurred_at,
     });
     if (deliveries > 0) await this.db.notifyDeliveries(manager);
     return { stored: true, deliveries };
