@@ -309,8 +309,13 @@ describe('webhook delivery', () => {
       await waitFor(() => r.handled.length === 1, 30_000, 'the test event');
       expect(r.handled[0]!.webhook).toMatchObject({ scheme: 'intent', type: 'webhook_endpoint.test', id: delivery.event_id });
       expect(JSON.parse(r.handled[0]!.raw).data.object).toEqual({ id: endpoint.snapshot.id, object: 'webhook_endpoint', url: r.url, environment: 'test' });
-      const list = await commands.list({ ...scope(merchant, endpoint), limit: 1 });
-      expect(list.data[0]).toMatchObject({ id: delivery.id, status: 'succeeded', attempt_count: 1 });
+      // The receiver has the request before the dispatcher has recorded the answer: wait for the record.
+      let latest: Awaited<ReturnType<typeof commands.list>>['data'][number] | undefined;
+      await waitFor(async () => {
+        latest = (await commands.list({ ...scope(merchant, endpoint), limit: 1 })).data[0];
+        return latest?.status !== 'pending';
+      }, 30_000, 'the recorded attempt');
+      expect(latest).toMatchObject({ id: delivery.id, status: 'succeeded', attempt_count: 1 });
     });
 
     it('pages deliveries newest first', async () => {
