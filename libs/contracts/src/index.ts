@@ -1,2 +1,3 @@
 export * from './sessions.contract';
 export * from './webhooks.contract';
+export * from './resource.schemas';

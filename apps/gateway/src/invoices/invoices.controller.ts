@@ -9,7 +9,7 @@ import { Idempotent, IdempotencyKey } from '../idempotency/idempotent.decorator'
 import { ApiErrors } from '../sessions-api/api-error.responses';
 import { merchantSettings } from '../sessions-api/merchant-settings';
 import { requireObjectId } from '../sessions-api/object-id';
-import { INVOICE_SCHEMA, INVOICE_SIMULATE_SCHEMA } from '../sessions-api/resource.schemas';
+import { INVOICE_RESPONSE, INVOICE_SIMULATE_RESPONSE } from '../sessions-api/response-schemas';
 import { SessionsClient } from '../sessions-api/sessions.client';
 import { apiValidationPipe } from '../validation/api-validation.pipe';
 import { CreateInvoiceDto } from './create-invoice.dto';
@@ -28,7 +28,7 @@ export class InvoicesController {
   @Idempotent()
   @ApiOperation({ operationId: 'createInvoice', summary: 'Create an invoice' })
   @ApiHeader({ name: 'Idempotency-Key', required: true, schema: { type: 'string', maxLength: 190 } })
-  @ApiResponse({ status: 201, schema: INVOICE_SCHEMA })
+  @ApiResponse({ status: 201, schema: INVOICE_RESPONSE })
   @ApiErrors(400, 401, 403, 409, 429, 503)
   create(
     @Auth() auth: AuthContext,
@@ -51,7 +51,7 @@ export class InvoicesController {
   @Get(':id')
   @ApiOperation({ operationId: 'getInvoice', summary: 'Retrieve an invoice' })
   @ApiParam(ID_PARAM)
-  @ApiResponse({ status: 200, schema: INVOICE_SCHEMA })
+  @ApiResponse({ status: 200, schema: INVOICE_RESPONSE })
   @ApiErrors(401, 403, 404, 429, 503)
   get(@Auth() auth: AuthContext, @Param('id') id: string, @Req() request: FastifyRequest): Promise<InvoiceResource> {
     return this.sessions.getInvoice(
@@ -64,7 +64,7 @@ export class InvoicesController {
   @HttpCode(200)
   @ApiOperation({ operationId: 'simulateInvoice', summary: 'Drive a test invoice to paid, failed or expired (test keys only)' })
   @ApiParam(ID_PARAM)
-  @ApiResponse({ status: 200, schema: INVOICE_SIMULATE_SCHEMA })
+  @ApiResponse({ status: 200, schema: INVOICE_SIMULATE_RESPONSE })
   @ApiErrors(400, 401, 403, 404, 409, 429, 503)
   simulate(
     @Auth() auth: AuthContext,

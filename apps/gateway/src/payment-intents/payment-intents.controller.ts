@@ -9,7 +9,7 @@ import { Idempotent, IdempotencyKey } from '../idempotency/idempotent.decorator'
 import { ApiErrors } from '../sessions-api/api-error.responses';
 import { requireObjectId } from '../sessions-api/object-id';
 import { merchantSettings } from '../sessions-api/merchant-settings';
-import { PAYMENT_INTENT_SCHEMA } from '../sessions-api/resource.schemas';
+import { PAYMENT_INTENT_RESPONSE } from '../sessions-api/response-schemas';
 import { SessionsClient } from '../sessions-api/sessions.client';
 import { apiValidationPipe } from '../validation/api-validation.pipe';
 import { CreatePaymentIntentDto } from './create-payment-intent.dto';
@@ -28,7 +28,7 @@ export class PaymentIntentsController {
   @Idempotent()
   @ApiOperation({ operationId: 'createPaymentIntent', summary: 'Create a payment intent' })
   @ApiHeader({ name: 'Idempotency-Key', required: true, schema: { type: 'string', maxLength: 190 } })
-  @ApiResponse({ status: 201, schema: PAYMENT_INTENT_SCHEMA })
+  @ApiResponse({ status: 201, schema: PAYMENT_INTENT_RESPONSE })
   @ApiErrors(400, 401, 403, 409, 429, 503)
   create(
     @Auth() auth: AuthContext,
@@ -51,7 +51,7 @@ export class PaymentIntentsController {
   @Get(':id')
   @ApiOperation({ operationId: 'getPaymentIntent', summary: 'Retrieve a payment intent' })
   @ApiParam(ID_PARAM)
-  @ApiResponse({ status: 200, schema: PAYMENT_INTENT_SCHEMA })
+  @ApiResponse({ status: 200, schema: PAYMENT_INTENT_RESPONSE })
   @ApiErrors(401, 403, 404, 429, 503)
   get(@Auth() auth: AuthContext, @Param('id') id: string, @Req() request: FastifyRequest): Promise<PaymentIntentResource> {
     return this.sessions.getPaymentIntent(
@@ -64,7 +64,7 @@ export class PaymentIntentsController {
   @HttpCode(200)
   @ApiOperation({ operationId: 'simulatePaymentIntent', summary: 'Drive a test payment intent to a result (test keys only)' })
   @ApiParam(ID_PARAM)
-  @ApiResponse({ status: 200, schema: PAYMENT_INTENT_SCHEMA })
+  @ApiResponse({ status: 200, schema: PAYMENT_INTENT_RESPONSE })
   @ApiErrors(400, 401, 403, 404, 409, 429, 503)
   simulate(
     @Auth() auth: AuthContext,
@@ -85,7 +85,7 @@ export class PaymentIntentsController {
   @HttpCode(200)
   @ApiOperation({ operationId: 'cancelPaymentIntent', summary: 'Cancel a payment intent that is not paid' })
   @ApiParam(ID_PARAM)
-  @ApiResponse({ status: 200, schema: PAYMENT_INTENT_SCHEMA })
+  @ApiResponse({ status: 200, schema: PAYMENT_INTENT_RESPONSE })
   @ApiErrors(401, 403, 404, 409, 429, 503)
   cancel(@Auth() auth: AuthContext, @Param('id') id: string, @Req() request: FastifyRequest): Promise<PaymentIntentResource> {
     return this.sessions.cancelPaymentIntent(
