@@ -34,6 +34,15 @@ export class GatewayConfig extends WebhookServiceConfig {
   @Max(1000)
   API_KEY_CACHE_MS: number = 500;
 
+  /**
+   * How long the gateway's Redis read model keeps a payment intent or invoice nobody changes or reads again
+   * (GETs are answered from it; changes invalidate it). 0 turns it off: every GET asks the sessions service.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(7 * 86400)
+  RESOURCE_CACHE_TTL_SECONDS: number = 3600;
+
   /** How long a completed response is kept for replay under its Idempotency-Key. */
   @IsInt()
   @Min(60)

@@ -23,8 +23,14 @@ export function newEventId(): string {
   return `evt_${randomBase62()}`;
 }
 
+// Request ids must be unique, not secret: a random prefix per process and a counter cost nothing per request
+// (fresh random bytes for each were ~4 % of the gateway's CPU under load). Same shape as the other ids.
+const requestIdPrefix = randomBase62(16);
+let requestCounter = 0;
+
 export function newRequestId(): string {
-  return `req_${randomBase62()}`;
+  requestCounter = (requestCounter + 1) % 36 ** 8;
+  return `req_${requestIdPrefix}${requestCounter.toString(36).padStart(8, '0')}`;
 }
 
 /** The environment a payment intent id belongs to, or null when it is not one of ours. */

@@ -21,6 +21,8 @@ export function createGatewayRedis(url: string): Redis {
     commandTimeout: 1000,
     // How long shutdown waits for the socket to close (the default 2 s also holds a process whose Redis is down).
     disconnectTimeout: 200,
+    // Commands issued in the same event-loop turn (rate limit, cache, idempotency of concurrent requests) share one write.
+    enableAutoPipelining: true,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
   });
   let lastWarning = 0;

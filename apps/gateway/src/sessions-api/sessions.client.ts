@@ -1,5 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import {
+  invoiceResourceAt,
+  paymentIntentResourceAt,
   CreateInvoiceCommand,
   CreatePaymentIntentCommand,
   GetPaymentIntentCommand,
@@ -13,42 +15,98 @@ import {
   SimulatePaymentIntentCommand,
 } from '@payments/contracts';
 import { commandTopic, ServiceClient } from '@payments/platform';
+import { ResourceCache, type CachedResourceKey } from '../resource-cache/resource-cache';
 
-/** Typed commands to the sessions service over Kafka request/reply. */
+/** What every sessions command names: whose resource, in which environment. */
+interface ResourceCommand {
+  merchant_id: string;
+  environment: string;
+  id: string;
+}
+
+function keyOf(command: ResourceCommand): CachedResourceKey {
+  return { merchantId: command.merchant_id, environment: command.environment, id: command.id };
+}
+
+/**
+ * Typed commands to the sessions service over Kafka request/reply. Reads go through the gateway's resource
+ * cache: a hit never leaves the gateway; creates fill it and changes invalidate it once sessions has answered.
+ */
 @Injectable()
 export class SessionsClient {
+  private readonly logger = new Logger('SessionsClient');
   private readonly topics = new Map<SessionsCommandName, string>(
     Object.values(SESSIONS_COMMANDS).map((name) => [name, commandTopic(SESSIONS_SERVICE, name)]),
   );
 
-  constructor(private readonly services: ServiceClient) {}
+  constructor(
+    private readonly services: ServiceClient,
+    private readonly cache: ResourceCache,
+  ) {}
 
   createPaymentIntent(command: CreatePaymentIntentCommand, correlationId: string): Promise<PaymentIntentResource> {
-    return this.send(SESSIONS_COMMANDS.createPaymentIntent, command, correlationId);
+    return this.created(command, this.send(SESSIONS_COMMANDS.createPaymentIntent, command, correlationId));
   }
 
   getPaymentIntent(command: GetPaymentIntentCommand, correlationId: string): Promise<PaymentIntentResource> {
-    return this.send(SESSIONS_COMMANDS.getPaymentIntent, command, correlationId);
+    return this.read(command, paymentIntentResourceAt, () => this.send(SESSIONS_COMMANDS.getPaymentIntent, command, correlationId));
   }
 
   simulatePaymentIntent(command: SimulatePaymentIntentCommand, correlationId: string): Promise<PaymentIntentResource> {
-    return this.send(SESSIONS_COMMANDS.simulatePaymentIntent, command, correlationId);
+    return this.changing(command, this.send(SESSIONS_COMMANDS.simulatePaymentIntent, command, correlationId));
   }
 
   cancelPaymentIntent(command: GetPaymentIntentCommand, correlationId: string): Promise<PaymentIntentResource> {
-    return this.send(SESSIONS_COMMANDS.cancelPaymentIntent, command, correlationId);
+    return this.changing(command, this.send(SESSIONS_COMMANDS.cancelPaymentIntent, command, correlationId));
   }
 
   createInvoice(command: CreateInvoiceCommand, correlationId: string): Promise<InvoiceResource> {
-    return this.send(SESSIONS_COMMANDS.createInvoice, command, correlationId);
+    return this.created(command, this.send(SESSIONS_COMMANDS.createInvoice, command, correlationId));
   }
 
   getInvoice(command: GetPaymentIntentCommand, correlationId: string): Promise<InvoiceResource> {
-    return this.send(SESSIONS_COMMANDS.getInvoice, command, correlationId);
+    return this.read(command, invoiceResourceAt, () => this.send(SESSIONS_COMMANDS.getInvoice, command, correlationId));
   }
 
   simulateInvoice(command: SimulateInvoiceCommand, correlationId: string): Promise<SimulateInvoiceReply> {
-    return this.send(SESSIONS_COMMANDS.simulateInvoice, command, correlationId);
+    return this.changing(command, this.send(SESSIONS_COMMANDS.simulateInvoice, command, correlationId));
+  }
+
+  /** From the cache, as it reads now; on a miss from sessions, then cached unless it changed meanwhile. */
+  private async read<T>(command: ResourceCommand, at: (resource: T, now: Date) => T, fetch: () => Promise<T>): Promise<T> {
+    const key = keyOf(command);
+    const lookup = await this.cache.lookup<T>(key);
+    if (lookup?.hit) return at(lookup.resource, new Date());
+    const resource = await fetch();
+    if (lookup) await this.cache.fill(key, lookup.generation, resource);
+    return resource;
+  }
+
+  /** A new resource's first version is cached at once (unless something already changed it). */
+  private async created<T extends { id: string }>(command: Omit<ResourceCommand, 'id'>, reply: Promise<T>): Promise<T> {
+    const resource = await reply;
+    await this.cache.fill(keyOf({ ...command, id: resource.id }), '', resource);
+    return resource;
+  }
+
+  /**
+   * A command that may change the resource invalidates it when sessions has answered, whatever the answer (a
+   * timeout may still have changed it). If Redis refuses, the invalidation from the sessions event follows.
+   */
+  private async changing<T>(command: ResourceCommand, reply: Promise<T>): Promise<T> {
+    try {
+      return await reply;
+    } finally {
+      await this.invalidate(keyOf(command));
+    }
+  }
+
+  private async invalidate(key: CachedResourceKey): Promise<void> {
+    try {
+      await this.cache.invalidate([key]);
+    } catch (error) {
+      this.logger.warn({ err: error, id: key.id }, 'could not invalidate the cached resource; the sessions event will');
+    }
   }
 
   private send<T>(name: SessionsCommandName, body: object, correlationId: string): Promise<T> {

@@ -27,13 +27,9 @@ import {
   type Metadata,
 } from './session-types';
 
-export type InvoiceStatus = 'pending' | 'paid' | 'failed' | 'expired';
+import { isFinalInvoiceStatus, type InvoiceStatus } from '@payments/contracts';
 
-export const INVOICE_FINAL_STATUSES: readonly InvoiceStatus[] = ['paid', 'expired'];
-
-export function isFinalInvoiceStatus(status: InvoiceStatus): boolean {
-  return INVOICE_FINAL_STATUSES.includes(status);
-}
+export { INVOICE_FINAL_STATUSES, isFinalInvoiceStatus, type InvoiceStatus } from '@payments/contracts';
 
 export interface InvoicePayment {
   /** The payment id. */

@@ -3,7 +3,7 @@
 import type { InvoicePaymentResource, InvoiceResource } from '@payments/contracts';
 import { formatMoney } from '@payments/money';
 import { checkoutUrl } from './checkout-url';
-import { Invoice, isFinalInvoiceStatus, type InvoiceState } from './invoice.aggregate';
+import { Invoice, type InvoiceState } from './invoice.aggregate';
 
 export type { InvoiceResource };
 
@@ -48,8 +48,4 @@ export function toInvoiceResource(state: InvoiceState, options: InvoiceResourceO
   };
 }
 
-/** A resource rendered at an earlier time, as a read at `now` shows it (past expires_at a live state is expired). */
-export function invoiceResourceAt(resource: InvoiceResource, now: Date): InvoiceResource {
-  if (isFinalInvoiceStatus(resource.status) || now.getTime() < Date.parse(resource.expires_at)) return resource;
-  return { ...resource, status: 'expired' };
-}
+export { invoiceResourceAt } from '@payments/contracts';

@@ -35,13 +35,9 @@ import {
   type Metadata,
 } from './session-types';
 
-export type PaymentIntentStatus = 'requires_payment_method' | 'processing' | 'succeeded' | 'failed' | 'cancelled' | 'expired';
+import { isFinalPaymentIntentStatus, type PaymentIntentStatus } from '@payments/contracts';
 
-export const PAYMENT_INTENT_FINAL_STATUSES: readonly PaymentIntentStatus[] = ['succeeded', 'cancelled', 'expired'];
-
-export function isFinalPaymentIntentStatus(status: PaymentIntentStatus): boolean {
-  return PAYMENT_INTENT_FINAL_STATUSES.includes(status);
-}
+export { isFinalPaymentIntentStatus, PAYMENT_INTENT_FINAL_STATUSES, type PaymentIntentStatus } from '@payments/contracts';
 
 export interface PaymentIntentCryptoState {
   readonly address: string | null;

@@ -4,7 +4,7 @@ import type { PaymentIntentResource } from '@payments/contracts';
 import { formatMoney } from '@payments/money';
 import { checkoutUrl } from './checkout-url';
 import type { PaymentIntentState } from './payment-intent.aggregate';
-import { isFinalPaymentIntentStatus, PaymentIntent } from './payment-intent.aggregate';
+import { PaymentIntent } from './payment-intent.aggregate';
 
 export type { PaymentIntentResource };
 
@@ -48,11 +48,4 @@ export function toPaymentIntentResource(state: PaymentIntentState, options: Paym
   };
 }
 
-/**
- * A resource rendered at an earlier time, as a read at `now` shows it: once expires_at has passed a live state
- * reads as expired, even before the expiry is recorded (only the status depends on the read time).
- */
-export function paymentIntentResourceAt(resource: PaymentIntentResource, now: Date): PaymentIntentResource {
-  if (isFinalPaymentIntentStatus(resource.status) || now.getTime() < Date.parse(resource.expires_at)) return resource;
-  return { ...resource, status: 'expired' };
-}
+export { paymentIntentResourceAt } from '@payments/contracts';

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Options } from 'pino-http';
-import { newRequestId } from './request-id';
+import { newRequestId } from '@payments/ids';
 
 /** Paths never written to a log line: credentials, secrets and personal data that a log does not need. */
 export const REDACT_PATHS = [

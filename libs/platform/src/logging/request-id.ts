@@ -1,11 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { newRequestId } from '@payments/ids';
 
 const SAFE_ID = /^[A-Za-z0-9_.:-]{8,100}$/;
-
-export function newRequestId(): string {
-  return `req_${randomBytes(12).toString('base64url')}`;
-}
 
 /** Honours a caller's Request-Id when it is safe to echo; otherwise issues a fresh one. */
 export function requestIdFor(req: IncomingMessage): string {

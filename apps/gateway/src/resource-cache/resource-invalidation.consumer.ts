@@ -1,0 +1,49 @@
+import { Logger } from '@nestjs/common';
+import { topicName, STREAMS } from '@payments/events';
+import { createKafka, ensureTopics } from '@payments/messaging';
+import type { Consumer } from 'kafkajs';
+import type { ResourceCache } from './resource-cache';
+import { resourcesChangedBy } from './resource-invalidation';
+
+export interface ResourceInvalidationOptions {
+  brokers: string[];
+  namespace: string;
+  instanceId: string;
+}
+
+/**
+ * Follows the sessions event topic and invalidates the cached resources each event changed, so changes made
+ * inside sessions (expiry, and any future writer) reach GETs. One consumer group for all gateway instances: the
+ * cache is shared. A batch whose invalidation Redis refused is not committed and comes again.
+ */
+export class ResourceInvalidationConsumer {
+  private readonly logger = new Logger('ResourceInvalidation');
+  private consumer: Consumer | undefined;
+
+  constructor(
+    private readonly cache: ResourceCache,
+    private readonly options: ResourceInvalidationOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    if (!this.cache.enabled) return;
+    const { brokers, namespace, instanceId } = this.options;
+    const kafka = createKafka({ brokers, clientId: `gateway-${instanceId}-resource-cache` });
+    const topic = topicName(namespace, STREAMS.sessions);
+    await ensureTopics(kafka, [topic]);
+    const consumer = kafka.consumer({ groupId: `${namespace}.gateway.resource-cache`, maxWaitTimeInMs: 1000 });
+    this.consumer = consumer;
+    await consumer.connect();
+    await consumer.subscribe({ topics: [topic], fromBeginning: false });
+    await consumer.run({
+      eachBatch: async ({ batch }) => {
+        await this.cache.invalidate(resourcesChangedBy(batch.messages.map((m) => m.value)));
+      },
+    });
+    consumer.on(consumer.events.CRASH, (event) => this.logger.warn({ err: event.payload.error }, 'resource invalidation consumer crashed; it restarts'));
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer?.disconnect();
+  }
+}
