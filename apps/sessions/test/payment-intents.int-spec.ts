@@ -170,6 +170,14 @@ describe('payment intents', () => {
     expect((await h.outboxOf(first.id)).map((e) => e.type)).toEqual(['payment_intent.created', 'payment_intent.cancelled']);
   });
 
+  it('answers a repeated create with its intent even when the same request would now be refused', async () => {
+    const command = intentCommand(merchant, { merchant: { enabled_methods: ['togo', 'crypto'] } }, { methods: ['crypto'] });
+    const first = await h.intents.create(command, 'req_a');
+    // Meanwhile the merchant turned crypto off: a new request would get payment_methods_unavailable.
+    const again = await h.intents.create({ ...command, merchant: { ...command.merchant, enabled_methods: ['togo'] } }, 'req_b');
+    expect(again).toEqual(first);
+  });
+
   it('creates one intent for 20 concurrent creates with the same key', async () => {
     const command = intentCommand(merchant);
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => h.intents.create(command, `req_c${i}`)));

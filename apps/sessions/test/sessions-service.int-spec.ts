@@ -1,7 +1,7 @@
 import { STREAMS, topicName, validateEnvelope } from '@payments/events';
 import { collectMessages, createTestDatabase, freePort, startService, uniqueName, waitFor, type RunningService, type TestDatabase } from '@payments/testing';
 import type { InvoiceResource, PaymentIntentResource } from '@payments/contracts';
-import { connectCommandClient, type SessionsCommandClient } from './support/command-client';
+import { connectSessionsCommandClient, type SessionsCommandClient } from './support/command-client';
 import { codeOf, createHarness, intentCommand, invoiceCommand, type SessionsHarness, testMerchant } from './support/sessions-harness';
 
 // Two built sessions services as separate processes on one database: commands over Kafka request/reply, the
@@ -20,7 +20,7 @@ describe('sessions service', () => {
     // One after the other: the second finds the schema migrated (the first holds the migration lock anyway).
     services.push(await startService('sessions', { ...env, PORT: String(await freePort()), INSTANCE_ID: 'a' }));
     services.push(await startService('sessions', { ...env, PORT: String(await freePort()), INSTANCE_ID: 'b' }));
-    client = await connectCommandClient(namespace);
+    client = await connectSessionsCommandClient(namespace);
     h = await createHarness({ db, namespace });
   }, 120_000);
 

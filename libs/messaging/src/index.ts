@@ -10,3 +10,4 @@ export * from './outbox.relay';
 export * from './event.consumer';
 export { pgClientConfig } from './pg-connection';
 export { backoffDelay, Wakeup } from './wakeup';
+export * from './sql-statement';

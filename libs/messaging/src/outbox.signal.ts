@@ -31,6 +31,16 @@ export async function signalOutboxWrite(manager: EntityManager, schema: string):
   await manager.query('SELECT pg_notify($1, $2)', [outboxChannel(schema), '']);
 }
 
+/** Called after a write that committed on its own (a single statement outside a transaction). */
+export async function signalCommittedOutboxWrite(dataSource: DataSource, schema: string): Promise<void> {
+  const local = localRelays.get(schema);
+  if (local?.active()) {
+    local.wake();
+    return;
+  }
+  await dataSource.query('SELECT pg_notify($1, $2)', [outboxChannel(schema), '']);
+}
+
 class WakeAfterCommit implements EntitySubscriberInterface {
   afterTransactionCommit(event: TransactionCommitEvent): void {
     const data = event.queryRunner.data as Record<string, unknown> | undefined;

@@ -1,7 +1,8 @@
 import { validateEnvelope, type EventEnvelope } from '@payments/events';
-import type { EntityManager } from 'typeorm';
-import { signalOutboxWrite } from './outbox.signal';
+import type { DataSource, EntityManager } from 'typeorm';
+import { signalCommittedOutboxWrite, signalOutboxWrite } from './outbox.signal';
 import { assertSchemaName, qualified } from './sql-names';
+import type { SqlStatement } from './sql-statement';
 
 const ROWS_PER_INSERT = 1000;
 
@@ -37,25 +38,42 @@ export class OutboxWriter {
     if (!manager.queryRunner?.isTransactionActive) {
       throw new Error('OutboxWriter.append needs the EntityManager of an open transaction (dataSource.transaction)');
     }
-    // Validation on produce: a bad event fails the business transaction instead of reaching consumers.
-    for (const envelope of envelopes) validateEnvelope(envelope);
-
     const schema = this.options.schema ?? (manager.connection.options as { schema?: string }).schema ?? 'public';
     // Rows in envelope order (ids follow it); chunked to stay far below the 65535 bind parameters of a query.
     for (let start = 0; start < envelopes.length; start += ROWS_PER_INSERT) {
-      const values: string[] = [];
-      const params: unknown[] = [];
-      for (const envelope of envelopes.slice(start, start + ROWS_PER_INSERT)) {
-        const n = params.length;
-        values.push(`($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}::jsonb, $${n + 5}::jsonb)`);
-        params.push(envelope.id, topic, envelope.aggregate_id, JSON.stringify(envelope), JSON.stringify(envelopeHeaders(envelope)));
-      }
-      await manager.query(
-        `INSERT INTO ${qualified(schema, 'outbox')} (event_id, topic, key, payload, headers) VALUES ${values.join(', ')}`,
-        params,
-      );
+      const { text, params } = this.insertStatement(schema, topic, envelopes.slice(start, start + ROWS_PER_INSERT));
+      await manager.query(text, params as unknown[]);
     }
     // Wakes the relay once this transaction commits, without waiting for its poll.
     await signalOutboxWrite(manager, schema);
+  }
+
+  /**
+   * The outbox insert as a statement, for a write made of one combined statement (see combineStatements) rather
+   * than a transaction; call committed() once it has run.
+   */
+  appendStatement(topic: string, envelopes: ReadonlyArray<EventEnvelope<unknown>>): SqlStatement {
+    if (this.options.schema === undefined) throw new Error('appendStatement needs the writer to know its schema');
+    if (envelopes.length === 0 || envelopes.length > ROWS_PER_INSERT) throw new Error(`appendStatement takes 1..${ROWS_PER_INSERT} events`);
+    return this.insertStatement(this.options.schema, topic, envelopes);
+  }
+
+  /** After a committed appendStatement: wakes the relay (in process, or by NOTIFY when it runs elsewhere). */
+  async committed(dataSource: DataSource): Promise<void> {
+    if (this.options.schema === undefined) throw new Error('committed needs the writer to know its schema');
+    await signalCommittedOutboxWrite(dataSource, this.options.schema);
+  }
+
+  private insertStatement(schema: string, topic: string, envelopes: ReadonlyArray<EventEnvelope<unknown>>): SqlStatement {
+    // Validation on produce: a bad event fails the business write instead of reaching consumers.
+    for (const envelope of envelopes) validateEnvelope(envelope);
+    const values: string[] = [];
+    const params: unknown[] = [];
+    for (const envelope of envelopes) {
+      const n = params.length;
+      values.push(`($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}::jsonb, $${n + 5}::jsonb)`);
+      params.push(envelope.id, topic, envelope.aggregate_id, JSON.stringify(envelope), JSON.stringify(envelopeHeaders(envelope)));
+    }
+    return { text: `INSERT INTO ${qualified(schema, 'outbox')} (event_id, topic, key, payload, headers) VALUES ${values.join(', ')}`, params };
   }
 }

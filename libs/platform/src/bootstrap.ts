@@ -113,7 +113,7 @@ export async function bootstrapService<C extends ServiceConfig>(definition: Serv
     const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: `${definition.service}-setup` });
     await ensureTopics(
       kafka,
-      declaredCommandTopics().filter((t) => t.startsWith(`${config.KAFKA_NAMESPACE}.${definition.service}.`)),
+      declaredCommandTopics(),
       config.KAFKA_COMMAND_PARTITIONS,
     );
     await app.startAllMicroservices();

@@ -15,6 +15,7 @@ export * from './rpc/command-topic';
 export * from './rpc/rpc-message';
 export * from './rpc/serve-command';
 export * from './rpc/service-client';
+export * from './rpc/command-client';
 export * from './rpc/ping.controller';
 export * from './kafka/outbox-relay.host';
 export * from './kafka/event-consumer.host';

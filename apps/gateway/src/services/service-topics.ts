@@ -1,7 +1,7 @@
 import { SESSIONS_COMMANDS, SESSIONS_SERVICE, WEBHOOKS_COMMANDS, WEBHOOKS_SERVICE } from '@payments/contracts';
 import { commandTopic } from '@payments/platform';
 
-/** Services the gateway talks to, and every command topic it sends to (reply topics are subscribed at start). */
+/** Services the gateway talks to, and every command it sends (their services' command topics are created at start). */
 export const SERVICES = ['sessions', 'ledger', 'refunds', 'webhooks'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 

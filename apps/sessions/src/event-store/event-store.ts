@@ -1,5 +1,5 @@
 import type { Environment } from '@payments/ids';
-import { qualified } from '@payments/messaging';
+import { qualified, type SqlStatement } from '@payments/messaging';
 import { QueryFailedError, type EntityManager } from 'typeorm';
 import { ConcurrencyError } from './concurrency.error';
 
@@ -54,8 +54,27 @@ export class EventStore {
     metadata: EventMetadata,
     occurredAt: Date,
   ): Promise<number> {
-    if (!Number.isInteger(expectedVersion) || expectedVersion < 0) throw new Error(`invalid expected version ${expectedVersion}`);
     if (events.length === 0) return expectedVersion;
+    const { text, params } = this.appendStatement(streamId, expectedVersion, events, metadata, occurredAt);
+    try {
+      await manager.query(text, params as unknown[]);
+    } catch (error) {
+      if (isUniqueViolation(error, STREAM_VERSION_CONSTRAINT)) throw new ConcurrencyError(streamId, expectedVersion);
+      throw error;
+    }
+    return expectedVersion + events.length;
+  }
+
+  /** The append as a statement (for a write combined into one statement; a version clash is a unique violation). */
+  appendStatement(
+    streamId: string,
+    expectedVersion: number,
+    events: readonly DomainEventData[],
+    metadata: EventMetadata,
+    occurredAt: Date,
+  ): SqlStatement {
+    if (!Number.isInteger(expectedVersion) || expectedVersion < 0) throw new Error(`invalid expected version ${expectedVersion}`);
+    if (events.length === 0) throw new Error('no events to append');
     const values: string[] = [];
     const params: unknown[] = [];
     events.forEach((event, index) => {
@@ -63,16 +82,7 @@ export class EventStore {
       values.push(`($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}::jsonb, $${n + 5}::jsonb, $${n + 6})`);
       params.push(streamId, expectedVersion + index + 1, event.type, JSON.stringify(event.data), JSON.stringify(metadata), occurredAt);
     });
-    try {
-      await manager.query(
-        `INSERT INTO ${this.table} (stream_id, version, type, data, metadata, occurred_at) VALUES ${values.join(', ')}`,
-        params,
-      );
-    } catch (error) {
-      if (isUniqueViolation(error, STREAM_VERSION_CONSTRAINT)) throw new ConcurrencyError(streamId, expectedVersion);
-      throw error;
-    }
-    return expectedVersion + events.length;
+    return { text: `INSERT INTO ${this.table} (stream_id, version, type, data, metadata, occurred_at) VALUES ${values.join(', ')}`, params };
   }
 
   /** The whole stream in version order; empty when it does not exist or belongs to another merchant/environment. */

@@ -1,6 +1,9 @@
 import type { Environment } from '@payments/ids';
-import { qualified } from '@payments/messaging';
+import { qualified, type SqlStatement } from '@payments/messaging';
 import type { EntityManager } from 'typeorm';
+
+/** The unique constraint a second claim of one key violates. */
+export const IDEMPOTENCY_KEY_CONSTRAINT = 'idempotency_keys_scope_key';
 
 export type IdempotentObjectType = 'payment_intent' | 'invoice';
 
@@ -40,11 +43,28 @@ export class IdempotencyKeysRepository {
       [scope.merchantId, scope.environment, key, objectType, objectId, fingerprint],
     );
     if (inserted.length === 1) return { claimed: true };
+    const existing = await this.find(manager, scope, key);
+    if (!existing) throw new Error('idempotency key neither inserted nor found');
+    return existing;
+  }
+
+  /**
+   * The claim as a statement for a create written as one statement: a key already taken makes the whole
+   * statement fail with a unique violation of IDEMPOTENCY_KEY_CONSTRAINT (nothing of the create is written),
+   * after which find() tells what the key holds.
+   */
+  claimStatement(scope: IdempotencyScope, key: string, objectType: IdempotentObjectType, objectId: string, fingerprint: string): SqlStatement {
+    return {
+      text: `INSERT INTO ${this.table} (merchant_id, environment, key, object_type, object_id, fingerprint) VALUES ($1, $2, $3, $4, $5, $6)`,
+      params: [scope.merchantId, scope.environment, key, objectType, objectId, fingerprint],
+    };
+  }
+
+  async find(manager: EntityManager, scope: IdempotencyScope, key: string): Promise<Extract<IdempotencyClaim, { claimed: false }> | null> {
     const [existing]: Array<{ object_type: IdempotentObjectType; object_id: string; fingerprint: string }> = await manager.query(
       `SELECT object_type, object_id, fingerprint FROM ${this.table} WHERE merchant_id = $1 AND environment = $2 AND key = $3`,
       [scope.merchantId, scope.environment, key],
     );
-    if (!existing) throw new Error('idempotency key neither inserted nor found');
-    return { claimed: false, objectType: existing.object_type, objectId: existing.object_id, fingerprint: existing.fingerprint };
+    return existing ? { claimed: false, objectType: existing.object_type, objectId: existing.object_id, fingerprint: existing.fingerprint } : null;
   }
 }

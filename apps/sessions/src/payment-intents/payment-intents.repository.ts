@@ -1,4 +1,4 @@
-import { qualified } from '@payments/messaging';
+import { qualified, type SqlStatement } from '@payments/messaging';
 import type { EntityManager } from 'typeorm';
 import type { PaymentIntentResource, PaymentIntentState } from '../domain';
 import type { StreamScope } from '../event-store/event-store';
@@ -13,12 +13,17 @@ export class PaymentIntentsRepository {
   }
 
   async insert(manager: EntityManager, state: PaymentIntentState, resource: PaymentIntentResource, now: Date): Promise<void> {
-    await manager.query(
-      `INSERT INTO ${this.table}
+    const { text, params } = this.insertStatement(state, resource, now);
+    await manager.query(text, params as unknown[]);
+  }
+
+  insertStatement(state: PaymentIntentState, resource: PaymentIntentResource, now: Date): SqlStatement {
+    return {
+      text: `INSERT INTO ${this.table}
          (id, merchant_id, environment, status, amount_cents, currency, payment_method, external_ref, payment_id,
           created_at, expires_at, paid_at, updated_at, version, resource)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::jsonb)`,
-      [
+      params: [
         state.id,
         state.merchantId,
         state.environment,
@@ -35,7 +40,7 @@ export class PaymentIntentsRepository {
         state.version,
         JSON.stringify(resource),
       ],
-    );
+    };
   }
 
   /**

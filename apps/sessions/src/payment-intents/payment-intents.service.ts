@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { environmentOfPaymentIntentId, newPaymentId, newPaymentIntentId } from '@payments/ids';
+import { combineStatements } from '@payments/messaging';
 import { ApiError } from '@payments/platform';
 import type { EntityManager } from 'typeorm';
 import {
@@ -28,9 +29,10 @@ import {
   type PaymentIntentState,
 } from '../domain';
 import { ConcurrencyError } from '../event-store/concurrency.error';
+import { isUniqueViolation } from '../event-store/event-store';
 import type { EventMetadata } from '../event-store/event-store';
 import type { DueSession } from '../expiry/due-session';
-import { IdempotencyKeysRepository, type IdempotencyClaim } from '../idempotency/idempotency-keys.repository';
+import { IDEMPOTENCY_KEY_CONSTRAINT, IdempotencyKeysRepository, type IdempotencyClaim } from '../idempotency/idempotency-keys.repository';
 import { requestFingerprint } from '../idempotency/request-fingerprint';
 import { PaymentsRepository } from '../payments/payments.repository';
 import { Clock } from '../shared/clock';
@@ -44,6 +46,7 @@ type Decide = (intent: PaymentIntent, now: Date) => PaymentIntentEvent[];
 /**
  * Payment intent use cases. Each command is one transaction: read the stream, let the aggregate decide, then
  * write the read model, the events, the payment and the outbox together. Losing a race re-runs the command.
+ * A create, which reads nothing, is written as one combined statement instead (the hot path of the API).
  */
 @Injectable()
 export class PaymentIntentsService {
@@ -71,13 +74,11 @@ export class PaymentIntentsService {
     const feeSchedule = merchantFeeSchedule(merchant.feeOverrides);
     const fingerprint = requestFingerprint(SESSIONS_COMMANDS.createPaymentIntent, command.params);
 
-    return this.db.transaction(async (manager) => {
-      const now = this.clock.now();
-      const id = newPaymentIntentId(scope.environment);
-      const claim = await this.idempotency.claim(manager, scope, key, 'payment_intent', id, fingerprint);
-      if (!claim.claimed) return this.replay(manager, scope, claim, fingerprint, now);
-
-      const events = PaymentIntent.create({
+    const now = this.clock.now();
+    const id = newPaymentIntentId(scope.environment);
+    let events: PaymentIntentEvent[];
+    try {
+      events = PaymentIntent.create({
         id,
         merchantId: scope.merchantId,
         environment: scope.environment,
@@ -94,14 +95,36 @@ export class PaymentIntentsService {
         feeSchedule,
         now,
       });
-      const intent = PaymentIntent.fromEvents(events);
-      const resource = this.render(intent.state, now);
-      const metadata = eventMetadata(scope, correlationId);
-      await this.db.events.append(manager, id, 0, events, metadata, now);
-      await this.intents.insert(manager, intent.state, resource, now);
-      await this.db.outbox.append(manager, this.db.eventsTopic, paymentIntentEnvelopes(null, events, this.eventContext(now, metadata)));
-      return resource;
-    });
+    } catch (error) {
+      // A key already used answers with its intent even if this request would now be refused.
+      return this.replayIfClaimed(scope, key, fingerprint, error);
+    }
+    const intent = PaymentIntent.fromEvents(events);
+    const resource = this.render(intent.state, now);
+    const metadata = eventMetadata(scope, correlationId);
+    // Claim, events, read model and outbox in one statement: one round trip, atomic without BEGIN/COMMIT.
+    const write = combineStatements([
+      this.idempotency.claimStatement(scope, key, 'payment_intent', id, fingerprint),
+      this.db.events.appendStatement(id, 0, events, metadata, now),
+      this.intents.insertStatement(intent.state, resource, now),
+      this.db.outbox.appendStatement(this.db.eventsTopic, paymentIntentEnvelopes(null, events, this.eventContext(now, metadata))),
+    ]);
+    try {
+      await this.db.dataSource.query(write.text, write.params as unknown[]);
+    } catch (error) {
+      if (!isUniqueViolation(error, IDEMPOTENCY_KEY_CONSTRAINT)) throw error;
+      return this.replayIfClaimed(scope, key, fingerprint, error);
+    }
+    await this.db.outbox.committed(this.db.dataSource);
+    return resource;
+  }
+
+  /** The intent an earlier request created under this key, or `error` when the key is not taken. */
+  private async replayIfClaimed(scope: Scope, key: string, fingerprint: string, error: unknown): Promise<PaymentIntentResource> {
+    const manager = this.db.dataSource.manager;
+    const claim = await this.idempotency.find(manager, scope, key);
+    if (claim === null) throw error;
+    return this.replay(manager, scope, claim, fingerprint, this.clock.now());
   }
 
   async get(body: unknown): Promise<PaymentIntentResource> {

@@ -15,7 +15,7 @@ import {
 } from '@payments/contracts';
 import { STREAMS, topicName, validateEnvelope, type EventEnvelope } from '@payments/events';
 import { createKafka, createProducer, ensureTopics, envelopeHeaders } from '@payments/messaging';
-import { commandTopic, ServiceClient } from '@payments/platform';
+import { commandTopic, connectCommandClient, replyTopic } from '@payments/platform';
 import {
   createTestDatabase,
   freePort,
@@ -26,7 +26,7 @@ import {
   type RunningService,
   type TestDatabase,
 } from '@payments/testing';
-import { Partitioners, type Producer } from 'kafkajs';
+import type { Producer } from 'kafkajs';
 import type { DataSource } from 'typeorm';
 import { endpointEvent, type TestEndpoint } from './fixtures';
 
@@ -157,21 +157,14 @@ export async function createHarness(prefix: string): Promise<Harness> {
     },
     async commands() {
       if (commandClient) return commandClient.commands;
-      const names = Object.values(WEBHOOKS_COMMANDS);
-      const commandTopics = names.map((name) => commandTopic(WEBHOOKS_SERVICE, name, namespace));
-      const replies = commandTopics.map((topic) => `${topic}.reply`);
-      await ensureTopics(kafka, [...commandTopics, ...replies]);
-      const client = new ClientKafka({
-        postfixId: '',
-        client: { clientId: uniqueName('wd-commands'), brokers: TEST_KAFKA_BROKERS },
-        consumer: { groupId: uniqueName(`${namespace}.test.replies`), allowAutoTopicCreation: false },
-        producer: { allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner },
-        subscribe: { fromBeginning: true },
+      const { client, service } = await connectCommandClient({
+        brokers: TEST_KAFKA_BROKERS,
+        clientId: uniqueName('wd-commands'),
+        groupId: uniqueName(`${namespace}.test.replies`),
+        replies: replyTopic(namespace, uniqueName('test')),
+        commands: Object.values(WEBHOOKS_COMMANDS).map((name) => commandTopic(WEBHOOKS_SERVICE, name, namespace)),
+        timeoutMs: 20_000,
       });
-      ServiceClient.topicsToSubscribe(client, commandTopics);
-      await client.connect();
-      await waitFor(() => replies.every((topic) => client.getConsumerAssignments()[topic] !== undefined), 30_000, 'reply partitions');
-      const service = new ServiceClient(client, 20_000);
       const send = <T>(name: string, body: unknown) => service.request<T>(commandTopic(WEBHOOKS_SERVICE, name, namespace), body, uniqueName('req'));
       const commands: WebhooksCommands = {
         list: (body) => send(WEBHOOKS_COMMANDS.listDeliveries, body),

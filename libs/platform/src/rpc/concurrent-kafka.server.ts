@@ -1,6 +1,7 @@
 import { ServerKafka } from '@nestjs/microservices';
 import type { Consumer, EachBatchPayload, Producer } from 'kafkajs';
 import { withBatchedSends } from './batching-producer';
+import { COMMAND_HEADER, serviceCommandTopic } from './command-topic';
 
 /**
  * Whether this process's command consumer is in its group (readiness: an instance that cannot receive
@@ -18,7 +19,8 @@ const MAX_IN_FLIGHT = 256;
  * - a command's offset is resolved when it is dispatched, not when it is done. Request/reply is at-most-once,
  *   like HTTP: if an instance dies mid-command the caller times out (503) and retries with the same
  *   idempotency key, which the handler makes safe; commands also carry deadlines;
- * - replies leave in one produce request per event-loop turn.
+ * - replies leave in one produce request per event-loop turn;
+ * - it reads each service's one command topic and routes by the command header (see command-topic.ts).
  */
 export class ConcurrentKafkaServer extends ServerKafka {
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -31,7 +33,7 @@ export class ConcurrentKafkaServer extends ServerKafka {
     consumer.on(consumer.events.GROUP_JOIN, () => (commandConsumerState.joined = true));
     consumer.on(consumer.events.CRASH, () => (commandConsumerState.joined = false));
     consumer.on(consumer.events.STOP, () => (commandConsumerState.joined = false));
-    const topics = [...this.messageHandlers.keys()];
+    const topics = [...new Set([...this.messageHandlers.keys()].map(serviceCommandTopic))];
     if (topics.length > 0) await consumer.subscribe({ ...(this.options.subscribe ?? {}), topics });
     await consumer.run({
       ...(this.options.run ?? {}),
@@ -44,8 +46,9 @@ export class ConcurrentKafkaServer extends ServerKafka {
     for (const message of batch.messages) {
       if (!isRunning() || isStale()) return;
       while (this.inFlight.size >= MAX_IN_FLIGHT) await Promise.race(this.inFlight);
-      const handled = this.handleMessage({ topic: batch.topic, partition: batch.partition, message, heartbeat, pause: () => () => undefined })
-        .catch((error: unknown) => this.logger.error(`command on ${batch.topic} failed: ${(error as Error)?.stack ?? String(error)}`))
+      const command = message.headers?.[COMMAND_HEADER]?.toString() ?? batch.topic;
+      const handled = this.handleMessage({ topic: command, partition: batch.partition, message, heartbeat, pause: () => () => undefined })
+        .catch((error: unknown) => this.logger.error(`command ${command} failed: ${(error as Error)?.stack ?? String(error)}`))
         .finally(() => this.inFlight.delete(handled));
       this.inFlight.add(handled);
       resolveOffset(message.offset);

@@ -17,11 +17,6 @@ export class ServiceClient {
     private readonly timeoutMs: number,
   ) {}
 
-  /** Every command topic must be registered before connect, so the reply topics are subscribed. */
-  static topicsToSubscribe(client: ClientKafka, topics: string[]): void {
-    for (const topic of topics) client.subscribeToResponseOf(topic);
-  }
-
   async request<TData, TBody = unknown>(topic: string, body: TBody, correlationId: string): Promise<TData> {
     const message: RpcRequest<TBody> = { deadline: Date.now() + this.timeoutMs, correlation_id: correlationId, body };
     let reply: RpcReply<TData>;
