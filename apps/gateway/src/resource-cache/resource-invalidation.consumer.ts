@@ -33,6 +33,7 @@ export class ResourceInvalidationConsumer {
     await ensureTopics(kafka, [topic]);
     const consumer = kafka.consumer({ groupId: `${namespace}.gateway.resource-cache`, maxWaitTimeInMs: 1000 });
     this.consumer = consumer;
+    consumer.on(consumer.events.CRASH, (event) => this.logger.warn({ err: event.payload.error }, 'resource invalidation consumer crashed; it restarts'));
     await consumer.connect();
     await consumer.subscribe({ topics: [topic], fromBeginning: false });
     await consumer.run({
@@ -40,7 +41,6 @@ export class ResourceInvalidationConsumer {
         await this.cache.invalidate(resourcesChangedBy(batch.messages.map((m) => m.value)));
       },
     });
-    consumer.on(consumer.events.CRASH, (event) => this.logger.warn({ err: event.payload.error }, 'resource invalidation consumer crashed; it restarts'));
   }
 
   async stop(): Promise<void> {

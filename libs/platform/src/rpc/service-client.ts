@@ -17,18 +17,19 @@ export class ServiceClient {
     private readonly timeoutMs: number,
   ) {}
 
-  async request<TData, TBody = unknown>(topic: string, body: TBody, correlationId: string): Promise<TData> {
+  /** `command` is the command's name (commandTopic()); the transport routes it to its service's topic. */
+  async request<TData, TBody = unknown>(command: string, body: TBody, correlationId: string): Promise<TData> {
     const message: RpcRequest<TBody> = { deadline: Date.now() + this.timeoutMs, correlation_id: correlationId, body };
     let reply: RpcReply<TData>;
-    const timer = rpcRoundTripDuration.startTimer({ topic });
+    const timer = rpcRoundTripDuration.startTimer({ topic: command });
     try {
       reply = await firstValueFrom(
-        this.client.send<RpcReply<TData>, RpcRequest<TBody>>(topic, message).pipe(timeout(this.timeoutMs)),
+        this.client.send<RpcReply<TData>, RpcRequest<TBody>>(command, message).pipe(timeout(this.timeoutMs)),
       );
       timer({ outcome: reply.ok ? 'ok' : 'error' });
     } catch (error) {
       timer({ outcome: error instanceof TimeoutError ? 'timeout' : 'failed' });
-      if (!(error instanceof TimeoutError)) this.logger.error({ err: error, topic }, 'request failed');
+      if (!(error instanceof TimeoutError)) this.logger.error({ err: error, command }, 'request failed');
       throw new ApiError('service_unavailable', 'The service is temporarily unavailable. Retry later.', undefined, {
         'Retry-After': '1',
       });
