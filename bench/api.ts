@@ -1,11 +1,12 @@
 // Create and get through the gateway under load, against a baseline measured in the same run: a minimal Node
 // HTTP server doing one Postgres INSERT per request. Prints figures; asserts nothing.
-// Usage: node -r ./tools/swc-register.js bench/api.ts [--seconds 30] [--connections 64]
+// Usage: node -r ./tools/swc-register.js bench/api.ts [--seconds 30] [--connections 64] [--rate N]
 import { randomUUID } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import autocannon, { Result } from 'autocannon';
 import { Pool } from 'pg';
 import { freePort, startStack, Stack } from '@payments/testing';
+import { cpuPerRequest, cpuSnapshot } from './cpu';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -13,6 +14,9 @@ const arg = (name: string, fallback: number) => {
 };
 const seconds = arg('seconds', 30);
 const connections = arg('connections', 64);
+// --rate N offers N requests/s in total (open loop) instead of as many as 64 connections can: CPU per request
+// measured below saturation varies much less from run to run than throughput at saturation.
+const rate = arg('rate', 0);
 // --only baseline|create|get runs one phase (profiling); default all three.
 const onlyIndex = process.argv.indexOf('--only');
 const only = onlyIndex > 0 ? process.argv[onlyIndex + 1] : undefined;
@@ -25,7 +29,7 @@ function summary(name: string, r: Result): string {
 
 function run(options: autocannon.Options): Promise<Result> {
   return new Promise((resolve, reject) => {
-    autocannon({ connections, duration: seconds, ...options }, (error, result) => (error ? reject(error) : resolve(result)));
+    autocannon({ connections, duration: seconds, ...(rate > 0 ? { overallRate: rate } : {}), ...options }, (error, result) => (error ? reject(error) : resolve(result)));
   });
 }
 
@@ -80,13 +84,17 @@ function meanMs(before: Map<string, number>, after: Map<string, number>, metric:
 async function breakdown(stack: Stack, run: () => Promise<Result>, command: string, route: string): Promise<Result> {
   const gw = stack.gatewayUrl;
   const sessions = stack.services.sessions!.url;
+  const pids = new Map(Object.values(stack.services).map((service) => [service!.process.pid!, service!.app]));
   const [g0, s0] = await Promise.all([scrape(gw), scrape(sessions)]);
+  const cpu0 = cpuSnapshot(pids);
   const result = await run();
+  const cpu1 = cpuSnapshot(pids);
   const [g1, s1] = await Promise.all([scrape(gw), scrape(sessions)]);
   const byTopic = (l: string) => l.includes(`commands.${command}"`);
   console.log(`  per hop (means): gateway HTTP ${meanMs(g0, g1, 'http_request_duration_seconds', (l) => l.includes(route))}` +
     ` | round trip over Kafka ${meanMs(g0, g1, 'rpc_round_trip_seconds', byTopic)}` +
     ` | sessions handler ${meanMs(s0, s1, 'command_handle_seconds', byTopic)}`);
+  console.log(`  CPU per request (ms): ${cpuPerRequest(cpu0, cpu1, result.requests.total)}`);
   return result;
 }
 

@@ -6,8 +6,10 @@ import { ConfigError, loadConfig, ServiceConfig } from '@payments/config';
 import { createKafka, ensureTopics } from '@payments/messaging';
 import { Partitioners } from 'kafkajs';
 import { Logger } from 'nestjs-pino';
+import pino, { type Logger as PinoInstance } from 'pino';
 import { DatabaseOptions } from './database/database.module';
 import { ApiExceptionFilter } from './errors/api-exception.filter';
+import { logOptions, requestLogLine } from './logging/log-options';
 import { requestIdFor } from './logging/request-id';
 import { httpRequestDuration } from './metrics/metrics';
 import { PlatformModule } from './platform.module';
@@ -15,6 +17,8 @@ import { declaredCommandTopics } from './rpc/command-topic';
 import { ConcurrentKafkaServer } from './rpc/concurrent-kafka.server';
 
 export const MAX_BODY_BYTES = 64 * 1024;
+/** Probes and scrapes, which would drown the request log. */
+const QUIET_ROUTES = /^\/(health|metrics)/;
 
 export interface ServiceDefinition<C extends ServiceConfig> {
   /** Service name: logs, metrics, Kafka client id and consumer group. */
@@ -44,7 +48,7 @@ export function loadConfigOrExit<C extends ServiceConfig>(definition: ServiceDef
   }
 }
 
-export function rootModule<C extends ServiceConfig>(definition: ServiceDefinition<C>, config: C): DynamicModule {
+export function rootModule<C extends ServiceConfig>(definition: ServiceDefinition<C>, config: C, logger: PinoInstance): DynamicModule {
   @Module({})
   class RootModule {}
   return {
@@ -53,6 +57,7 @@ export function rootModule<C extends ServiceConfig>(definition: ServiceDefinitio
       PlatformModule.forRoot({
         service: definition.service,
         config,
+        logger,
         configClass: definition.configClass,
         database: definition.database,
         servesCommands: definition.servesCommands,
@@ -66,19 +71,22 @@ export function rootModule<C extends ServiceConfig>(definition: ServiceDefinitio
 export async function bootstrapService<C extends ServiceConfig>(definition: ServiceDefinition<C>): Promise<NestFastifyApplication> {
   const config = loadConfigOrExit(definition);
   const adapter = new FastifyAdapter({ genReqId: requestIdFor, bodyLimit: MAX_BODY_BYTES, trustProxy: true });
-  const app = await NestFactory.create<NestFastifyApplication>(rootModule(definition, config), adapter, {
+  const logger = pino(logOptions(definition.service, config.LOG_LEVEL));
+  const app = await NestFactory.create<NestFastifyApplication>(rootModule(definition, config, logger), adapter, {
     bufferLogs: true,
   });
   app.useLogger(app.get(Logger));
   app.useGlobalFilters(new ApiExceptionFilter());
 
   const fastify = app.getHttpAdapter().getInstance();
+  const logsRequests = logger.isLevelEnabled('info');
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('Request-Id', String(request.id));
   });
   fastify.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions?.url ?? 'unmatched';
     httpRequestDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    if (logsRequests && !QUIET_ROUTES.test(request.url)) logger.info(requestLogLine(request, reply.statusCode, reply.elapsedTime), 'request completed');
   });
 
   if (definition.servesCommands) {

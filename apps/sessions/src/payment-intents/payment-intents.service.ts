@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { environmentOfPaymentIntentId, newPaymentId, newPaymentIntentId } from '@payments/ids';
-import { combineStatements } from '@payments/messaging';
+import { combineStatements, executePrepared } from '@payments/messaging';
 import { ApiError } from '@payments/platform';
 import type { EntityManager } from 'typeorm';
 import {
@@ -110,7 +110,7 @@ export class PaymentIntentsService {
       this.db.outbox.appendStatement(this.db.eventsTopic, paymentIntentEnvelopes(null, events, this.eventContext(now, metadata))),
     ]);
     try {
-      await this.db.dataSource.query(write.text, write.params as unknown[]);
+      await executePrepared(this.db.dataSource, write);
     } catch (error) {
       if (!isUniqueViolation(error, IDEMPOTENCY_KEY_CONSTRAINT)) throw error;
       return this.replayIfClaimed(scope, key, fingerprint, error);

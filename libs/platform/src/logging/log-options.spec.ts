@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { Writable } from 'node:stream';
-import { logOptions, REDACT_PATHS } from './log-options';
+import { logOptions, REDACT_PATHS, requestLogLine } from './log-options';
 
 // No secret reaches a log line: credentials in headers and secret-looking fields are censored.
 describe('log redaction', () => {
@@ -35,5 +35,20 @@ describe('log redaction', () => {
 
   it('covers the headers and fields the services log', () => {
     expect(REDACT_PATHS).toEqual(expect.arrayContaining(['req.headers.authorization', 'req.headers.cookie', '*.secret', '*.password']));
+  });
+});
+
+// One line per finished request, in the shape pino-http wrote: request id, method, url, status, time, correlation.
+describe('request log line', () => {
+  const request = (headers: Record<string, string> = {}) => ({ id: 'req_1', method: 'POST', url: '/api/v1/payment-intents', headers });
+
+  it('names the request, its status and its time, never its headers', () => {
+    const line = requestLogLine(request({ authorization: 'Bearer pay_test_k.secret' }), 201, 12.6);
+    expect(line).toEqual({ req: { id: 'req_1', method: 'POST', url: '/api/v1/payment-intents' }, res: { statusCode: 201 }, responseTime: 13, correlation_id: 'req_1' });
+  });
+
+  it("carries the caller's Correlation-Id when it is safe, else the request id", () => {
+    expect(requestLogLine(request({ 'correlation-id': 'order-42' }), 200, 1).correlation_id).toBe('order-42');
+    expect(requestLogLine(request({ 'correlation-id': 'bad id\n' }), 200, 1).correlation_id).toBe('req_1');
   });
 });

@@ -1,6 +1,5 @@
-import type { IncomingMessage } from 'node:http';
-import type { Options } from 'pino-http';
-import { newRequestId } from '@payments/ids';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { LoggerOptions } from 'pino';
 
 /** Paths never written to a log line: credentials, secrets and personal data that a log does not need. */
 export const REDACT_PATHS = [
@@ -17,24 +16,23 @@ export const REDACT_PATHS = [
   'err.config',
 ];
 
-/** pino-http settings shared by every service: JSON lines, request and correlation ids, secrets redacted. */
-export function logOptions(service: string, level: string): Options {
-  return {
-    level,
-    base: { service },
-    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-    genReqId: (req: IncomingMessage) => (req as IncomingMessage & { id?: string }).id ?? newRequestId(),
-    customProps: (req: IncomingMessage) => ({ correlation_id: correlationIdOf(req) }),
-    autoLogging: { ignore: (req: IncomingMessage) => /^\/(health|metrics)/.test(req.url ?? '') },
-    serializers: {
-      req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-    },
-  };
+/** The logger of every service: JSON lines with the service's name, secrets redacted. */
+export function logOptions(service: string, level: string): LoggerOptions {
+  return { level, base: { service }, redact: { paths: REDACT_PATHS, censor: '[redacted]' } };
 }
 
-export function correlationIdOf(req: IncomingMessage): string {
+export function correlationIdOf(req: { headers: IncomingHttpHeaders; id?: unknown }): string {
   const header = req.headers['correlation-id'];
   if (typeof header === 'string' && /^[A-Za-z0-9_.:-]{1,100}$/.test(header)) return header;
-  return String((req as IncomingMessage & { id?: string }).id ?? '');
+  return String(req.id ?? '');
+}
+
+/** What the request log line of a finished request says (the shape pino-http would write). */
+export function requestLogLine(request: { id: unknown; method: string; url: string; headers: IncomingHttpHeaders }, statusCode: number, elapsedMs: number) {
+  return {
+    req: { id: String(request.id), method: request.method, url: request.url },
+    res: { statusCode },
+    responseTime: Math.round(elapsedMs),
+    correlation_id: correlationIdOf(request),
+  };
 }
