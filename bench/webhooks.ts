@@ -24,6 +24,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { newEnvelope, type EventEnvelope } from '@payments/events';
 import { randomBase62 } from '@payments/ids';
+import { OutboxWriter } from '@payments/messaging';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { createWebhookServer } from '@payments/webhook-receiver';
 import { DEVELOPMENT_WEBHOOK_SECRETS_KEY, encryptSecret, newWebhookSecret, parseSecretsKey } from '@payments/webhooks';
@@ -121,7 +122,8 @@ async function run(database: TestDatabase, extrasHang: boolean): Promise<void> {
     retryScheduleMs: [5000, 300_000],
     disableAfterMs: 5 * 24 * 3600 * 1000,
     secretsKey: KEY,
-  });
+    eventsTopic: 'bench.webhooks.events.v1',
+  }, new OutboxWriter({ schema: 'webhooks' }));
 
   // Creation times by event id; the receivers compute the latency when the verified event arrives.
   const committedAt = new Map<string, number>();

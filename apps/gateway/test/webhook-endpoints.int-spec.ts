@@ -73,6 +73,8 @@ describe('webhook endpoints API', () => {
       events: null,
       environment: 'test',
       status: 'enabled',
+      disabled_reason: null,
+      disabled_at: null,
       previous_secret_expires_at: null,
       created_at: expect.any(String),
       secret: expect.stringMatching(SECRET),

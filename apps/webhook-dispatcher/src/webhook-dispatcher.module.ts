@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
-import type { EventEnvelope } from '@payments/events';
+import { STREAMS, topicName, type EventEnvelope } from '@payments/events';
+import { OutboxWriter } from '@payments/messaging';
 import { eventConsumerProvider } from '@payments/platform';
 import { parseSecretsKey } from '@payments/webhooks';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -14,7 +15,7 @@ import { DeliveryWorkerHost } from './deliveries/delivery-worker.host';
 import { WebhookSender } from './deliveries/webhook.sender';
 import { EndpointEventsHandler } from './endpoints/endpoint-events.handler';
 import { EndpointsRepository } from './endpoints/endpoints.repository';
-import { ENDPOINT_EVENTS, EventTopics, PUBLIC_EVENTS } from './events/event-topics';
+import { ENDPOINT_EVENTS, PUBLIC_EVENTS } from './events/event-topics';
 import { EventsRepository } from './events/events.repository';
 import { PublicEventsHandler } from './events/public-events.handler';
 import { RetentionJob } from './retention/retention.job';
@@ -47,7 +48,6 @@ const asHandler =
     { provide: DeliveriesRepository, inject: [WebhooksDatabase], useFactory: (db: WebhooksDatabase) => new DeliveriesRepository(db) },
     EndpointEventsHandler,
     PublicEventsHandler,
-    EventTopics,
     eventConsumerProvider(PUBLIC_EVENTS_CONSUMER, PUBLIC_EVENTS, PublicEventsHandler, asHandler),
     eventConsumerProvider(ENDPOINT_EVENTS_CONSUMER, ENDPOINT_EVENTS, EndpointEventsHandler, asHandler),
     {
@@ -65,7 +65,8 @@ const asHandler =
           retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE_MS,
           disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
           secretsKey: parseSecretsKey(config.WEBHOOK_SECRETS_KEY),
-        }),
+          eventsTopic: topicName(config.KAFKA_NAMESPACE, STREAMS.webhooks),
+        }, new OutboxWriter({ schema: config.DB_SCHEMA })),
     },
     {
       provide: DeliveryWorkerHost,

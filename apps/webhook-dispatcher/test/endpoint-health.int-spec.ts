@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { createTestDatabase, uniqueName, type TestDatabase } from '@payments/testing';
 import type { EventEnvelope } from '@payments/events';
+import { OutboxWriter } from '@payments/messaging';
 import type { DataSource } from 'typeorm';
 import { DeliveriesRepository } from '../src/deliveries/deliveries.repository';
 import { DeliveryRunner } from '../src/deliveries/delivery.runner';
@@ -47,7 +48,8 @@ describe('endpoint health', () => {
       retryScheduleMs: [60_000, 60_000],
       disableAfterMs: 5 * DAY,
       secretsKey: SECRETS_KEY,
-    });
+      eventsTopic: 'test.webhooks.events.v1',
+    }, new OutboxWriter({ schema: 'webhooks' }));
   });
 
   afterAll(async () => {
@@ -95,6 +97,22 @@ describe('endpoint health', () => {
     expect(state!.auto_disabled_reason).toBe('failing');
     const notes = await rows<{ kind: string; payload: { reason: string } }>('SELECT kind, payload FROM webhooks.notifications WHERE endpoint_id = $1', [endpoint.snapshot.id]);
     expect(notes).toEqual([{ kind: 'webhook_endpoint.disabled', payload: expect.objectContaining({ reason: 'failing', failing_since: expect.any(String) }) }]);
+    // The gateway learns of it from the dispatcher's event, stamped with the endpoint version it acted on.
+    const published = await rows<{ topic: string; payload: EventEnvelope }>(
+      "SELECT topic, payload FROM webhooks.outbox WHERE payload->>'aggregate_id' = $1",
+      [endpoint.snapshot.id],
+    );
+    expect(published).toEqual([
+      {
+        topic: 'test.webhooks.events.v1',
+        payload: expect.objectContaining({
+          type: 'webhook_endpoint.auto_disabled',
+          sequence: endpoint.sequence,
+          merchant_id: merchant,
+          data: { reason: 'failing', disabled_at: expect.any(String) },
+        }),
+      },
+    ]);
     const statuses = await rows<{ event_id: string; status: string; failure_reason: string | null }>(
       'SELECT event_id, status, failure_reason FROM webhooks.deliveries WHERE endpoint_id = $1 ORDER BY created_at',
       [endpoint.snapshot.id],

@@ -1,5 +1,6 @@
 import { registerGatewayEventTypes } from './gateway-event-types';
 import { registerPublicEventTypes } from './public-event-types';
+import { registerWebhookEventTypes } from './webhook-event-types';
 import type { StreamName } from './topics';
 
 /** A JSON Schema object (draft-07) for an event's `data`. */
@@ -63,10 +64,11 @@ export class EventTypeRegistry {
   }
 }
 
-/** The process-wide registry: holds the public and gateway types from the start; services and tests add their own. */
+/** The process-wide registry: holds the public, gateway and webhook-dispatcher types from the start; services and tests add their own. */
 export const eventTypes = new EventTypeRegistry();
 registerPublicEventTypes(eventTypes);
 registerGatewayEventTypes(eventTypes);
+registerWebhookEventTypes(eventTypes);
 
 export function registerEventType(type: string, definition: EventTypeDefinition): RegisteredEventType {
   return eventTypes.register(type, definition);

@@ -5,6 +5,7 @@ export * from './envelope.schema';
 export * from './event-type.registry';
 export * from './public-event-types';
 export * from './gateway-event-types';
+export * from './webhook-event-types';
 export * from './validate-envelope';
 export * from './new-envelope';
 export * from './asyncapi.document';

@@ -5,6 +5,8 @@ export const STREAMS = {
   refunds: 'refunds.events',
   /** Webhook endpoint settings and other gateway-owned state other services follow. */
   gateway: 'gateway.events',
+  /** What the webhook-dispatcher decides on its own about endpoints (e.g. disabling one). */
+  webhooks: 'webhooks.events',
 } as const;
 
 export type StreamName = (typeof STREAMS)[keyof typeof STREAMS];

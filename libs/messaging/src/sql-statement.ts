@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { DataSource } from 'typeorm';
+import { QueryFailedError, type DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 /** One SQL statement with its own `$1..$n` placeholders. */
@@ -34,7 +34,7 @@ const preparedNames = new WeakMap<Pool, Map<string, string>>();
 /**
  * Runs `statement` on the DataSource's pool as a named prepared statement: each connection parses and plans it
  * once, later calls send only its parameters. For hot writes whose text is the same on every call (a combined
- * statement's parse and plan cost Postgres more than its inserts).
+ * statement's parse and plan cost Postgres more than its inserts). Errors are TypeORM's QueryFailedError.
  */
 export async function executePrepared(dataSource: DataSource, statement: SqlStatement): Promise<Record<string, unknown>[]> {
   const pool = (dataSource.driver as PostgresDriver).master as Pool;
@@ -42,6 +42,11 @@ export async function executePrepared(dataSource: DataSource, statement: SqlStat
   if (names === undefined) preparedNames.set(pool, (names = new Map()));
   let name = names.get(statement.text);
   if (name === undefined && names.size < MAX_PREPARED_STATEMENTS) names.set(statement.text, (name = `p${names.size + 1}`));
-  const result = await pool.query({ name, text: statement.text, values: statement.params as unknown[] });
-  return result.rows as Record<string, unknown>[];
+  try {
+    const result = await pool.query({ name, text: statement.text, values: statement.params as unknown[] });
+    return result.rows as Record<string, unknown>[];
+  } catch (error) {
+    // Failures look like the DataSource's own (callers check QueryFailedError's driverError, e.g. for 23505).
+    throw new QueryFailedError(statement.text, statement.params as unknown[], error as Error);
+  }
 }

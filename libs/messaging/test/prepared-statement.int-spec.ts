@@ -33,7 +33,7 @@ describe('executePrepared', () => {
   });
 
   it('writes nothing of a statement that fails in any part', async () => {
-    await expect(executePrepared(db, write('n1', 'again'))).rejects.toMatchObject({ code: '23505' });
+    await expect(executePrepared(db, write('n1', 'again'))).rejects.toMatchObject({ name: 'QueryFailedError', driverError: { code: '23505' } });
     expect(await db.query("SELECT body FROM svc.notes WHERE id = 'n1-a'")).toEqual([{ body: 'body 1' }]);
   });
 });

@@ -4,9 +4,10 @@ import { MerchantEntity } from '../merchants/merchant.entity';
 import { WebhookEndpointEntity } from '../webhook-endpoints/webhook-endpoint.entity';
 import { MerchantsAndApiKeys1763780000000 } from './1763780000000-merchants-and-api-keys.migration';
 import { WebhookEndpoints1763790000000 } from './1763790000000-webhook-endpoints.migration';
+import { WebhookEndpointDisabling1763800000000 } from './1763800000000-webhook-endpoint-disabling.migration';
 
 /** Every migration of the gateway's schema, in order: the service and the admin CLI run the same list. */
-export const GATEWAY_MIGRATIONS = [...MESSAGING_MIGRATIONS, MerchantsAndApiKeys1763780000000, WebhookEndpoints1763790000000];
+export const GATEWAY_MIGRATIONS = [...MESSAGING_MIGRATIONS, MerchantsAndApiKeys1763780000000, WebhookEndpoints1763790000000, WebhookEndpointDisabling1763800000000];
 
 /** Every TypeORM entity of the gateway's schema. */
 export const GATEWAY_ENTITIES = [MerchantEntity, ApiKeyEntity, WebhookEndpointEntity];

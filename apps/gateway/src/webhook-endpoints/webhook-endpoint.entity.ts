@@ -1,3 +1,4 @@
+import type { EndpointDisabledReason } from '@payments/events';
 import type { Environment } from '@payments/ids';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { WebhookEndpointStatus } from './webhook-endpoint.model';
@@ -36,6 +37,13 @@ export class WebhookEndpointEntity {
 
   @Column({ type: 'integer' })
   version!: number;
+
+  /** Set while the webhook-dispatcher keeps the endpoint disabled on its own; cleared by enabling it. */
+  @Column({ name: 'disabled_reason', type: 'text', nullable: true })
+  disabledReason!: EndpointDisabledReason | null;
+
+  @Column({ name: 'disabled_at', type: 'timestamptz', nullable: true })
+  disabledAt!: Date | null;
 
   /** The Idempotency-Key of the creating request: one endpoint per (merchant, environment, key). */
   @Column({ name: 'idempotency_key', type: 'text', nullable: true })

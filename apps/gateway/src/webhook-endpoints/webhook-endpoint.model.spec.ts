@@ -1,6 +1,6 @@
 import { validateEnvelope } from '@payments/events';
 import { webhookEndpointEvent } from './webhook-endpoint.events';
-import { enable, markDeleted, newEndpoint, resourceOf, rollSecret, snapshotOf, WEBHOOK_ENDPOINT_ID } from './webhook-endpoint.model';
+import { enable, markDeleted, markDisabledByDispatcher, newEndpoint, resourceOf, rollSecret, snapshotOf, WEBHOOK_ENDPOINT_ID } from './webhook-endpoint.model';
 
 const t0 = new Date('2025-03-01T10:00:00.000Z');
 const hours = (n: number) => new Date(t0.getTime() + n * 3_600_000);
@@ -19,9 +19,34 @@ describe('webhook endpoint model', () => {
       events: null,
       environment: 'test',
       status: 'enabled',
+      disabled_reason: null,
+      disabled_at: null,
       previous_secret_expires_at: null,
       created_at: t0.toISOString(),
     });
+  });
+
+  it("shows the dispatcher's disabling until the merchant enables the endpoint again", () => {
+    const endpoint = created();
+    const disabled = markDisabledByDispatcher(endpoint, 1, 'gone', hours(1))!;
+    // The dispatcher's decision, not a settings change: same version, nothing to publish.
+    expect(disabled).toMatchObject({ status: 'disabled', disabledReason: 'gone', disabledAt: hours(1), version: 1 });
+    expect(resourceOf(disabled, hours(1))).toMatchObject({ status: 'disabled', disabled_reason: 'gone', disabled_at: hours(1).toISOString() });
+    expect(snapshotOf(disabled).status).toBe('disabled');
+
+    const enabled = enable(disabled, hours(2));
+    expect(enabled).toMatchObject({ status: 'enabled', disabledReason: null, disabledAt: null, version: 2 });
+    expect(resourceOf(enabled, hours(2))).toMatchObject({ status: 'enabled', disabled_reason: null, disabled_at: null });
+  });
+
+  it('ignores a disabling of a version the merchant has changed since, or of an endpoint not enabled', () => {
+    const rolled = rollSecret(created(), 'enc-2', 24, t0);
+    // The dispatcher acted on version 1; version 2 (enabled) reached it afterwards and lifted its disabling.
+    expect(markDisabledByDispatcher(rolled, 1, 'failing', hours(1))).toBeNull();
+    expect(markDisabledByDispatcher(rolled, 2, 'failing', hours(1))).toMatchObject({ status: 'disabled', disabledReason: 'failing' });
+    expect(markDisabledByDispatcher(markDeleted(rolled, t0), 3, 'gone', hours(1))).toBeNull();
+    const disabled = markDisabledByDispatcher(rolled, 2, 'gone', hours(1))!;
+    expect(markDisabledByDispatcher(disabled, 2, 'failing', hours(2))).toBeNull();
   });
 
   it('keeps the rolled secret signing for 24 h by default, less when asked, not at all with 0', () => {

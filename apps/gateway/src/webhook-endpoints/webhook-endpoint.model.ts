@@ -1,4 +1,5 @@
 import type { WebhookEndpointSnapshot } from '@payments/contracts';
+import type { EndpointDisabledReason } from '@payments/events';
 import { randomBase62, type Environment } from '@payments/ids';
 
 /** `we_` + 24 base62 characters. */
@@ -26,6 +27,9 @@ export interface WebhookEndpointState {
   previousSecretExpiresAt: Date | null;
   /** 1 at creation, +1 per change: the `sequence` of the endpoint's events. */
   version: number;
+  /** Set while the webhook-dispatcher keeps it disabled on its own (410, or failing for 5 days). */
+  disabledReason: EndpointDisabledReason | null;
+  disabledAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -38,6 +42,9 @@ export interface WebhookEndpointResource {
   events: string[] | null;
   environment: Environment;
   status: 'enabled' | 'disabled';
+  /** Why deliveries stopped: `gone` (it answered 410) or `failing` (no success for 5 days); null while enabled. */
+  disabled_reason: EndpointDisabledReason | null;
+  disabled_at: string | null;
   /** After a roll, when the previous secret stops signing; null when only one secret signs. */
   previous_secret_expires_at: string | null;
   created_at: string;
@@ -69,6 +76,8 @@ export function newEndpoint(input: {
     previousSecretEncrypted: null,
     previousSecretExpiresAt: null,
     version: 1,
+    disabledReason: null,
+    disabledAt: null,
     createdAt: input.now,
     updatedAt: input.now,
   };
@@ -92,7 +101,22 @@ export function rollSecret(endpoint: WebhookEndpointState, secretEncrypted: stri
 
 /** Enabled again; the dispatcher replays what failed while it was disabled when it sees this version. */
 export function enable(endpoint: WebhookEndpointState, now: Date): WebhookEndpointState {
-  return { ...endpoint, status: 'enabled', version: endpoint.version + 1, updatedAt: now };
+  return { ...endpoint, status: 'enabled', disabledReason: null, disabledAt: null, version: endpoint.version + 1, updatedAt: now };
+}
+
+/**
+ * The dispatcher disabled the endpoint at `actedOnVersion`. Shown only if the merchant changed nothing since:
+ * a later change reached the dispatcher as a newer enabled snapshot, which lifted its disabling already.
+ * Not a change of the merchant's settings, so no new version and nothing to publish. Null: nothing to apply.
+ */
+export function markDisabledByDispatcher(
+  endpoint: WebhookEndpointState,
+  actedOnVersion: number,
+  reason: EndpointDisabledReason,
+  at: Date,
+): WebhookEndpointState | null {
+  if (endpoint.status !== 'enabled' || endpoint.version !== actedOnVersion) return null;
+  return { ...endpoint, status: 'disabled', disabledReason: reason, disabledAt: at };
 }
 
 export function markDeleted(endpoint: WebhookEndpointState, now: Date): WebhookEndpointState {
@@ -114,6 +138,8 @@ export function resourceOf(endpoint: WebhookEndpointState, now: Date = new Date(
     events: endpoint.events === null ? null : [...endpoint.events],
     environment: endpoint.environment,
     status: endpoint.status,
+    disabled_reason: endpoint.disabledReason,
+    disabled_at: endpoint.disabledAt?.toISOString() ?? null,
     previous_secret_expires_at: activePreviousExpiry(endpoint, now)?.toISOString() ?? null,
     created_at: endpoint.createdAt.toISOString(),
   };

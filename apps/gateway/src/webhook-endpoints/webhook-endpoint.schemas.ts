@@ -7,14 +7,20 @@ const orNull = (schema: SchemaObject): SchemaObject => ({ ...schema, type: [sche
 
 export const WEBHOOK_ENDPOINT_SCHEMA: SchemaObject = {
   type: 'object',
-  required: ['id', 'object', 'url', 'events', 'environment', 'status', 'previous_secret_expires_at', 'created_at'],
+  required: ['id', 'object', 'url', 'events', 'environment', 'status', 'disabled_reason', 'disabled_at', 'previous_secret_expires_at', 'created_at'],
   properties: {
     id: { type: 'string', pattern: '^we_[A-Za-z0-9]{24}$' },
     object: { type: 'string', enum: ['webhook_endpoint'] },
     url: { type: 'string', format: 'uri' },
     events: orNull({ type: 'array', items: { type: 'string', enum: WEBHOOK_EVENT_TYPES }, description: 'null = every event type' }),
     environment: { type: 'string', enum: ['live', 'test'] },
-    status: { type: 'string', enum: ['enabled', 'disabled'] },
+    status: { type: 'string', enum: ['enabled', 'disabled'], description: 'disabled: deliveries stopped until the endpoint is enabled again' },
+    disabled_reason: orNull({
+      type: 'string',
+      enum: ['gone', 'failing'],
+      description: 'why deliveries stopped: gone = the endpoint answered 410; failing = no successful delivery for 5 days',
+    }),
+    disabled_at: orNull({ ...dateTime, description: 'when deliveries stopped' }),
     previous_secret_expires_at: orNull({ ...dateTime, description: 'after a roll: until when the previous secret also signs' }),
     created_at: dateTime,
   },

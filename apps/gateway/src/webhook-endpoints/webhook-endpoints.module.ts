@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { STREAMS, topicName } from '@payments/events';
+import { eventConsumerProvider, type ConsumerDefinition } from '@payments/platform';
 import { DataSource } from 'typeorm';
 import { GatewayConfig } from '../config';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
@@ -11,6 +12,13 @@ import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WebhookSecrets } from './webhook-secrets';
 import { WebhookTargetPolicy } from './webhook-target.policy';
 import { WebhooksClient } from './webhooks.client';
+
+/** What the webhook-dispatcher decides about endpoints on its own: disabling one shows here as its status. */
+export const DISPATCHER_EVENTS: ConsumerDefinition = {
+  name: 'gateway.webhook-endpoint-status',
+  topics: (namespace) => [topicName(namespace, STREAMS.webhooks)],
+};
+const DISPATCHER_EVENTS_CONSUMER = Symbol('DISPATCHER_EVENTS_CONSUMER');
 
 /** Webhook endpoint settings (owned here, published to the dispatcher) and delivery visibility routes. */
 @Module({
@@ -28,6 +36,9 @@ import { WebhooksClient } from './webhooks.client';
           { schema: config.DB_SCHEMA, eventsTopic: topicName(config.KAFKA_NAMESPACE, STREAMS.gateway) },
         ),
     },
+    eventConsumerProvider(DISPATCHER_EVENTS_CONSUMER, DISPATCHER_EVENTS, WebhookEndpointsService, (service) => async (envelope, manager) => {
+      await service.applyDispatcherEvent(envelope, manager);
+    }),
     WebhooksClient,
     OptionalIdempotencyInterceptor,
   ],

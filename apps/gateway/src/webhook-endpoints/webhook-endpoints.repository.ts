@@ -51,6 +51,11 @@ export class WebhookEndpointsRepository {
     });
   }
 
+  /** The endpoint by id alone, locked (for events about it, which carry its merchant and environment). */
+  findForUpdate(manager: EntityManager, id: string): Promise<WebhookEndpointEntity | null> {
+    return this.endpoints(manager).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
   /** Oldest first, like the developer page shows them. */
   list(scope: EndpointScope): Promise<WebhookEndpointEntity[]> {
     return this.endpoints().find({
@@ -72,6 +77,8 @@ export class WebhookEndpointsRepository {
         secretEncrypted: after.secretEncrypted,
         previousSecretEncrypted: after.previousSecretEncrypted,
         previousSecretExpiresAt: after.previousSecretExpiresAt,
+        disabledReason: after.disabledReason,
+        disabledAt: after.disabledAt,
         version: after.version,
         updatedAt: after.updatedAt,
       },

@@ -1,5 +1,5 @@
 import type { WebhookEndpointSnapshot } from '@payments/contracts';
-import type { EventEnvelope, GatewayEventType } from '@payments/events';
+import type { EndpointAutoDisabled, EventEnvelope, GatewayEventType } from '@payments/events';
 import { OutboxWriter } from '@payments/messaging';
 import { ApiError } from '@payments/platform';
 import { newWebhookSecret } from '@payments/webhooks';
@@ -8,6 +8,7 @@ import { webhookEndpointEvent } from './webhook-endpoint.events';
 import {
   enable,
   markDeleted,
+  markDisabledByDispatcher,
   MAX_ENDPOINTS_PER_ENVIRONMENT,
   newEndpoint,
   resourceOf,
@@ -113,6 +114,21 @@ export class WebhookEndpointsService {
    */
   async enable(scope: EndpointScope, id: string, correlationId: string): Promise<WebhookEndpointResource> {
     return resourceOf(await this.change(scope, id, correlationId, 'webhook_endpoint.updated', (current, now) => enable(current, now)));
+  }
+
+  /**
+   * The dispatcher's `webhook_endpoint.auto_disabled` (it answered 410, or failed for 5 days): the endpoint shows
+   * as disabled with the reason until the merchant enables it. Runs in the consumer's transaction (inbox).
+   */
+  async applyDispatcherEvent(envelope: EventEnvelope, manager: EntityManager): Promise<'applied' | 'stale' | 'ignored'> {
+    if (envelope.type !== 'webhook_endpoint.auto_disabled') return 'ignored';
+    const before = await this.repository.findForUpdate(manager, envelope.aggregate_id);
+    if (!before || before.merchantId !== envelope.merchant_id || before.environment !== envelope.environment) return 'ignored';
+    const data = envelope.data as unknown as EndpointAutoDisabled;
+    const after = markDisabledByDispatcher(before, envelope.sequence, data.reason, new Date(data.disabled_at));
+    if (after === null) return 'stale';
+    await this.repository.update(manager, before, after);
+    return 'applied';
   }
 
   private async change(

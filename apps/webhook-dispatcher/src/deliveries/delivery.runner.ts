@@ -1,4 +1,6 @@
 import { Logger } from '@nestjs/common';
+import { newEnvelope, type EndpointAutoDisabled } from '@payments/events';
+import type { OutboxWriter } from '@payments/messaging';
 import { failingTooLong, nextStep, signedWebhookHeaders, type NextStep } from '@payments/webhooks';
 import type { EntityManager } from 'typeorm';
 import type { AutoDisableReason, EndpointsRepository } from '../endpoints/endpoints.repository';
@@ -14,6 +16,8 @@ export interface DeliveryRunnerSettings {
   retryScheduleMs: readonly number[];
   disableAfterMs: number;
   secretsKey: Buffer;
+  /** Where `webhook_endpoint.auto_disabled` goes (the gateway shows the endpoint as disabled from it). */
+  eventsTopic: string;
 }
 
 export type AttemptResult = NextStep['action'] | 'abandoned' | 'lease_lost';
@@ -34,6 +38,7 @@ export class DeliveryRunner {
     private readonly endpoints: EndpointsRepository,
     private readonly sender: WebhookSender,
     private readonly settings: DeliveryRunnerSettings,
+    private readonly outbox: OutboxWriter,
   ) {}
 
   async run(claimed: ClaimedDelivery): Promise<AttemptResult> {
@@ -127,6 +132,20 @@ export class DeliveryRunner {
     if (!endpoint) return;
     await this.deliveries.failPending(manager, endpointId, reason === 'gone' ? 'endpoint_gone' : 'endpoint_failing');
     await this.endpoints.addDisabledNotification(manager, endpoint, reason, detail);
+    await this.outbox.append(manager, this.settings.eventsTopic, [
+      newEnvelope<EndpointAutoDisabled>({
+        type: 'webhook_endpoint.auto_disabled',
+        aggregate_id: endpoint.id,
+        aggregate_type: 'webhook_endpoint',
+        // The endpoint version it acted on: the gateway applies it only if the merchant changed nothing since.
+        sequence: endpoint.sequence,
+        merchant_id: endpoint.merchant_id,
+        environment: endpoint.environment,
+        correlation_id: String(detail.delivery_id ?? endpoint.id),
+        occurred_at: endpoint.auto_disabled_at!,
+        data: { reason, disabled_at: endpoint.auto_disabled_at!.toISOString() },
+      }),
+    ]);
     webhookEndpointsDisabled.inc({ reason });
     this.logger.warn({ endpoint: endpointId, merchant: endpoint.merchant_id, reason }, 'webhook endpoint disabled');
   }

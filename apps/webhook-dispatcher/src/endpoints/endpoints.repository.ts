@@ -1,9 +1,10 @@
 import type { WebhookEndpointSnapshot } from '@payments/contracts';
+import type { EndpointDisabledReason } from '@payments/events';
 import type { EntityManager } from 'typeorm';
 import type { EndpointRow } from '../shared/endpoint-row';
 import type { WebhooksDatabase } from '../shared/webhooks-database';
 
-export type AutoDisableReason = 'gone' | 'failing';
+export type AutoDisableReason = EndpointDisabledReason;
 
 /** The dispatcher's copy of endpoint settings and its own view of their health. */
 export class EndpointsRepository {

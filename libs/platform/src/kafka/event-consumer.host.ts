@@ -1,7 +1,8 @@
 import { BeforeApplicationShutdown, Logger, OnApplicationBootstrap, Provider } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { ServiceConfig } from '@payments/config';
-import { EventConsumer, EventHandler } from '@payments/messaging';
+import { deadLetterTopic } from '@payments/events';
+import { ensureTopics, EventConsumer, EventHandler } from '@payments/messaging';
 import type { Kafka, Producer } from 'kafkajs';
 import { PinoLogger } from 'nestjs-pino';
 import type { DataSource } from 'typeorm';
@@ -21,15 +22,17 @@ export interface ConsumerDefinition {
  */
 export class EventConsumerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly consumer: EventConsumer;
+  private readonly topics: string[];
 
-  constructor(definition: ConsumerDefinition, handler: EventHandler, kafka: Kafka, producer: Producer, dataSource: DataSource, config: ServiceConfig, logger: PinoLogger) {
+  constructor(definition: ConsumerDefinition, handler: EventHandler, private readonly kafka: Kafka, producer: Producer, dataSource: DataSource, config: ServiceConfig, logger: PinoLogger) {
+    this.topics = definition.topics(config.KAFKA_NAMESPACE);
     this.consumer = new EventConsumer({
       kafka,
       producer,
       dataSource,
       groupId: `${config.KAFKA_NAMESPACE}.${definition.name}`,
       consumerName: definition.name,
-      topics: definition.topics(config.KAFKA_NAMESPACE),
+      topics: this.topics,
       handler,
       logger,
       onFatal: (error) => {
@@ -40,6 +43,9 @@ export class EventConsumerHost implements OnApplicationBootstrap, BeforeApplicat
   }
 
   async onApplicationBootstrap(): Promise<void> {
+    // The consumer subscribes without creating topics: a stream nobody has published to yet (and its dead-letter
+    // topic) is created first, so the subscription does not race the publisher's first write.
+    await ensureTopics(this.kafka, [...this.topics, ...this.topics.map(deadLetterTopic)]);
     await this.consumer.start();
   }
 

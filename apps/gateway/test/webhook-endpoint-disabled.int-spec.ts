@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startStack, waitFor, type Stack, type TestMerchant } from '@payments/testing';
+
+// An endpoint the dispatcher disables on its own (here: it answered 410) shows as disabled, with the reason,
+// in the gateway's API; enabling it again clears that and sends what it missed. Real sessions, dispatcher and
+// gateway; loopback receiver (insecure targets on for this test).
+describe('an endpoint the dispatcher disabled', () => {
+  let stack: Stack;
+  let merchant: TestMerchant;
+  let receiver: Server;
+  let receiverUrl: string;
+  let answer = 410;
+  const received: Array<{ type: string; status: number }> = [];
+
+  const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+    stack.call(method, path, { key: merchant.test_key, body, headers });
+
+  beforeAll(async () => {
+    receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      req.on('end', () => {
+        received.push({ type: (JSON.parse(body) as { type: string }).type, status: answer });
+        res.writeHead(answer).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    stack = await startStack(['sessions', 'webhook-dispatcher', 'gateway'], { WEBHOOK_ALLOW_INSECURE_TARGETS: '1' });
+    merchant = await stack.createMerchant({ testLimit: 10000 });
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+    await new Promise((resolve) => receiver?.close(resolve));
+  });
+
+  it('shows status disabled with reason gone after a 410, and enabled again once the merchant enables it', async () => {
+    const created = await call('POST', '/api/v1/webhook-endpoints', { url: receiverUrl, events: ['payment_intent.created'] });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ status: 'enabled', disabled_reason: null, disabled_at: null });
+    const id = created.body.id as string;
+
+    // The dispatcher knows the endpoint once a test event reaches it (a test event's 410 disables nothing).
+    await waitFor(
+      async () => {
+        await call('POST', `/api/v1/webhook-endpoints/${id}/test`);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return received.some((r) => r.type === 'webhook_endpoint.test');
+      },
+      30_000,
+      'a test event at the receiver',
+      200,
+    );
+    expect((await call('GET', `/api/v1/webhook-endpoints/${id}`)).body.status).toBe('enabled');
+
+    const intent = await call('POST', '/api/v1/payment-intents', { amount: '10.00', currency: 'USD' }, { 'idempotency-key': randomUUID() });
+    expect(intent.status).toBe(201);
+    let shown: Record<string, unknown> = {};
+    await waitFor(
+      async () => {
+        shown = (await call('GET', `/api/v1/webhook-endpoints/${id}`)).body;
+        return shown.status === 'disabled';
+      },
+      30_000,
+      'the endpoint shown as disabled',
+      200,
+    );
+    expect(shown).toMatchObject({ status: 'disabled', disabled_reason: 'gone', disabled_at: expect.any(String) });
+    expect(received.filter((r) => r.type === 'payment_intent.created')).toEqual([{ type: 'payment_intent.created', status: 410 }]);
+    const listed = await call('GET', '/api/v1/webhook-endpoints');
+    expect(listed.body.data).toEqual([expect.objectContaining({ id, status: 'disabled', disabled_reason: 'gone' })]);
+
+    // Enabled again: the status clears, and the event that met the 410 is sent again.
+    answer = 200;
+    const enabled = await call('POST', `/api/v1/webhook-endpoints/${id}/enable`);
+    expect(enabled.status).toBe(200);
+    expect(enabled.body).toMatchObject({ status: 'enabled', disabled_reason: null, disabled_at: null });
+    await waitFor(() => received.some((r) => r.type === 'payment_intent.created' && r.status === 200), 30_000, 'the missed event delivered');
+    expect((await call('GET', `/api/v1/webhook-endpoints/${id}`)).body).toMatchObject({ status: 'enabled', disabled_reason: null });
+  });
+});
