@@ -17,7 +17,10 @@ const connections = arg('connections', 64);
 // --rate N offers N requests/s in total (open loop) instead of as many as 64 connections can: CPU per request
 // measured below saturation varies much less from run to run than throughput at saturation.
 const rate = arg('rate', 0);
-// --only baseline|create|get runs one phase (profiling); default all three.
+// --only baseline|create|get runs one phase (profiling); default all three. Two more phases run only when named:
+// `--only live` (GET /health/live: the gateway's HTTP cost alone) and `--only ping` (GET
+// /internal/services/sessions/ping: HTTP plus one request/reply over Kafka, no database), whose difference is
+// what the Kafka request/reply path costs per request.
 const onlyIndex = process.argv.indexOf('--only');
 const only = onlyIndex > 0 ? process.argv[onlyIndex + 1] : undefined;
 const runs = (phase: string) => only === undefined || only === phase;
@@ -134,6 +137,12 @@ async function main(): Promise<void> {
     );
     console.log(summary('create', createResult));
     if (baselineRps) console.log(`  create/baseline throughput: ${((createResult.requests.average / baselineRps) * 100).toFixed(0)}%`);
+    }
+
+    for (const [phase, path] of [['live', '/health/live'], ['ping', '/internal/services/sessions/ping']] as const) {
+      if (only !== phase) continue;
+      const result = await breakdown(stack, () => run({ url: `${stack.gatewayUrl}${path}` }), 'ping', phase === 'ping' ? 'ping"' : 'live"');
+      console.log(summary(phase, result));
     }
 
     if (!runs('get')) return;
