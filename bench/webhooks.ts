@@ -1,7 +1,7 @@
 // Webhook delivery throughput and latency, and what dead endpoints cost the healthy ones.
 //
 //   node -r ./tools/swc-register.js bench/webhooks.ts [--healthy 50] [--dead 10] [--rate 200] [--seconds 15]
-//     [--backlog 5000] [--timeout-ms 10000]
+//     [--backlog 5000] [--timeout-ms 10000] [--pairs 3]
 //
 // The dispatcher's parts run in this process on a fresh database (no Kafka: events enter through the same
 // handler the consumer calls, in their own transactions): the delivery worker with the service's default limits,
@@ -9,13 +9,16 @@
 // signature); dead receivers accept the connection and never answer, so each of their attempts runs into the
 // full timeout.
 //
-// Two runs, each on a fresh database (a second phase on the same tables is slower for their growth alone:
-// measured, whichever phase comes second), each after 5 s of unmeasured warm-up and ANALYZE:
+// Runs in pairs, each run on a fresh database (a second phase on the same tables is slower for their growth
+// alone: measured, whichever phase comes second), each after 5 s of unmeasured warm-up and ANALYZE. Which kind
+// of run goes first alternates from pair to pair, and the kinds are also compared pooled: these VMs change speed
+// by more than 10 % within minutes, so a single pair measures that drift as much as the dead endpoints. (Running
+// the two side by side in one process doubles the load and saturates the machine: measured, p99 0.6–1.4 s.)
 //   1. paced: `rate` events/s spread over the healthy endpoints for `seconds`, plus the same share (and a backlog
 //      each) for `dead` more endpoints that answer too;
 //   2. the same traffic with those `dead` endpoints hanging: only dead-ness differs from run 1, so the healthy
 //      endpoints' latency shows what dead endpoints cost them; then throughput: a backlog of `backlog`
-//      deliveries to the healthy endpoints drained while the dead ones hang.
+//      deliveries to the healthy endpoints drained while the dead ones hang (first dead run only).
 // Latency (healthy endpoints only) is from the start of the transaction that created the delivery to the
 // receiver handing the verified event over.
 import { Logger } from '@nestjs/common';
@@ -56,6 +59,7 @@ const RATE = arg('rate', 200);
 const SECONDS = arg('seconds', 15);
 const BACKLOG = arg('backlog', 5000);
 const TIMEOUT_MS = arg('timeout-ms', 10_000);
+const PAIRS = arg('pairs', 3);
 /** The service's defaults. */
 const LIMITS = { perEndpoint: 4, maxInFlight: 128, pollIntervalMs: 1000, leaseMs: 60_000 };
 const KEY = parseSecretsKey(DEVELOPMENT_WEBHOOK_SECRETS_KEY);
@@ -98,17 +102,32 @@ async function listen(server: Server): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  for (const extrasHang of [false, true]) {
-    const database = await createTestDatabase('bench_webhooks');
-    try {
-      await run(database, extrasHang);
-    } finally {
-      await database.drop();
+  const pooled = { answering: [] as number[], dead: [] as number[] };
+  const p99s: string[] = [];
+  const p99 = (latencies: number[]) => percentile([...latencies].sort((a, b) => a - b), 99);
+  for (let pair = 0; pair < PAIRS; pair += 1) {
+    const result = { answering: [] as number[], dead: [] as number[] };
+    // Alternating which kind goes first spreads the machine's drift over both.
+    for (const extrasHang of pair % 2 === 0 ? [false, true] : [true, false]) {
+      const database = await createTestDatabase('bench_webhooks');
+      try {
+        result[extrasHang ? 'dead' : 'answering'] = await run(database, extrasHang, extrasHang && pair === 0);
+      } finally {
+        await database.drop();
+      }
     }
+    pooled.answering.push(...result.answering);
+    pooled.dead.push(...result.dead);
+    p99s.push(`${p99(result.answering).toFixed(1)} / ${p99(result.dead).toFixed(1)}`);
   }
+  console.log(`\n${PAIRS} pairs; healthy p99, all answering / ${DEAD} dead: ${p99s.join('; ')} ms`);
+  console.log(`  pooled, all answering  ${summary(pooled.answering)}`);
+  console.log(`  pooled, ${DEAD} dead        ${summary(pooled.dead)}`);
+  console.log(`  p99 with dead endpoints vs without: ${(((p99(pooled.dead) - p99(pooled.answering)) / p99(pooled.answering)) * 100).toFixed(1)} %`);
 }
 
-async function run(database: TestDatabase, extrasHang: boolean): Promise<void> {
+/** One run; answers the healthy endpoints' latencies of its paced phase. */
+async function run(database: TestDatabase, extrasHang: boolean, drain: boolean): Promise<number[]> {
   const dataSource: DataSource = await database.dataSource('webhooks', WEBHOOKS_MIGRATIONS);
   const db = new WebhooksDatabase(dataSource, 'webhooks');
   const endpoints = new EndpointsRepository(db);
@@ -141,7 +160,7 @@ async function run(database: TestDatabase, extrasHang: boolean): Promise<void> {
       onEvent: (webhook) => {
         if (dead) return; // an extra endpoint while it answers: not measured
         const at = committedAt.get(webhook.id);
-        if (at !== undefined) latencies.push(Date.now() - at);
+        if (at !== undefined) latencies.push(performance.now() - at);
         received += 1;
       },
     });
@@ -196,7 +215,7 @@ async function run(database: TestDatabase, extrasHang: boolean): Promise<void> {
   async function publish(merchants: string[]): Promise<void> {
     const envelopes = merchants.map(intentEvent);
     // Stamped before the transaction (a fast worker can deliver before commit() returns): includes the insert.
-    const at = Date.now();
+    const at = performance.now();
     for (const envelope of envelopes) committedAt.set(envelope.id, at);
     await dataSource.transaction(async (manager) => {
       for (const envelope of envelopes) await publicEvents.handle(envelope as EventEnvelope, manager);
@@ -248,15 +267,21 @@ async function run(database: TestDatabase, extrasHang: boolean): Promise<void> {
     await paced(`paced, ${HEALTHY} + ${DEAD} endpoints all answering`);
     await worker.stop();
     await closeAll();
-    return;
+    return latencies;
   }
   await paced(`paced, ${HEALTHY} healthy + ${DEAD} dead endpoints`);
+  const measured = latencies;
   const deadAttempts = (await dataSource.query(
     `SELECT count(*)::int AS n FROM webhooks.attempts a JOIN webhooks.deliveries d ON d.id = a.delivery_id
      JOIN webhooks.endpoints ep ON ep.id = d.endpoint_id WHERE ep.merchant_id LIKE 'acct_bench_%' AND a.status_code IS NULL`,
   )) as Array<{ n: number }>;
   console.log(`  dead endpoints: ${deadRequests} requests received, ${hanging.size} hanging at the end, ${deadAttempts[0]!.n} attempts timed out`);
   await worker.stop();
+  if (!drain) {
+    for (const res of hanging) res.destroy();
+    await closeAll();
+    return measured;
+  }
 
   // Throughput: a backlog to the healthy endpoints while the dead ones keep hanging.
   for (let sent = 0; sent < BACKLOG; sent += healthy.length) await publish(healthy.map((t) => t.merchant));
@@ -272,6 +297,7 @@ async function run(database: TestDatabase, extrasHang: boolean): Promise<void> {
   for (const res of hanging) res.destroy();
   await worker.stop();
   await closeAll();
+  return measured;
 
   async function closeAll(): Promise<void> {
     await sender.close();

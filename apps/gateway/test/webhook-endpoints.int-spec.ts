@@ -340,6 +340,36 @@ describe('webhook endpoints API', () => {
     expect(a.id).not.toBe(b.id);
   });
 
+  it('keeps the replay records of create and roll encrypted: Redis never holds a signing secret', async () => {
+    const redis = new Redis(REDIS_URL);
+    const record = (key: string) => redis.hgetall(`${stack.namespace}:idempotency:${merchant.merchant_id}:test:${key}`);
+    const inClear = (fields: Record<string, string>, secret: string) =>
+      Object.values(fields).some((value) => value.includes(secret) || Buffer.from(value, 'base64').toString('utf8').includes(secret));
+    try {
+      const createKey = randomUUID();
+      const first = await create({ url: PUBLIC_URL }, merchant.test_key, { 'idempotency-key': createKey });
+      expect(first.status).toBe(201);
+      const stored = await record(createKey);
+      expect(stored).toMatchObject({ state: 'done', sealed: '1' });
+      expect(inClear(stored, first.body.secret)).toBe(false);
+      const again = await create({ url: PUBLIC_URL }, merchant.test_key, { 'idempotency-key': createKey });
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.body).toEqual(first.body);
+
+      const rollKey = randomUUID();
+      const roll = () =>
+        stack.call('POST', `/api/v1/webhook-endpoints/${first.body.id}/roll-secret`, { key: merchant.test_key, headers: { 'idempotency-key': rollKey } });
+      const rolled = await roll();
+      expect(rolled.status).toBe(200);
+      expect(inClear(await record(rollKey), rolled.body.secret)).toBe(false);
+      const replayed = await roll();
+      expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+      expect(replayed.body.secret).toBe(rolled.body.secret);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
   it('creates one endpoint per Idempotency-Key even when the replay record is gone', async () => {
     const key = randomUUID();
     const first = await create({ url: PUBLIC_URL, events: ['invoice.paid'] }, merchant.test_key, { 'idempotency-key': key });

@@ -3,7 +3,7 @@ import type { IdempotencyScope, StoredResponse } from './idempotency.store';
 
 /** What the interceptor decided for one request, read back when its response is sent. */
 export type IdempotencyExchange =
-  | { kind: 'execute'; scope: IdempotencyScope; owner: string }
+  | { kind: 'execute'; scope: IdempotencyScope; owner: string; sealed: boolean }
   | { kind: 'replay'; response: StoredResponse };
 
 /** Requests in progress under an idempotency key (weakly held: a finished request leaves nothing behind). */

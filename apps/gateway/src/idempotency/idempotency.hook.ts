@@ -45,7 +45,7 @@ export function registerIdempotencyHook(fastify: FastifyInstance, exchanges: Ide
       if (!isStorable(reply.statusCode) || body === undefined) {
         await store.release(exchange.scope, exchange.owner);
       } else {
-        await store.complete(exchange.scope, exchange.owner, { status: reply.statusCode, headers: headersToKeep(reply), body });
+        await store.complete(exchange.scope, exchange.owner, { status: reply.statusCode, headers: headersToKeep(reply), body }, exchange.sealed);
       }
     } catch (error) {
       logger.warn({ err: error }, 'idempotency record not written: a retry runs the request again');

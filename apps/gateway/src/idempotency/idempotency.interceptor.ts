@@ -32,7 +32,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     private readonly exchanges: IdempotencyExchanges,
   ) {}
 
-  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+  /** `sealed`: the route's answers show a secret, so its replay record is kept encrypted. */
+  async intercept(context: ExecutionContext, next: CallHandler, sealed = false): Promise<Observable<unknown>> {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const auth = authOf(request);
     const key = idempotencyKeyOf(request);
@@ -54,7 +55,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       this.exchanges.set(request, start);
       return of(start.response.body);
     }
-    this.exchanges.set(request, { kind: 'execute', scope, owner: start.owner });
+    this.exchanges.set(request, { kind: 'execute', scope, owner: start.owner, sealed });
     return next.handle();
   }
 }

@@ -1,13 +1,19 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
+import { decryptSecret, encryptSecret, parseSecretsKey } from '@payments/webhooks';
 import type { Redis } from 'ioredis';
 import { GatewayConfig } from '../config';
 import { GATEWAY_REDIS, GatewayRedisModule } from '../rate-limit/gateway-redis.module';
 import { IdempotencyExchanges } from './idempotency.exchanges';
 import { registerIdempotencyHook } from './idempotency.hook';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
-import { IdempotencyStore } from './idempotency.store';
+import { IdempotencyStore, type ResponseSealer } from './idempotency.store';
+
+/** Replay records showing a webhook secret are encrypted with the key that protects those secrets at rest. */
+function secretBoxSealer(key: Buffer): ResponseSealer {
+  return { seal: (body) => encryptSecret(body, key), open: (sealed) => decryptSecret(sealed, key) };
+}
 
 /** How long past the request timeout an unfinished claim may block its key (the gateway holding it died). */
 const CLAIM_MARGIN_MS = 30000;
@@ -26,6 +32,7 @@ const CLAIM_MARGIN_MS = 30000;
           ttlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
           waitMs: config.IDEMPOTENCY_WAIT_MS,
           claimTtlMs: config.REQUEST_TIMEOUT_MS + CLAIM_MARGIN_MS,
+          sealer: secretBoxSealer(parseSecretsKey(config.WEBHOOK_SECRETS_KEY)),
         }),
     },
     IdempotencyInterceptor,

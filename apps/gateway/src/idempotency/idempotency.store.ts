@@ -28,6 +28,14 @@ export interface IdempotencyStoreOptions {
   waitMs: number;
   /** After this an unfinished claim lapses (its gateway died), so the key is not blocked for a whole TTL. */
   claimTtlMs: number;
+  /** Encrypts the bodies of responses that carry secrets (`sealed`), so Redis never holds them in the clear. */
+  sealer: ResponseSealer;
+}
+
+/** Authenticated encryption of a stored body (base64 in, opaque text out, and back). */
+export interface ResponseSealer {
+  seal(body: string): string;
+  open(sealed: string): string;
 }
 
 // Claims the key (SET NX semantics on a hash) or answers what is there, in one round trip.
@@ -37,13 +45,13 @@ if redis.call('EXISTS', KEYS[1]) == 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[3])
   return { 'claimed' }
 end
-return redis.call('HMGET', KEYS[1], 'state', 'fp', 'status', 'headers', 'body')
+return redis.call('HMGET', KEYS[1], 'state', 'fp', 'status', 'headers', 'body', 'sealed')
 `;
 
 // Only the claim's owner may complete or release it (a lapsed claim may belong to someone else by now).
 const COMPLETE = `
 if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'state', 'done', 'status', ARGV[2], 'headers', ARGV[3], 'body', ARGV[4])
+redis.call('HSET', KEYS[1], 'state', 'done', 'status', ARGV[2], 'headers', ARGV[3], 'body', ARGV[4], 'sealed', ARGV[6])
 redis.call('EXPIRE', KEYS[1], ARGV[5])
 return 1
 `;
@@ -55,7 +63,7 @@ return redis.call('DEL', KEYS[1])
 
 type Commands = {
   idempotencyClaim(key: string, fingerprint: string, owner: string, ttlMs: number): Promise<Array<string | null>>;
-  idempotencyComplete(key: string, owner: string, status: number, headers: string, body: string, ttl: number): Promise<number>;
+  idempotencyComplete(key: string, owner: string, status: number, headers: string, body: string, ttl: number, sealed: '0' | '1'): Promise<number>;
   idempotencyRelease(key: string, owner: string): Promise<number>;
 };
 
@@ -85,7 +93,7 @@ export class IdempotencyStore {
     const deadline = Date.now() + this.options.waitMs;
     let pause = 20;
     for (;;) {
-      const [state, storedFingerprint, status, headers, body] = await this.redis.idempotencyClaim(
+      const [state, storedFingerprint, status, headers, stored, sealed] = await this.redis.idempotencyClaim(
         key,
         fingerprint,
         owner,
@@ -99,6 +107,7 @@ export class IdempotencyStore {
         );
       }
       if (state === 'done') {
+        const body = sealed === '1' && stored ? this.options.sealer.open(stored) : stored;
         return {
           kind: 'replay',
           response: { status: Number(status), headers: JSON.parse(headers ?? '{}'), body: Buffer.from(body ?? '', 'base64') },
@@ -118,15 +127,20 @@ export class IdempotencyStore {
     }
   }
 
-  /** Keeps the response for replay; false when the claim had lapsed and someone else holds the key now. */
-  async complete(scope: IdempotencyScope, owner: string, response: StoredResponse): Promise<boolean> {
+  /**
+   * Keeps the response for replay, its body encrypted when `sealed` (it shows a secret); false when the claim
+   * had lapsed and someone else holds the key now.
+   */
+  async complete(scope: IdempotencyScope, owner: string, response: StoredResponse, sealed = false): Promise<boolean> {
+    const body = response.body.toString('base64');
     const done = await this.redis.idempotencyComplete(
       this.keyOf(scope),
       owner,
       response.status,
       JSON.stringify(response.headers),
-      response.body.toString('base64'),
+      sealed ? this.options.sealer.seal(body) : body,
       this.options.ttlSeconds,
+      sealed ? '1' : '0',
     );
     return done === 1;
   }

@@ -5,7 +5,9 @@ import { IDEMPOTENCY_KEY_HEADER, IdempotencyInterceptor } from '../idempotency/i
 
 /**
  * Idempotency-Key where it is accepted but not required (DESIGN §5 requires it only on intents, invoices and
- * refunds): with the header the request gets replay and conflict handling, without it it simply runs.
+ * refunds): with the header the request gets replay and conflict handling, without it it simply runs. These
+ * are the webhook endpoint routes, whose create and roll answers show the signing secret: their replay records
+ * are kept encrypted.
  */
 @Injectable()
 export class OptionalIdempotencyInterceptor implements NestInterceptor {
@@ -15,6 +17,6 @@ export class OptionalIdempotencyInterceptor implements NestInterceptor {
     const header = context.switchToHttp().getRequest<FastifyRequest>().headers[IDEMPOTENCY_KEY_HEADER];
     const given = Array.isArray(header) ? header[0] : header;
     if (given === undefined || given.trim() === '') return next.handle();
-    return this.idempotency.intercept(context, next);
+    return this.idempotency.intercept(context, next, true);
   }
 }
