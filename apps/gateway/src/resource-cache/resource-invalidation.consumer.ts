@@ -38,7 +38,9 @@ export class ResourceInvalidationConsumer {
     await consumer.subscribe({ topics: [topic], fromBeginning: false });
     await consumer.run({
       eachBatch: async ({ batch }) => {
-        await this.cache.invalidate(resourcesChangedBy(batch.messages.map((m) => m.value)));
+        // Creations (every create's event) change nothing cached: skipped by their header, before any parsing.
+        const changing = batch.messages.filter((m) => !String(m.headers?.['event-type'] ?? '').endsWith('.created'));
+        if (changing.length > 0) await this.cache.invalidate(resourcesChangedBy(changing.map((m) => m.value)));
       },
     });
   }
