@@ -10,6 +10,7 @@
 // Latency is measured to the moment the receiver hands the verified event over, from when the simulate request
 // was sent and from when its answer came back (negative when the webhook beat the answer). Sender and receiver
 // share this process's clock (performance.now()).
+import { Client } from 'pg';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -155,6 +156,10 @@ async function run(stack: Stack, receiverUrl: string, serve: (h: (req: IncomingM
     (i < WARMUP ? warmIds : ids).push(id);
   });
   console.log(`  created ${ids.length + warmIds.length} intents in ${((performance.now() - createStarted) / 1000).toFixed(1)} s`);
+  // A deployment's tables have planner statistics; these were filled in seconds, before autovacuum's first
+  // look, and without statistics every intent update scanned the whole table (measured: ~3,000 buffers and
+  // 3.5 ms per update).
+  await analyze(stack.db.url);
   for (const id of warmIds) timings.set(id, { measured: false });
   await pool(warmIds, 4, simulateOk);
   const warmUntil = Date.now() + 30_000;
@@ -246,3 +251,13 @@ main().then(
     process.exit(1);
   },
 );
+
+async function analyze(databaseUrl: string): Promise<void> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('ANALYZE');
+  } finally {
+    await client.end();
+  }
+}
