@@ -58,6 +58,11 @@ export class EventTypeRegistry {
     return this.types.has(type);
   }
 
+  /** Version 1 of several internal types sharing one data schema and stream: `{type: description}`. */
+  registerAll(descriptions: Record<string, string>, shared: Pick<EventTypeDefinition, 'dataSchema' | 'stream'>): void {
+    for (const [type, description] of Object.entries(descriptions)) this.register(type, { version: 1, ...shared, description });
+  }
+
   /** Latest version of every type, sorted by type name. */
   latest(): RegisteredEventType[] {
     return [...this.types.keys()].sort().map((type) => this.get(type)!);

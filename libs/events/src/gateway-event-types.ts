@@ -45,7 +45,5 @@ export type GatewayEventType = keyof typeof GATEWAY_EVENT_TYPES;
 
 /** Registers the gateway's internal types (the process-wide registry does it on creation). */
 export function registerGatewayEventTypes(registry: EventTypeRegistry): void {
-  for (const [type, description] of Object.entries(GATEWAY_EVENT_TYPES)) {
-    registry.register(type, { version: 1, dataSchema: WEBHOOK_ENDPOINT_SNAPSHOT_SCHEMA, stream: STREAMS.gateway, description });
-  }
+  registry.registerAll(GATEWAY_EVENT_TYPES, { dataSchema: WEBHOOK_ENDPOINT_SNAPSHOT_SCHEMA, stream: STREAMS.gateway });
 }

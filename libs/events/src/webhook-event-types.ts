@@ -30,7 +30,5 @@ export type WebhookEventType = keyof typeof WEBHOOK_EVENT_TYPES;
 
 /** Registers the dispatcher's internal types (the process-wide registry does it on creation). */
 export function registerWebhookEventTypes(registry: EventTypeRegistry): void {
-  for (const [type, description] of Object.entries(WEBHOOK_EVENT_TYPES)) {
-    registry.register(type, { version: 1, dataSchema: ENDPOINT_AUTO_DISABLED_SCHEMA, stream: STREAMS.webhooks, description });
-  }
+  registry.registerAll(WEBHOOK_EVENT_TYPES, { dataSchema: ENDPOINT_AUTO_DISABLED_SCHEMA, stream: STREAMS.webhooks });
 }

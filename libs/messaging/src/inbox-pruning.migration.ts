@@ -1,9 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { qualified } from './sql-names';
-
-function schemaOf(queryRunner: QueryRunner): string {
-  return (queryRunner.connection.options as { schema?: string }).schema ?? 'public';
-}
+import { migrationSchema, qualified } from './sql-names';
 
 /**
  * Index for the consumer's periodic inbox pruning (rows of one consumer older than the retention), so deleting
@@ -14,11 +10,11 @@ export class InboxPruningIndex1763856000000 implements MigrationInterface {
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(
-      `CREATE INDEX IF NOT EXISTS inbox_handled_at_idx ON ${qualified(schemaOf(queryRunner), 'inbox')} (consumer, handled_at)`,
+      `CREATE INDEX IF NOT EXISTS inbox_handled_at_idx ON ${qualified(migrationSchema(queryRunner), 'inbox')} (consumer, handled_at)`,
     );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP INDEX IF EXISTS ${qualified(schemaOf(queryRunner), 'inbox_handled_at_idx')}`);
+    await queryRunner.query(`DROP INDEX IF EXISTS ${qualified(migrationSchema(queryRunner), 'inbox_handled_at_idx')}`);
   }
 }

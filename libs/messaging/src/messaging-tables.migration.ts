@@ -1,9 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { qualified } from './sql-names';
-
-function schemaOf(queryRunner: QueryRunner): string {
-  return (queryRunner.connection.options as { schema?: string }).schema ?? 'public';
-}
+import { migrationSchema, qualified } from './sql-names';
 
 /**
  * The outbox (events waiting for the relay) and the inbox (events a consumer already handled) in the schema the
@@ -13,7 +9,7 @@ export class MessagingTables1763769600000 implements MigrationInterface {
   name = 'MessagingTables1763769600000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    const schema = schemaOf(queryRunner);
+    const schema = migrationSchema(queryRunner);
     await queryRunner.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
     await queryRunner.query(`
       CREATE TABLE ${qualified(schema, 'outbox')} (
@@ -38,7 +34,7 @@ export class MessagingTables1763769600000 implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    const schema = schemaOf(queryRunner);
+    const schema = migrationSchema(queryRunner);
     await queryRunner.query(`DROP TABLE IF EXISTS ${qualified(schema, 'inbox')}`);
     await queryRunner.query(`DROP TABLE IF EXISTS ${qualified(schema, 'outbox')}`);
   }

@@ -17,3 +17,8 @@ export function qualified(schema: string, table: string): string {
 export function outboxChannel(schema: string): string {
   return `${assertSchemaName(schema)}_outbox`;
 }
+
+/** The schema a migration runs in: the one its DataSource is configured with (`public` without one). */
+export function migrationSchema(queryRunner: { connection: { options: object } }): string {
+  return (queryRunner.connection.options as { schema?: string }).schema ?? 'public';
+}

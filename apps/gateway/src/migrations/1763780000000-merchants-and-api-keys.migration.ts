@@ -1,15 +1,12 @@
+import { migrationSchema } from '@payments/messaging';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-
-function schemaOf(queryRunner: QueryRunner): string {
-  return (queryRunner.connection.options as { schema?: string }).schema ?? 'public';
-}
 
 /** Merchant accounts and their API keys, in the gateway's schema. */
 export class MerchantsAndApiKeys1763780000000 implements MigrationInterface {
   name = 'MerchantsAndApiKeys1763780000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    const s = `"${schemaOf(queryRunner)}"`;
+    const s = `"${migrationSchema(queryRunner)}"`;
     await queryRunner.query(`
       CREATE TABLE ${s}.merchants (
         id text PRIMARY KEY CHECK (id ~ '^acct_[A-Za-z0-9]{24}$'),
@@ -41,7 +38,7 @@ export class MerchantsAndApiKeys1763780000000 implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    const s = `"${schemaOf(queryRunner)}"`;
+    const s = `"${migrationSchema(queryRunner)}"`;
     await queryRunner.query(`DROP TABLE IF EXISTS ${s}.api_keys`);
     await queryRunner.query(`DROP TABLE IF EXISTS ${s}.merchants`);
   }

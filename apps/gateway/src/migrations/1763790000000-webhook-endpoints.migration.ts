@@ -1,15 +1,12 @@
+import { migrationSchema } from '@payments/messaging';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-
-function schemaOf(queryRunner: QueryRunner): string {
-  return (queryRunner.connection.options as { schema?: string }).schema ?? 'public';
-}
 
 /** Merchants' webhook endpoints; signing secrets are stored encrypted (AES-256-GCM, WEBHOOK_SECRETS_KEY). */
 export class WebhookEndpoints1763790000000 implements MigrationInterface {
   name = 'WebhookEndpoints1763790000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    const s = `"${schemaOf(queryRunner)}"`;
+    const s = `"${migrationSchema(queryRunner)}"`;
     await queryRunner.query(`
       CREATE TABLE ${s}.webhook_endpoints (
         id text PRIMARY KEY CHECK (id ~ '^we_[A-Za-z0-9]{24}$'),
@@ -36,6 +33,6 @@ export class WebhookEndpoints1763790000000 implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP TABLE IF EXISTS "${schemaOf(queryRunner)}".webhook_endpoints`);
+    await queryRunner.query(`DROP TABLE IF EXISTS "${migrationSchema(queryRunner)}".webhook_endpoints`);
   }
 }

@@ -1,15 +1,12 @@
+import { migrationSchema } from '@payments/messaging';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-
-function schemaOf(queryRunner: QueryRunner): string {
-  return (queryRunner.connection.options as { schema?: string }).schema ?? 'public';
-}
 
 /** Why and when the webhook-dispatcher disabled an endpoint (410, or failing for 5 days), as the merchant sees it. */
 export class WebhookEndpointDisabling1763800000000 implements MigrationInterface {
   name = 'WebhookEndpointDisabling1763800000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    const s = `"${schemaOf(queryRunner)}"`;
+    const s = `"${migrationSchema(queryRunner)}"`;
     await queryRunner.query(`
       ALTER TABLE ${s}.webhook_endpoints
         ADD COLUMN disabled_reason text NULL CHECK (disabled_reason IN ('gone', 'failing')),
@@ -18,7 +15,7 @@ export class WebhookEndpointDisabling1763800000000 implements MigrationInterface
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    const s = `"${schemaOf(queryRunner)}"`;
+    const s = `"${migrationSchema(queryRunner)}"`;
     await queryRunner.query(`ALTER TABLE ${s}.webhook_endpoints DROP COLUMN IF EXISTS disabled_reason, DROP COLUMN IF EXISTS disabled_at`);
   }
 }

@@ -1,9 +1,5 @@
-import { qualified } from '@payments/messaging';
+import { migrationSchema, qualified } from '@payments/messaging';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-
-function schemaOf(queryRunner: QueryRunner): string {
-  return (queryRunner.connection.options as { schema?: string }).schema ?? 'public';
-}
 
 const LIVE_INTENT_STATUSES = `('requires_payment_method', 'processing', 'failed')`;
 const LIVE_INVOICE_STATUSES = `('pending', 'failed')`;
@@ -16,7 +12,7 @@ export class SessionsTables1763790000000 implements MigrationInterface {
   name = 'SessionsTables1763790000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    const schema = schemaOf(queryRunner);
+    const schema = migrationSchema(queryRunner);
     const t = (table: string) => qualified(schema, table);
 
     await queryRunner.query(`
@@ -130,7 +126,7 @@ export class SessionsTables1763790000000 implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    const schema = schemaOf(queryRunner);
+    const schema = migrationSchema(queryRunner);
     for (const table of ['invoice_counters', 'idempotency_keys', 'payments', 'invoices', 'payment_intents', 'events']) {
       await queryRunner.query(`DROP TABLE IF EXISTS ${qualified(schema, table)}`);
     }

@@ -1,9 +1,5 @@
-import { qualified } from '@payments/messaging';
+import { migrationSchema, qualified } from '@payments/messaging';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-
-function schemaOf(queryRunner: QueryRunner): string {
-  return (queryRunner.connection.options as { schema?: string }).schema ?? 'public';
-}
 
 /**
  * Endpoints (the gateway's snapshots), the public events received (kept for replays), deliveries with their
@@ -13,7 +9,7 @@ export class WebhooksTables1763900000000 implements MigrationInterface {
   name = 'WebhooksTables1763900000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    const t = (table: string) => qualified(schemaOf(queryRunner), table);
+    const t = (table: string) => qualified(migrationSchema(queryRunner), table);
 
     await queryRunner.query(`
       CREATE TABLE ${t('endpoints')} (
@@ -106,7 +102,7 @@ export class WebhooksTables1763900000000 implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    const t = (table: string) => qualified(schemaOf(queryRunner), table);
+    const t = (table: string) => qualified(migrationSchema(queryRunner), table);
     for (const table of ['notifications', 'attempts', 'deliveries', 'events', 'endpoints']) {
       await queryRunner.query(`DROP TABLE IF EXISTS ${t(table)}`);
     }
