@@ -11,3 +11,4 @@ export * from './event.consumer';
 export { pgClientConfig } from './pg-connection';
 export { backoffDelay, Wakeup } from './wakeup';
 export * from './sql-statement';
+export { TurnBatcher } from './turn-batcher';

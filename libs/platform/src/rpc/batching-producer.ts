@@ -1,11 +1,7 @@
+import { TurnBatcher } from '@payments/messaging';
 import type { Message, Producer, RecordMetadata, TopicMessages } from 'kafkajs';
 
-interface Pending {
-  topic: string;
-  messages: Message[];
-  resolve: (value: RecordMetadata[]) => void;
-  reject: (error: unknown) => void;
-}
+type ProducerRecord = { topic: string; messages: Message[] };
 
 /**
  * Sends what many concurrent callers produce in one request per event-loop turn (`sendBatch`), instead of one
@@ -13,33 +9,20 @@ interface Pending {
  * small machine is the difference between queueing and not. Order per caller is kept (one flush at a time).
  */
 export class BatchingProducer {
-  private queue: Pending[] = [];
-  private flushing: Promise<void> | undefined;
+  private readonly batcher: TurnBatcher<ProducerRecord, RecordMetadata[]>;
 
-  constructor(private readonly producer: Producer) {}
-
-  send(record: { topic: string; messages: Message[] }): Promise<RecordMetadata[]> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ topic: record.topic, messages: record.messages, resolve, reject });
-      if (!this.flushing) this.flushing = new Promise((done) => setImmediate(() => void this.flush().finally(done)));
+  constructor(producer: Producer) {
+    this.batcher = new TurnBatcher(async (records) => {
+      const byTopic = new Map<string, Message[]>();
+      for (const r of records) byTopic.set(r.topic, [...(byTopic.get(r.topic) ?? []), ...r.messages]);
+      const topicMessages: TopicMessages[] = [...byTopic].map(([topic, messages]) => ({ topic, messages }));
+      const metadata = await producer.sendBatch({ topicMessages });
+      return records.map((r) => metadata.filter((m) => m.topicName === r.topic));
     });
   }
 
-  private async flush(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue;
-      this.queue = [];
-      const byTopic = new Map<string, Message[]>();
-      for (const p of batch) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), ...p.messages]);
-      const topicMessages: TopicMessages[] = [...byTopic].map(([topic, messages]) => ({ topic, messages }));
-      try {
-        const metadata = await this.producer.sendBatch({ topicMessages });
-        for (const p of batch) p.resolve(metadata.filter((m) => m.topicName === p.topic));
-      } catch (error) {
-        for (const p of batch) p.reject(error);
-      }
-    }
-    this.flushing = undefined;
+  send(record: ProducerRecord): Promise<RecordMetadata[]> {
+    return this.batcher.submit({ topic: record.topic, messages: record.messages });
   }
 }
 
