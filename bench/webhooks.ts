@@ -133,6 +133,22 @@ async function run(database: TestDatabase, extrasHang: boolean, drain: boolean):
   const endpoints = new EndpointsRepository(db);
   const events = new EventsRepository(db);
   const deliveries = new DeliveriesRepository(db);
+  // Claims run one at a time per worker: their count and duration show how much of a delivery's wait they are.
+  const claims = { count: 0, rows: 0, ms: 0 };
+  const claim = deliveries.claim.bind(deliveries);
+  deliveries.claim = async (request) => {
+    const started = performance.now();
+    const claimed = await claim(request);
+    claims.count += 1;
+    claims.rows += claimed.length;
+    claims.ms += performance.now() - started;
+    return claimed;
+  };
+  const claimSummary = () => {
+    const line = `claims ${claims.count}, ${(claims.rows / claims.count).toFixed(1)} deliveries and ${(claims.ms / claims.count).toFixed(2)} ms each`;
+    Object.assign(claims, { count: 0, rows: 0, ms: 0 });
+    return line;
+  };
   const endpointEvents = new EndpointEventsHandler(db, endpoints, deliveries, events);
   const publicEvents = new PublicEventsHandler(db, events, deliveries);
   const sender = new WebhookSender({ timeoutMs: TIMEOUT_MS, allowInsecure: true });
@@ -254,12 +270,14 @@ async function run(database: TestDatabase, extrasHang: boolean, drain: boolean):
     if (label === '') return;
     console.log(`${label}: ${received} of ${sent} healthy deliveries in ${elapsed.toFixed(1)} s (${(sent / elapsed).toFixed(0)}/s offered)`);
     console.log(`  healthy latency  ${summary(latencies)}`);
+    console.log(`  ${claimSummary()}`);
   }
 
   // After a few unmeasured seconds (connections, caches, compiled code); fresh tables have no planner statistics
   // until autovacuum gets to them, the service's tables have them.
   let worker = startWorker();
   await paced('', 5);
+  claimSummary();
   await dataSource.query('ANALYZE webhooks.deliveries, webhooks.events, webhooks.endpoints, webhooks.attempts');
   // The extra endpoints get a backlog each (for dead ones it keeps their slots busy) and their share of events.
   for (let i = 0; i < 20; i += 1) await publish(dead.map((t) => t.merchant));
@@ -293,7 +311,7 @@ async function run(database: TestDatabase, extrasHang: boolean, drain: boolean):
   worker = startWorker();
   while (received < total && Date.now() - started < 300_000) await sleep(20);
   const seconds = (Date.now() - started) / 1000;
-  console.log(`throughput: ${received} deliveries to ${HEALTHY} healthy endpoints in ${seconds.toFixed(1)} s = ${(received / seconds).toFixed(0)}/s while ${DEAD} endpoints hang (${hanging.size} requests hanging at the end)`);
+  console.log(`throughput (${claimSummary()}): ${received} deliveries to ${HEALTHY} healthy endpoints in ${seconds.toFixed(1)} s = ${(received / seconds).toFixed(0)}/s while ${DEAD} endpoints hang (${hanging.size} requests hanging at the end)`);
   for (const res of hanging) res.destroy();
   await worker.stop();
   await closeAll();

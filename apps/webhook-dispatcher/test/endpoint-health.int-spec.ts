@@ -139,6 +139,49 @@ describe('endpoint health', () => {
     expect(healthy).toEqual({ failing_since: null, auto_disabled_at: null });
   });
 
+  it("a success ends the failing streak, a test event's does not, and one recorded after its lease was lost changes nothing", async () => {
+    const merchant = uniqueName('acct');
+    const endpoint = newEndpoint(merchant, 'test', 'http://127.0.0.1:9/later');
+    const answering = await startReceiver({ secret: endpoint.secret, behaviour: () => 'receive' });
+    endpoint.snapshot.url = answering.url;
+    await apply(endpointEvent(endpoint));
+    const id = endpoint.snapshot.id;
+    const failingSince = async () => (await rows<{ failing_since: Date | null }>('SELECT failing_since FROM webhooks.endpoints WHERE id = $1', [id]))[0]!.failing_since;
+    const stillFailing = () => dataSource.query(`UPDATE webhooks.endpoints SET failing_since = now() - interval '1 hour' WHERE id = $1`, [id]);
+    try {
+      // A test event answers "does it work now": its success leaves the streak alone.
+      await stillFailing();
+      const event = intentEvent(merchant, 'test');
+      await receive(event);
+      await dataSource.query(`UPDATE webhooks.deliveries SET status = 'failed', next_attempt_at = NULL WHERE endpoint_id = $1`, [id]);
+      await dataSource.transaction((manager) => deliveries.schedule(manager, id, [event.id], 'test'));
+      expect(await runDue()).toEqual(['succeeded']);
+      expect(await failingSince()).toBeInstanceOf(Date);
+
+      // A delivery's success ends it.
+      await receive(intentEvent(merchant, 'test'));
+      expect(await runDue()).toEqual(['succeeded']);
+      expect(await failingSince()).toBeNull();
+
+      // Another instance took the delivery over (its lease ran out): the attempt stays as history, nothing else moves.
+      await stillFailing();
+      await receive(intentEvent(merchant, 'test'));
+      const [claimed] = await deliveries.claim({ limit: 1, perEndpoint: 1, degradedPerEndpoint: 1, degradedFree: 1, busy: new Map(), leaseMs: 30_000 });
+      await dataSource.query(`UPDATE webhooks.deliveries SET lease_token = 'another instance' WHERE id = $1`, [claimed!.id]);
+      expect(await runner.run(claimed!)).toBe('lease_lost');
+      const [delivery] = await rows<{ status: string; attempt_count: number; attempts: number }>(
+        `SELECT d.status, d.attempt_count, (SELECT count(*)::int FROM webhooks.attempts a WHERE a.delivery_id = d.id) AS attempts
+         FROM webhooks.deliveries d WHERE d.id = $1`,
+        [claimed!.id],
+      );
+      expect(delivery).toEqual({ status: 'pending', attempt_count: 0, attempts: 1 });
+      expect(await failingSince()).toBeInstanceOf(Date);
+    } finally {
+      await dataSource.query(`UPDATE webhooks.deliveries SET status = 'failed', next_attempt_at = NULL WHERE endpoint_id = $1 AND status = 'pending'`, [id]);
+      await answering.close();
+    }
+  });
+
   it('a deleted endpoint gets nothing more and its pending deliveries end', async () => {
     const merchant = uniqueName('acct');
     const endpoint = newEndpoint(merchant, 'test', receiver.url);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { randomBase62 } from '@payments/ids';
+import { executePrepared, TurnBatcher } from '@payments/messaging';
 import type { WebhookScheme } from '@payments/webhooks';
 import type { EntityManager } from 'typeorm';
 import { activeEndpointSql, type EndpointRow } from '../shared/endpoint-row';
@@ -62,6 +63,12 @@ export interface AttemptRecord {
   next: { status: 'pending'; nextAttemptAt: Date } | { status: 'succeeded' } | { status: 'failed'; reason: string };
 }
 
+interface Success {
+  claimed: ClaimedDelivery;
+  record: AttemptRecord;
+  healthCounts: boolean;
+}
+
 interface ClaimRow {
   id: string;
   kind: DeliveryKind;
@@ -88,6 +95,8 @@ const SCAN_FACTOR = 4;
 
 /** Deliveries and attempts: scheduling, claiming with a lease, recording what each attempt did. */
 export class DeliveriesRepository {
+  private readonly successes = new TurnBatcher<Success, boolean>((batch) => this.recordSuccesses(batch));
+
   constructor(private readonly db: WebhooksDatabase) {}
 
   /**
@@ -103,8 +112,10 @@ export class DeliveriesRepository {
     const partial = [...request.busy].filter(([, free]) => free > 0);
     const leaseToken = randomUUID();
     const t = (name: string) => this.db.table(name);
-    const rows = (await this.db.dataSource.query(
-      `WITH candidates AS (
+    // Candidates are read without locks (locking every scanned row cost more than the claim's other work); only
+    // the chosen ones are locked, skipping any another instance holds, and checked again once locked.
+    const returned = (await executePrepared(this.db.dataSource, {
+      text: `WITH candidates AS (
          SELECT d.id, d.endpoint_id, d.next_attempt_at, (ep.failing_since IS NOT NULL) AS degraded
          FROM ${t('deliveries')} d JOIN ${t('endpoints')} ep ON ep.id = d.endpoint_id
          WHERE d.status = 'pending' AND d.next_attempt_at <= now()
@@ -113,7 +124,6 @@ export class DeliveriesRepository {
            AND ($9::int > 0 OR ep.failing_since IS NULL)
          ORDER BY d.next_attempt_at
          LIMIT $2
-         FOR UPDATE OF d SKIP LOCKED
        ), ranked AS (
          SELECT c.id, c.next_attempt_at, c.degraded,
                 row_number() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.id) AS rank,
@@ -126,16 +136,20 @@ export class DeliveriesRepository {
          FROM ranked WHERE rank <= free
        ), chosen AS (
          SELECT id FROM eligible WHERE NOT degraded OR degraded_seq <= $9::int ORDER BY next_attempt_at LIMIT $6
+       ), locked AS (
+         SELECT d.id FROM ${t('deliveries')} d
+         WHERE d.id IN (SELECT id FROM chosen) AND d.status = 'pending' AND (d.locked_until IS NULL OR d.locked_until < now())
+         FOR UPDATE SKIP LOCKED
        )
        UPDATE ${t('deliveries')} d
        SET locked_until = now() + $7::int * interval '1 millisecond', lease_token = $8
-       FROM chosen, ${t('endpoints')} ep, ${t('events')} ev
-       WHERE d.id = chosen.id AND ep.id = d.endpoint_id AND ev.id = d.event_id
+       FROM locked, ${t('endpoints')} ep, ${t('events')} ev
+       WHERE d.id = locked.id AND ep.id = d.endpoint_id AND ev.id = d.event_id
        RETURNING d.id, d.kind, d.attempt_count, ep.id AS endpoint_id, ep.merchant_id, ep.environment, ep.url,
                  ep.status AS endpoint_status, ep.deleted_at, ep.auto_disabled_at, ep.secret_encrypted,
                  ep.previous_secret_encrypted, ep.previous_secret_expires_at, (ep.failing_since IS NOT NULL) AS degraded,
                  ev.id AS event_id, ev.type AS event_type, ev.scheme, ev.body`,
-      [
+      params: [
         full,
         request.limit * SCAN_FACTOR,
         request.perEndpoint,
@@ -147,9 +161,7 @@ export class DeliveriesRepository {
         request.degradedFree,
         request.degradedPerEndpoint,
       ],
-    )) as [ClaimRow[], number] | ClaimRow[];
-    // UPDATE ... RETURNING comes back as [rows, count] from the pg driver through TypeORM.
-    const returned = (Array.isArray(rows[0]) ? rows[0] : rows) as ClaimRow[];
+    })) as unknown as ClaimRow[];
     return returned.map((row) => ({
       id: row.id,
       leaseToken,
@@ -178,37 +190,84 @@ export class DeliveriesRepository {
    */
   async recordAttempt(manager: EntityManager, claimed: ClaimedDelivery, record: AttemptRecord): Promise<boolean> {
     const next = record.next;
-    await manager.query(
-      `INSERT INTO ${this.db.table('attempts')}
-         (delivery_id, attempt_number, attempted_at, status_code, latency_ms, response_excerpt, error, next_attempt_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [
-        claimed.id,
-        claimed.attemptCount + 1,
-        record.attemptedAt,
-        record.statusCode,
-        record.latencyMs,
-        record.responseExcerpt,
-        record.error,
-        next.status === 'pending' ? next.nextAttemptAt : null,
-      ],
-    );
-    const updated = (await manager.query(
-      `UPDATE ${this.db.table('deliveries')}
-       SET attempt_count = attempt_count + 1, status = $3, next_attempt_at = $4, locked_until = NULL, lease_token = NULL,
-           finished_at = CASE WHEN $3 = 'pending' THEN NULL ELSE $5::timestamptz END, failure_reason = $6
-       WHERE id = $1 AND lease_token = $2 AND status = 'pending'
+    const rows = (await manager.query(
+      `WITH attempt AS (${this.insertAttemptSql()})
+       UPDATE ${this.db.table('deliveries')}
+       SET attempt_count = attempt_count + 1, status = $9, next_attempt_at = $8, locked_until = NULL, lease_token = NULL,
+           finished_at = CASE WHEN $9 = 'pending' THEN NULL ELSE $3::timestamptz END, failure_reason = $11
+       WHERE id = $1 AND lease_token = $10 AND status = 'pending'
        RETURNING id`,
-      [
-        claimed.id,
-        claimed.leaseToken,
-        next.status,
-        next.status === 'pending' ? next.nextAttemptAt : null,
-        record.attemptedAt,
-        next.status === 'failed' ? next.reason : null,
-      ],
+      [...this.attemptValues(claimed, record), next.status, claimed.leaseToken, next.status === 'failed' ? next.reason : null],
     )) as [unknown[], number];
-    return updated[1] > 0;
+    return rows[1] > 0;
+  }
+
+  /**
+   * A successful attempt: stores it, ends the delivery if this instance still holds its lease, and, when
+   * `healthCounts`, ends the endpoint's failing streak. False when the lease was lost (the attempt is kept as
+   * history only). Successes are the hot path of delivery, so those finishing together are written together.
+   */
+  recordSuccess(claimed: ClaimedDelivery, record: AttemptRecord, healthCounts: boolean): Promise<boolean> {
+    return this.successes.submit({ claimed, record, healthCounts });
+  }
+
+  /** Successes in one statement; answers, per success, whether its lease still held. */
+  private async recordSuccesses(successes: readonly Success[]): Promise<boolean[]> {
+    const column = <T>(value: (success: Success) => T) => successes.map(value);
+    const rows = (await executePrepared(this.db.dataSource, {
+      text: `WITH input AS (
+         SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::boolean[])
+           AS i(delivery_id, attempt_number, attempted_at, status_code, latency_ms, response_excerpt, error, lease_token, health_counts)
+       ), attempt AS (
+         INSERT INTO ${this.db.table('attempts')}
+           (delivery_id, attempt_number, attempted_at, status_code, latency_ms, response_excerpt, error, next_attempt_at)
+         SELECT delivery_id, attempt_number, attempted_at, status_code, latency_ms, response_excerpt, error, NULL FROM input
+       ), delivery AS (
+         UPDATE ${this.db.table('deliveries')} d
+         SET attempt_count = d.attempt_count + 1, status = 'succeeded', next_attempt_at = NULL, locked_until = NULL,
+             lease_token = NULL, finished_at = i.attempted_at, failure_reason = NULL
+         FROM input i
+         WHERE d.id = i.delivery_id AND d.lease_token = i.lease_token AND d.status = 'pending'
+         RETURNING d.id, d.endpoint_id, i.health_counts
+       ), healthy AS (
+         UPDATE ${this.db.table('endpoints')} SET failing_since = NULL
+         WHERE failing_since IS NOT NULL AND id IN (SELECT endpoint_id FROM delivery WHERE health_counts)
+       )
+       SELECT id FROM delivery`,
+      params: [
+        column((s) => s.claimed.id),
+        column((s) => s.claimed.attemptCount + 1),
+        column((s) => s.record.attemptedAt),
+        column((s) => s.record.statusCode),
+        column((s) => s.record.latencyMs),
+        column((s) => s.record.responseExcerpt),
+        column((s) => s.record.error),
+        column((s) => s.claimed.leaseToken),
+        column((s) => s.healthCounts),
+      ],
+    })) as Array<{ id: string }>;
+    const kept = new Set(rows.map((row) => row.id));
+    return successes.map((s) => kept.has(s.claimed.id));
+  }
+
+  /** The attempt row's insert, parameters $1..$8 as `attemptValues` lists them. */
+  private insertAttemptSql(): string {
+    return `INSERT INTO ${this.db.table('attempts')}
+         (delivery_id, attempt_number, attempted_at, status_code, latency_ms, response_excerpt, error, next_attempt_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`;
+  }
+
+  private attemptValues(claimed: ClaimedDelivery, record: AttemptRecord): unknown[] {
+    return [
+      claimed.id,
+      claimed.attemptCount + 1,
+      record.attemptedAt,
+      record.statusCode,
+      record.latencyMs,
+      record.responseExcerpt,
+      record.error,
+      record.next.status === 'pending' ? record.next.nextAttemptAt : null,
+    ];
   }
 
   /** Ends a claimed delivery without an attempt (its endpoint was disabled or deleted meanwhile). */

@@ -58,21 +58,12 @@ export class DeliveryRunner {
     // A test event gets one attempt: it answers "does the endpoint work now", it is not a delivery to insist on.
     if (claimed.kind === 'test' && step.action === 'retry') step = { action: 'failed' };
 
-    const recorded = await this.db.dataSource.transaction(async (manager) => {
-      const kept = await this.deliveries.recordAttempt(manager, claimed, this.record(result, attemptedAt, step));
-      if (!kept || claimed.kind === 'test') return kept;
-      if (step.action === 'succeeded') {
-        await this.endpoints.markHealthy(manager, endpoint.id);
-      } else if (step.action === 'endpoint_gone') {
-        await this.disable(manager, endpoint.id, 'gone', attemptedAt, { status_code: 410, delivery_id: claimed.id });
-      } else {
-        const failingSince = await this.endpoints.markFailing(manager, endpoint.id, attemptedAt);
-        if (failingTooLong(failingSince, new Date(), this.settings.disableAfterMs)) {
-          await this.disable(manager, endpoint.id, 'failing', failingSince!, { failing_since: failingSince!.toISOString() });
-        }
-      }
-      return kept;
-    });
+    const record = this.record(result, attemptedAt, step);
+    // A test event does not count toward the endpoint's health.
+    const recorded =
+      step.action === 'succeeded'
+        ? await this.deliveries.recordSuccess(claimed, record, claimed.kind !== 'test')
+        : await this.recordFailure(claimed, record, step);
     if (!recorded) {
       // Another instance took the delivery over after this lease ran out (the attempt outlived it).
       this.logger.warn({ delivery: claimed.id }, 'lease lost before the attempt was recorded; the attempt is kept as history only');
@@ -86,6 +77,27 @@ export class DeliveryRunner {
       );
     }
     return step.action;
+  }
+
+  /**
+   * A failed attempt, in one transaction with what it does to the endpoint: a 410 disables it at once, otherwise
+   * the failing streak goes on, and one longer than WEBHOOK_DISABLE_AFTER_MS disables it too.
+   */
+  private recordFailure(claimed: ClaimedDelivery, record: AttemptRecord, step: NextStep): Promise<boolean> {
+    const endpointId = claimed.endpoint.id;
+    return this.db.dataSource.transaction(async (manager) => {
+      const kept = await this.deliveries.recordAttempt(manager, claimed, record);
+      if (!kept || claimed.kind === 'test') return kept;
+      if (step.action === 'endpoint_gone') {
+        await this.disable(manager, endpointId, 'gone', record.attemptedAt, { status_code: 410, delivery_id: claimed.id });
+      } else {
+        const failingSince = await this.endpoints.markFailing(manager, endpointId, record.attemptedAt);
+        if (failingTooLong(failingSince, new Date(), this.settings.disableAfterMs)) {
+          await this.disable(manager, endpointId, 'failing', failingSince!, { failing_since: failingSince!.toISOString() });
+        }
+      }
+      return kept;
+    });
   }
 
   private async attempt(claimed: ClaimedDelivery, at: Date): Promise<SendResult> {

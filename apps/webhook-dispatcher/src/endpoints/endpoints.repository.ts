@@ -67,11 +67,6 @@ export class EndpointsRepository {
     );
   }
 
-  /** A success: the endpoint is healthy again. */
-  async markHealthy(manager: EntityManager, id: string): Promise<void> {
-    await manager.query(`UPDATE ${this.db.table('endpoints')} SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, [id]);
-  }
-
   /** A failure: when the failing streak began (this attempt, if it is the first one). */
   async markFailing(manager: EntityManager, id: string, at: Date): Promise<Date | null> {
     const rows = (await manager.query(
