@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Logger } from '@nestjs/common';
 import { randomBase62 } from '@payments/ids';
 import { executePrepared, TurnBatcher } from '@payments/messaging';
 import type { WebhookScheme } from '@payments/webhooks';
@@ -93,37 +94,33 @@ interface ClaimRow {
 /** Candidates looked at per claim, per slot asked for: room for endpoints whose slots are full. */
 const SCAN_FACTOR = 4;
 
-/** Deliveries and attempts: scheduling, claiming with a lease, recording what each attempt did. */
-export class DeliveriesRepository {
-  private readonly successes = new TurnBatcher<Success, boolean>((batch) => this.recordSuccesses(batch));
-
-  constructor(private readonly db: WebhooksDatabase) {}
-
-  /**
-   * Claims due deliveries for this instance: rows are locked `FOR UPDATE SKIP LOCKED` while the lease is set, so
-   * two instances never claim the same one, and a claimed row is not due again until its lease ends (a crashed
-   * instance's claims come back after WEBHOOK_LEASE_MS). Endpoints with no free slot here are skipped in the
-   * scan itself, so a slow endpoint's backlog never hides the deliveries of the others; failing endpoints get
-   * fewer slots, and together only a share of the instance's, so many dead endpoints cannot fill it either.
-   */
-  async claim(request: ClaimRequest): Promise<ClaimedDelivery[]> {
-    if (request.limit <= 0) return [];
-    const full = [...request.busy].filter(([, free]) => free <= 0).map(([id]) => id);
-    const partial = [...request.busy].filter(([, free]) => free > 0);
-    const leaseToken = randomUUID();
-    const t = (name: string) => this.db.table(name);
-    // Candidates are read without locks (locking every scanned row cost more than the claim's other work); only
-    // the chosen ones are locked, skipping any another instance holds, and checked again once locked.
-    const returned = (await executePrepared(this.db.dataSource, {
-      text: `WITH candidates AS (
-         SELECT d.id, d.endpoint_id, d.next_attempt_at, (ep.failing_since IS NOT NULL) AS degraded
-         FROM ${t('deliveries')} d JOIN ${t('endpoints')} ep ON ep.id = d.endpoint_id
-         WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-           AND (d.locked_until IS NULL OR d.locked_until < now())
-           AND NOT (d.endpoint_id = ANY($1::text[]))
-           AND ($9::int > 0 OR ep.failing_since IS NULL)
-         ORDER BY d.next_attempt_at
-         LIMIT $2
+/**
+ * The claim (parameters as `claim` passes them). Due deliveries come from two places: the shared index of
+ * deliveries not held, oldest first, skipping endpoints with no free slot; and, for each failing endpoint with a
+ * free slot, the oldest of its held ones (an index probe each, however long its backlog). Then each endpoint's
+ * slots and the failing endpoints' share are applied, and only what is taken is locked.
+ */
+export function claimSql(t: (table: string) => string): string {
+  return `WITH candidates AS (
+         (SELECT d.id, d.endpoint_id, d.next_attempt_at, (ep.failing_since IS NOT NULL) AS degraded
+          FROM ${t('deliveries')} d JOIN ${t('endpoints')} ep ON ep.id = d.endpoint_id
+          WHERE d.status = 'pending' AND NOT d.held AND d.next_attempt_at <= now()
+            AND (d.locked_until IS NULL OR d.locked_until < now())
+            AND NOT (d.endpoint_id = ANY($1::text[]))
+            AND ($9::int > 0 OR ep.failing_since IS NULL)
+          ORDER BY d.next_attempt_at
+          LIMIT $2)
+         UNION ALL
+         (SELECT h.id, ep.id, h.next_attempt_at, true
+          FROM ${t('endpoints')} ep
+          CROSS JOIN LATERAL (
+            SELECT d.id, d.next_attempt_at FROM ${t('deliveries')} d
+            WHERE d.endpoint_id = ep.id AND d.status = 'pending' AND d.held AND d.next_attempt_at <= now()
+              AND (d.locked_until IS NULL OR d.locked_until < now())
+            ORDER BY d.next_attempt_at
+            LIMIT $10
+          ) h
+          WHERE $9::int > 0 AND ep.failing_since IS NOT NULL AND NOT (ep.id = ANY($1::text[])))
        ), ranked AS (
          SELECT c.id, c.next_attempt_at, c.degraded,
                 row_number() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.id) AS rank,
@@ -148,7 +145,33 @@ export class DeliveriesRepository {
        RETURNING d.id, d.kind, d.attempt_count, ep.id AS endpoint_id, ep.merchant_id, ep.environment, ep.url,
                  ep.status AS endpoint_status, ep.deleted_at, ep.auto_disabled_at, ep.secret_encrypted,
                  ep.previous_secret_encrypted, ep.previous_secret_expires_at, (ep.failing_since IS NOT NULL) AS degraded,
-                 ev.id AS event_id, ev.type AS event_type, ev.scheme, ev.body`,
+                 ev.id AS event_id, ev.type AS event_type, ev.scheme, ev.body`;
+}
+
+/** Deliveries and attempts: scheduling, claiming with a lease, recording what each attempt did. */
+export class DeliveriesRepository {
+  private readonly logger = new Logger('DeliveriesRepository');
+  private readonly successes = new TurnBatcher<Success, boolean>((batch) => this.recordSuccesses(batch));
+
+  constructor(private readonly db: WebhooksDatabase) {}
+
+  /**
+   * Claims due deliveries for this instance: rows are locked `FOR UPDATE SKIP LOCKED` while the lease is set, so
+   * two instances never claim the same one, and a claimed row is not due again until its lease ends (a crashed
+   * instance's claims come back after WEBHOOK_LEASE_MS). Endpoints with no free slot here are skipped in the
+   * scan itself, so a slow endpoint's backlog never hides the deliveries of the others; failing endpoints get
+   * fewer slots, and together only a share of the instance's, so many dead endpoints cannot fill it either.
+   */
+  async claim(request: ClaimRequest): Promise<ClaimedDelivery[]> {
+    if (request.limit <= 0) return [];
+    const full = [...request.busy].filter(([, free]) => free <= 0).map(([id]) => id);
+    const partial = [...request.busy].filter(([, free]) => free > 0);
+    const leaseToken = randomUUID();
+    const t = (name: string) => this.db.table(name);
+    // Candidates are read without locks (locking every scanned row cost more than the claim's other work); only
+    // the chosen ones are locked, skipping any another instance holds, and checked again once locked.
+    const returned = (await executePrepared(this.db.dataSource, {
+      text: claimSql(t),
       params: [
         full,
         request.limit * SCAN_FACTOR,
@@ -232,8 +255,9 @@ export class DeliveriesRepository {
        ), healthy AS (
          UPDATE ${this.db.table('endpoints')} SET failing_since = NULL
          WHERE failing_since IS NOT NULL AND id IN (SELECT endpoint_id FROM delivery WHERE health_counts)
+         RETURNING id
        )
-       SELECT id FROM delivery`,
+       SELECT id, false AS recovered FROM delivery UNION ALL SELECT id, true FROM healthy`,
       params: [
         column((s) => s.claimed.id),
         column((s) => s.claimed.attemptCount + 1),
@@ -245,9 +269,52 @@ export class DeliveriesRepository {
         column((s) => s.claimed.leaseToken),
         column((s) => s.healthCounts),
       ],
-    })) as Array<{ id: string }>;
-    const kept = new Set(rows.map((row) => row.id));
+    })) as Array<{ id: string; recovered: boolean }>;
+    const recovered = rows.filter((row) => row.recovered).map((row) => row.id);
+    // After the commit, on its own: inside the statement it would wait for rows other attempts hold while holding
+    // the endpoint, which they may be waiting for. If it fails, the periodic release catches up.
+    if (recovered.length > 0) {
+      await this.releaseHeld(recovered).catch((error: unknown) =>
+        this.logger.warn({ err: error, endpoints: recovered }, 'releasing held deliveries failed; the periodic release will'),
+      );
+    }
+    const kept = new Set(rows.filter((row) => !row.recovered).map((row) => row.id));
     return successes.map((s) => kept.has(s.claimed.id));
+  }
+
+  /**
+   * Holds the pending deliveries of an endpoint that is failing (in the transaction that recorded its failure,
+   * which holds the endpoint's row): out of the shared queue, they wait in the endpoint's own. Rows another
+   * transaction holds right now are left for the next failure (in the shared queue they are merely scanned).
+   */
+  async hold(manager: EntityManager, endpointId: string): Promise<void> {
+    const t = (name: string) => this.db.table(name);
+    await manager.query(
+      `UPDATE ${t('deliveries')} SET held = true
+       WHERE id IN (SELECT id FROM ${t('deliveries')} WHERE endpoint_id = $1 AND status = 'pending' AND NOT held FOR UPDATE SKIP LOCKED)`,
+      [endpointId],
+    );
+  }
+
+  /** Puts the held deliveries of endpoints that are healthy again back into the shared queue. */
+  private async releaseHeld(endpointIds: readonly string[]): Promise<void> {
+    await this.db.dataSource.query(
+      `UPDATE ${this.db.table('deliveries')} SET held = false WHERE endpoint_id = ANY($1::text[]) AND status = 'pending' AND held`,
+      [endpointIds],
+    );
+  }
+
+  /**
+   * Releases held deliveries whose endpoint is not failing: after a crash between a recovery and its release,
+   * or a release that failed. Run periodically; it reads only held rows.
+   */
+  async releaseRecovered(): Promise<number> {
+    const t = (name: string) => this.db.table(name);
+    const result = (await this.db.dataSource.query(
+      `UPDATE ${t('deliveries')} d SET held = false FROM ${t('endpoints')} ep
+       WHERE d.status = 'pending' AND d.held AND ep.id = d.endpoint_id AND ep.failing_since IS NULL`,
+    )) as [unknown[], number];
+    return result[1];
   }
 
   /** The attempt row's insert, parameters $1..$8 as `attemptValues` lists them. */

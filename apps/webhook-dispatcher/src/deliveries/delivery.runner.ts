@@ -94,6 +94,8 @@ export class DeliveryRunner {
         const failingSince = await this.endpoints.markFailing(manager, endpointId, record.attemptedAt);
         if (failingTooLong(failingSince, new Date(), this.settings.disableAfterMs)) {
           await this.disable(manager, endpointId, 'failing', failingSince!, { failing_since: failingSince!.toISOString() });
+        } else {
+          await this.deliveries.hold(manager, endpointId);
         }
       }
       return kept;

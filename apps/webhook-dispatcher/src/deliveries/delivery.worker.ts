@@ -19,6 +19,9 @@ export interface DeliveryWorkerOptions {
   leaseMs: number;
 }
 
+/** How often held deliveries of endpoints that are healthy again are looked for (a recovery releases its own at once). */
+const RELEASE_INTERVAL_MS = 60_000;
+
 export type AttemptRunner = (claimed: ClaimedDelivery) => Promise<unknown>;
 
 /**
@@ -80,8 +83,13 @@ export class DeliveryWorker {
 
   private async run(): Promise<void> {
     let failures = 0;
+    let releasedAt = 0;
     while (!this.stopping) {
       try {
+        if (Date.now() - releasedAt >= RELEASE_INTERVAL_MS) {
+          await this.deliveries.releaseRecovered();
+          releasedAt = Date.now();
+        }
         const free = this.options.maxInFlight - this.inFlight.size;
         if (free > 0) {
           const busy = new Map<string, number>();

@@ -1,5 +1,6 @@
 import { MESSAGING_MIGRATIONS } from '@payments/messaging';
 import { WebhooksTables1763900000000 } from './1763900000000-webhooks-tables.migration';
+import { HeldDeliveries1763910000000 } from './1763910000000-held-deliveries.migration';
 
 /** Every migration of the webhooks schema, in order (the service runs them at boot; tests run the same list). */
-export const WEBHOOKS_MIGRATIONS = [...MESSAGING_MIGRATIONS, WebhooksTables1763900000000];
+export const WEBHOOKS_MIGRATIONS = [...MESSAGING_MIGRATIONS, WebhooksTables1763900000000, HeldDeliveries1763910000000];
