@@ -239,7 +239,7 @@ async function run(database: TestDatabase, extrasHang: boolean, drain: boolean):
   }
 
   const startWorker = () => {
-    const worker = new DeliveryWorker(db, deliveries, (claimed) => runner.run(claimed), LIMITS);
+    const worker = new DeliveryWorker(db, deliveries, (claimed, sent) => runner.run(claimed, sent), LIMITS);
     worker.start();
     return worker;
   };

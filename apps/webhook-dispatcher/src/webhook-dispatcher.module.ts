@@ -73,7 +73,7 @@ const asHandler =
       inject: [WebhooksDatabase, DeliveriesRepository, DeliveryRunner, WebhookSender, WebhookDispatcherConfig],
       useFactory: (db: WebhooksDatabase, deliveries: DeliveriesRepository, runner: DeliveryRunner, sender: WebhookSender, config: WebhookDispatcherConfig) =>
         new DeliveryWorkerHost(
-          new DeliveryWorker(db, deliveries, (claimed) => runner.run(claimed), {
+          new DeliveryWorker(db, deliveries, (claimed, sent) => runner.run(claimed, sent), {
             perEndpoint: config.WEBHOOK_ENDPOINT_CONCURRENCY,
             maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT,
             pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,

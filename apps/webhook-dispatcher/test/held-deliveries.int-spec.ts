@@ -1,10 +1,11 @@
 import { Logger } from '@nestjs/common';
-import { createTestDatabase, uniqueName, type TestDatabase } from '@payments/testing';
+import { createTestDatabase, uniqueName, waitFor, type TestDatabase } from '@payments/testing';
 import type { EventEnvelope } from '@payments/events';
 import { OutboxWriter } from '@payments/messaging';
 import type { DataSource } from 'typeorm';
 import { claimSql, DeliveriesRepository, type ClaimRequest } from '../src/deliveries/deliveries.repository';
 import { DeliveryRunner } from '../src/deliveries/delivery.runner';
+import { DeliveryWorker } from '../src/deliveries/delivery.worker';
 import { WebhookSender } from '../src/deliveries/webhook.sender';
 import { EndpointEventsHandler } from '../src/endpoints/endpoint-events.handler';
 import { EndpointsRepository } from '../src/endpoints/endpoints.repository';
@@ -181,6 +182,34 @@ describe('held deliveries', () => {
       deadId,
       healthy.endpoint.snapshot.id,
     ]);
+  });
+
+  it("an endpoint's slot is free once it answered, while its attempt is still being recorded", async () => {
+    const { endpoint, merchant } = await endpointWithReceiver(200);
+    for (let i = 0; i < 2; i += 1) await receive(intentEvent(merchant, 'test'));
+    const limits = { perEndpoint: 1, maxInFlight: 8, pollIntervalMs: 100, leaseMs: 30_000 };
+    // An attempt whose recording cannot finish until the test lets it.
+    let finish: () => void = () => undefined;
+    const recording = new Promise<void>((resolve) => (finish = resolve));
+    const started: string[] = [];
+    const worker = new DeliveryWorker(webhooks, deliveries, async (claimed, sent) => {
+      started.push(claimed.id);
+      sent();
+      await recording;
+      await deliveries.recordSuccess(claimed, { attemptedAt: new Date(), statusCode: 200, latencyMs: 1, responseExcerpt: '', error: null, next: { status: 'succeeded' } }, true);
+    }, limits);
+    worker.start();
+    try {
+      // One slot, two deliveries: the second starts while the first is still being recorded.
+      await waitFor(() => started.length === 2, 10_000, 'both attempts started');
+    } finally {
+      finish();
+      await worker.stop();
+    }
+    const [{ n }] = await rows<{ n: number }>(`SELECT count(*)::int AS n FROM webhooks.deliveries WHERE endpoint_id = $1 AND status = 'succeeded'`, [
+      endpoint.snapshot.id,
+    ]);
+    expect(n).toBe(2);
   });
 
   it('the periodic release puts back held deliveries of an endpoint that is not failing', async () => {

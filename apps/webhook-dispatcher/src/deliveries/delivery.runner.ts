@@ -41,7 +41,8 @@ export class DeliveryRunner {
     private readonly outbox: OutboxWriter,
   ) {}
 
-  async run(claimed: ClaimedDelivery): Promise<AttemptResult> {
+  /** `sent` is called once the endpoint has answered (or failed to), before the attempt is recorded. */
+  async run(claimed: ClaimedDelivery, sent: () => void = () => undefined): Promise<AttemptResult> {
     const endpoint = claimed.endpoint;
     // A test event may go to a disabled endpoint (to check it works again); nothing goes to a deleted one.
     const deliverable = claimed.kind === 'test' ? endpoint.deleted_at === null : isActive(endpoint);
@@ -52,6 +53,7 @@ export class DeliveryRunner {
 
     const attemptedAt = new Date();
     const result = await this.attempt(claimed, attemptedAt);
+    sent();
     webhookAttemptDuration.observe((result.latencyMs ?? 0) / 1000);
     const attemptNumber = claimed.attemptCount + 1;
     let step = nextStep(result.outcome, attemptNumber, { schedule: this.settings.retryScheduleMs, now: new Date() });

@@ -22,7 +22,8 @@ export interface DeliveryWorkerOptions {
 /** How often held deliveries of endpoints that are healthy again are looked for (a recovery releases its own at once). */
 const RELEASE_INTERVAL_MS = 60_000;
 
-export type AttemptRunner = (claimed: ClaimedDelivery) => Promise<unknown>;
+/** Runs one attempt; calls `sent` once the endpoint has answered (or the attempt ended without a request). */
+export type AttemptRunner = (claimed: ClaimedDelivery, sent: () => void) => Promise<unknown>;
 
 /**
  * Claims due deliveries and runs their attempts concurrently, within limits: WEBHOOK_MAX_IN_FLIGHT in all and
@@ -127,7 +128,18 @@ export class DeliveryWorker {
     // The latest claim tells whether the endpoint is failing now.
     this.perEndpoint.set(endpointId, { count: slot.count + 1, degraded: delivery.degraded });
     webhookInFlight.inc();
-    const running = this.runAttempt(delivery)
+    // The endpoint's slot limits requests to it: it is free again once the endpoint answered, while the attempt
+    // is still being recorded (the delivery stays leased meanwhile, so it is not claimed twice).
+    let slotHeld = true;
+    const freeSlot = () => {
+      if (!slotHeld) return;
+      slotHeld = false;
+      const current = this.perEndpoint.get(endpointId);
+      if (!current || current.count <= 1) this.perEndpoint.delete(endpointId);
+      else this.perEndpoint.set(endpointId, { ...current, count: current.count - 1 });
+      this.wakeup.notify();
+    };
+    const running = this.runAttempt(delivery, freeSlot)
       .then(
         () => undefined,
         (error: unknown) =>
@@ -135,12 +147,13 @@ export class DeliveryWorker {
           this.logger.error({ err: error, delivery: delivery.id }, 'delivery attempt failed to complete; it is retried after its lease'),
       )
       .finally(() => {
+        // Claiming again is worth it when this frees something: the endpoint's slot (if `sent` was not called)
+        // or the instance's last one. Every needless claim is a query, and claims run one after another.
+        const wasFull = this.inFlight.size >= this.options.maxInFlight;
         this.inFlight.delete(delivery.id);
-        const current = this.perEndpoint.get(endpointId);
-        if (!current || current.count <= 1) this.perEndpoint.delete(endpointId);
-        else this.perEndpoint.set(endpointId, { ...current, count: current.count - 1 });
         webhookInFlight.dec();
-        this.wakeup.notify();
+        if (slotHeld) freeSlot();
+        else if (wasFull) this.wakeup.notify();
       });
     this.inFlight.set(delivery.id, running);
   }
