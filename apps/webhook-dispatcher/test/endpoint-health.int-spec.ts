@@ -1,23 +1,15 @@
 import { Logger } from '@nestjs/common';
 import { createTestDatabase, uniqueName, type TestDatabase } from '@payments/testing';
 import type { EventEnvelope } from '@payments/events';
-import { OutboxWriter } from '@payments/messaging';
 import type { DataSource } from 'typeorm';
-import { DeliveriesRepository } from '../src/deliveries/deliveries.repository';
-import { DeliveryRunner } from '../src/deliveries/delivery.runner';
-import { WebhookSender } from '../src/deliveries/webhook.sender';
-import { EndpointEventsHandler } from '../src/endpoints/endpoint-events.handler';
-import { EndpointsRepository } from '../src/endpoints/endpoints.repository';
-import { EventsRepository } from '../src/events/events.repository';
-import { PublicEventsHandler } from '../src/events/public-events.handler';
+import type { DeliveriesRepository } from '../src/deliveries/deliveries.repository';
+import type { DeliveryRunner } from '../src/deliveries/delivery.runner';
 import { WEBHOOKS_MIGRATIONS } from '../src/migrations/webhooks-schema';
-import { WebhooksDatabase } from '../src/shared/webhooks-database';
-import { changed, endpointEvent, intentEvent, newEndpoint, SECRETS_KEY, type TestEndpoint } from './support/fixtures';
+import { changed, endpointEvent, intentEvent, newEndpoint, type TestEndpoint } from './support/fixtures';
+import { inProcessDispatcher, type InProcessDispatcher } from './support/in-process';
 import { startReceiver, type TestReceiver } from './support/receiver';
 
 Logger.overrideLogger(['error']);
-
-const DAY = 24 * 3600 * 1000;
 
 // The dispatcher's parts in process on a real database (no Kafka): an endpoint that keeps failing for the
 // disable period is disabled, its merchant gets a notification row, its pending deliveries end, and enabling
@@ -25,41 +17,26 @@ const DAY = 24 * 3600 * 1000;
 describe('endpoint health', () => {
   let db: TestDatabase;
   let dataSource: DataSource;
-  let webhooks: WebhooksDatabase;
   let deliveries: DeliveriesRepository;
-  let endpointEvents: EndpointEventsHandler;
-  let publicEvents: PublicEventsHandler;
   let runner: DeliveryRunner;
-  let sender: WebhookSender;
+  let dispatcher: InProcessDispatcher;
   let receiver: TestReceiver;
 
   beforeAll(async () => {
     db = await createTestDatabase('wd_health');
     dataSource = await db.dataSource('webhooks', WEBHOOKS_MIGRATIONS);
-    webhooks = new WebhooksDatabase(dataSource, 'webhooks');
-    const endpoints = new EndpointsRepository(webhooks);
-    const events = new EventsRepository(webhooks);
-    deliveries = new DeliveriesRepository(webhooks);
-    endpointEvents = new EndpointEventsHandler(webhooks, endpoints, deliveries, events);
-    publicEvents = new PublicEventsHandler(webhooks, events, deliveries);
-    sender = new WebhookSender({ timeoutMs: 5000, allowInsecure: true });
-    runner = new DeliveryRunner(webhooks, deliveries, endpoints, sender, {
-      userAgent: 'PaymentsWebhooks/1.0',
-      retryScheduleMs: [60_000, 60_000],
-      disableAfterMs: 5 * DAY,
-      secretsKey: SECRETS_KEY,
-      eventsTopic: 'test.webhooks.events.v1',
-    }, new OutboxWriter({ schema: 'webhooks' }));
+    dispatcher = inProcessDispatcher(dataSource, [60_000, 60_000]);
+    ({ deliveries, runner } = dispatcher);
   });
 
   afterAll(async () => {
     await receiver?.close();
-    await sender?.close();
+    await dispatcher?.sender.close();
     await db?.drop();
   });
 
-  const apply = (envelope: EventEnvelope<unknown>) => dataSource.transaction((manager) => endpointEvents.handle(envelope as EventEnvelope, manager));
-  const receive = (envelope: EventEnvelope<unknown>) => dataSource.transaction((manager) => publicEvents.handle(envelope as EventEnvelope, manager));
+  const apply = (envelope: EventEnvelope<unknown>) => dispatcher.apply(envelope);
+  const receive = (envelope: EventEnvelope<unknown>) => dispatcher.receive(envelope);
   const rows = <T>(sql: string, params: unknown[] = []) => dataSource.query(sql, params) as Promise<T[]>;
 
   /** Claims and runs every due delivery once. */

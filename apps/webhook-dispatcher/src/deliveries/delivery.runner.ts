@@ -24,10 +24,11 @@ export type AttemptResult = NextStep['action'] | 'abandoned' | 'lease_lost';
 
 /**
  * Makes one attempt of a claimed delivery and records it: signs the stored body afresh (current secret, plus the
- * previous one during a roll), sends it, stores the attempt and decides what comes next, all in one transaction
- * guarded by the lease. Endpoint health follows from it: a success clears the failing streak, a 410 disables the
- * endpoint at once, and failing without a success for WEBHOOK_DISABLE_AFTER_MS disables it too; each disabling
- * ends its pending deliveries and leaves an e-mail notification row for the merchant.
+ * previous one during a roll), sends it, stores the attempt and decides what comes next, atomically and guarded
+ * by the lease (a success in one statement batched with others, a failure in a transaction). Endpoint health
+ * follows from it: a success clears the failing streak, a failure holds the endpoint's pending deliveries in its
+ * own queue, a 410 disables the endpoint at once, and failing without a success for WEBHOOK_DISABLE_AFTER_MS
+ * disables it too; each disabling ends its pending deliveries and leaves an e-mail notification row.
  */
 export class DeliveryRunner {
   private readonly logger = new Logger('DeliveryRunner');
