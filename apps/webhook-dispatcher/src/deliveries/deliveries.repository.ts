@@ -98,7 +98,9 @@ const SCAN_FACTOR = 4;
  * The claim (parameters as `claim` passes them). Due deliveries come from two places: the shared index of
  * deliveries not held, oldest first, skipping endpoints with no free slot; and, for each failing endpoint with a
  * free slot, the oldest of its held ones (an index probe each, however long its backlog). Then each endpoint's
- * slots and the failing endpoints' share are applied, and only what is taken is locked.
+ * slots and the failing endpoints' share are applied. Candidates are read without locks (locking every scanned
+ * row cost more than the rest of the claim); only what is taken is locked, skipping rows another instance holds,
+ * and checked again once locked.
  */
 export function claimSql(t: (table: string) => string): string {
   return `WITH candidates AS (
@@ -135,7 +137,7 @@ export function claimSql(t: (table: string) => string): string {
          SELECT id FROM eligible WHERE NOT degraded OR degraded_seq <= $9::int ORDER BY next_attempt_at LIMIT $6
        ), locked AS (
          SELECT d.id FROM ${t('deliveries')} d
-         WHERE d.id IN (SELECT id FROM chosen) AND d.status = 'pending' AND (d.locked_until IS NULL OR d.locked_until < now())
+         WHERE d.id = ANY(ARRAY(SELECT id FROM chosen)) AND d.status = 'pending' AND (d.locked_until IS NULL OR d.locked_until < now())
          FOR UPDATE SKIP LOCKED
        )
        UPDATE ${t('deliveries')} d
@@ -168,8 +170,6 @@ export class DeliveriesRepository {
     const partial = [...request.busy].filter(([, free]) => free > 0);
     const leaseToken = randomUUID();
     const t = (name: string) => this.db.table(name);
-    // Candidates are read without locks (locking every scanned row cost more than the claim's other work); only
-    // the chosen ones are locked, skipping any another instance holds, and checked again once locked.
     const returned = (await executePrepared(this.db.dataSource, {
       text: claimSql(t),
       params: [
@@ -286,12 +286,14 @@ export class DeliveriesRepository {
    * Holds the pending deliveries of an endpoint that is failing (in the transaction that recorded its failure,
    * which holds the endpoint's row): out of the shared queue, they wait in the endpoint's own. Rows another
    * transaction holds right now are left for the next failure (in the shared queue they are merely scanned).
+   * `= ANY(ARRAY(...))` looks the rows up by key; as `IN (...)` the planner scanned the whole table (12 ms at 45,000
+   * rows, measured).
    */
   async hold(manager: EntityManager, endpointId: string): Promise<void> {
     const t = (name: string) => this.db.table(name);
     await manager.query(
       `UPDATE ${t('deliveries')} SET held = true
-       WHERE id IN (SELECT id FROM ${t('deliveries')} WHERE endpoint_id = $1 AND status = 'pending' AND NOT held FOR UPDATE SKIP LOCKED)`,
+       WHERE id = ANY(ARRAY(SELECT id FROM ${t('deliveries')} WHERE endpoint_id = $1 AND status = 'pending' AND NOT held FOR UPDATE SKIP LOCKED))`,
       [endpointId],
     );
   }

@@ -15,7 +15,9 @@ export class HeldDeliveries1763910000000 implements MigrationInterface {
     await queryRunner.query(`ALTER TABLE ${t('deliveries')} ADD COLUMN held boolean NOT NULL DEFAULT false`);
     await queryRunner.query(`DROP INDEX ${t('deliveries_due_idx')}`);
     await queryRunner.query(`CREATE INDEX deliveries_due_idx ON ${t('deliveries')} (next_attempt_at) WHERE status = 'pending' AND NOT held`);
-    await queryRunner.query(`CREATE INDEX deliveries_held_idx ON ${t('deliveries')} (endpoint_id, next_attempt_at) WHERE status = 'pending' AND held`);
+    // Per endpoint, held or not: the claim's probe of a failing endpoint (held, oldest first), and holding or
+    // releasing one endpoint's pending deliveries, each read only that endpoint's pending rows.
+    await queryRunner.query(`CREATE INDEX deliveries_pending_endpoint_idx ON ${t('deliveries')} (endpoint_id, held, next_attempt_at) WHERE status = 'pending'`);
     await queryRunner.query(`CREATE INDEX endpoints_failing_idx ON ${t('endpoints')} (id) WHERE failing_since IS NOT NULL`);
     await queryRunner.query(
       `UPDATE ${t('deliveries')} d SET held = true FROM ${t('endpoints')} ep
@@ -27,7 +29,7 @@ export class HeldDeliveries1763910000000 implements MigrationInterface {
     const schema = migrationSchema(queryRunner);
     const t = (name: string) => qualified(schema, name);
     await queryRunner.query(`DROP INDEX ${t('endpoints_failing_idx')}`);
-    await queryRunner.query(`DROP INDEX ${t('deliveries_held_idx')}`);
+    await queryRunner.query(`DROP INDEX ${t('deliveries_pending_endpoint_idx')}`);
     await queryRunner.query(`DROP INDEX ${t('deliveries_due_idx')}`);
     await queryRunner.query(`CREATE INDEX deliveries_due_idx ON ${t('deliveries')} (next_attempt_at) WHERE status = 'pending'`);
     await queryRunner.query(`ALTER TABLE ${t('deliveries')} DROP COLUMN held`);

@@ -22,7 +22,7 @@ export class BatchingProducer {
   }
 
   send(record: ProducerRecord): Promise<RecordMetadata[]> {
-    return this.batcher.submit({ topic: record.topic, messages: record.messages });
+    return this.batcher.submit(record);
   }
 }
 
