@@ -219,6 +219,39 @@ describe('payment intents', () => {
     }
   });
 
+  it('writes a command with the read-model row locked before any event is appended (the expiry job locks in that order too)', async () => {
+    const created = await h.intents.create(intentCommand(merchant), 'req_order');
+    // A transaction holding the row, as the expiry job does, makes the command wait on its first write.
+    const job = h.dataSource.createQueryRunner();
+    await job.connect();
+    try {
+      await job.startTransaction();
+      await job.query(`SELECT 1 FROM ${h.sessions.table('payment_intents')} WHERE id = $1 FOR UPDATE`, [created.id]);
+      const simulating = h.intents.simulate({ ...scope, id: created.id, result: 'succeeded' }, 'req_order_sim');
+      for (let waited = 0; ; waited += 20) {
+        const [row] = await h.dataSource.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%UPDATE%payment_intents%'`,
+        );
+        if (row.n === 1) break;
+        if (waited > 10_000) throw new Error('the command never waited on the row lock');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      // Had the command appended version 2 before waiting, this append of version 2 would wait on it: a deadlock,
+      // which Postgres breaks only after deadlock_timeout (1 s), so the lock timeout here is shorter.
+      await job.query(`SET LOCAL lock_timeout = '200ms'`);
+      const metadata = JSON.stringify({ merchant_id: merchant, environment: 'test', correlation_id: 'job', causation_id: null });
+      await job.query(
+        `INSERT INTO ${h.sessions.table('events')} (stream_id, version, type, data, metadata, occurred_at) VALUES ($1, 2, 'PaymentIntentExpired', '{}', $2::jsonb, now())`,
+        [created.id, metadata],
+      );
+      await job.rollbackTransaction();
+      expect((await simulating).status).toBe('succeeded');
+    } finally {
+      await job.release();
+    }
+    expect((await h.eventsOf(created.id)).map((e) => e.version)).toEqual([1, 2, 3]);
+  });
+
   it('turns an append at a version already taken into a ConcurrencyError', async () => {
     const created = await h.intents.create(intentCommand(merchant), 'req_v');
     const metadata = { merchant_id: merchant, environment: 'test' as const, correlation_id: 'req_v', causation_id: null };

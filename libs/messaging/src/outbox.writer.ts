@@ -64,6 +64,12 @@ export class OutboxWriter {
     await signalCommittedOutboxWrite(dataSource, this.options.schema);
   }
 
+  /** After an appendStatement ran inside the caller's open transaction: wakes the relay once that commits. */
+  async committedIn(manager: EntityManager): Promise<void> {
+    if (this.options.schema === undefined) throw new Error('committedIn needs the writer to know its schema');
+    await signalOutboxWrite(manager, this.options.schema);
+  }
+
   private insertStatement(schema: string, topic: string, envelopes: ReadonlyArray<EventEnvelope<unknown>>): SqlStatement {
     // Validation on produce: a bad event fails the business write instead of reaching consumers.
     for (const envelope of envelopes) validateEnvelope(envelope);

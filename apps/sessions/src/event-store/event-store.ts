@@ -59,7 +59,7 @@ export class EventStore {
     try {
       await manager.query(text, params as unknown[]);
     } catch (error) {
-      if (isUniqueViolation(error, STREAM_VERSION_CONSTRAINT)) throw new ConcurrencyError(streamId, expectedVersion);
+      if (isStreamVersionClash(error)) throw new ConcurrencyError(streamId, expectedVersion);
       throw error;
     }
     return expectedVersion + events.length;
@@ -110,6 +110,11 @@ export class EventStore {
       occurredAt: row.occurred_at,
     }));
   }
+}
+
+/** An append at a (stream, version) another command took first: the caller's decision is stale. */
+export function isStreamVersionClash(error: unknown): boolean {
+  return isUniqueViolation(error, STREAM_VERSION_CONSTRAINT);
 }
 
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {

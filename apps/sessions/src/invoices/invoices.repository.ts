@@ -1,4 +1,4 @@
-import { qualified } from '@payments/messaging';
+import { qualified, type SqlStatement } from '@payments/messaging';
 import type { EntityManager } from 'typeorm';
 import type { InvoiceResource, InvoiceState } from '../domain';
 import type { StreamScope } from '../event-store/event-store';
@@ -38,13 +38,14 @@ export class InvoicesRepository {
     );
   }
 
-  /** Moves the row to `state` if it is still at `expectedVersion` (row lock + version check, as for intents). */
-  async update(manager: EntityManager, state: InvoiceState, resource: InvoiceResource, expectedVersion: number, now: Date): Promise<boolean> {
-    const [, affected]: [unknown, number] = await manager.query(
-      `UPDATE ${this.table}
+  /** Moves the row to `state` if it is still at `expectedVersion`, returning a row when it did (as for intents). */
+  updateStatement(state: InvoiceState, resource: InvoiceResource, expectedVersion: number, now: Date): SqlStatement {
+    return {
+      text: `UPDATE ${this.table}
        SET status = $4, payment_id = $5, paid_at = $6, updated_at = $7, version = $8, resource = $9::jsonb
-       WHERE id = $1 AND merchant_id = $2 AND environment = $3 AND version = $10`,
-      [
+       WHERE id = $1 AND merchant_id = $2 AND environment = $3 AND version = $10
+       RETURNING version`,
+      params: [
         state.id,
         state.merchantId,
         state.environment,
@@ -56,8 +57,7 @@ export class InvoicesRepository {
         JSON.stringify(resource),
         expectedVersion,
       ],
-    );
-    return affected === 1;
+    };
   }
 
   async findResource(manager: EntityManager, scope: StreamScope, id: string): Promise<InvoiceResource | null> {

@@ -26,7 +26,6 @@ import {
   type InvoiceResource,
   type InvoiceState,
 } from '../domain';
-import { ConcurrencyError } from '../event-store/concurrency.error';
 import type { EventMetadata } from '../event-store/event-store';
 import type { DueSession } from '../expiry/due-session';
 import { IdempotencyKeysRepository, type IdempotencyClaim } from '../idempotency/idempotency-keys.repository';
@@ -34,14 +33,14 @@ import { requestFingerprint } from '../idempotency/request-fingerprint';
 import { PaymentsRepository } from '../payments/payments.repository';
 import { Clock } from '../shared/clock';
 import { eventMetadata } from '../shared/event-metadata';
-import { SessionsDatabase } from '../shared/sessions-database';
+import { SessionsDatabase, type ChangeStatements } from '../shared/sessions-database';
 import { invoiceEnvelopes } from './invoice.public-events';
 import { InvoiceNumbers } from './invoice-numbers';
 import { InvoicesRepository } from './invoices.repository';
 
 type Decide = (invoice: Invoice, now: Date) => InvoiceEvent[];
 
-/** Invoice use cases: the same one-transaction shape as payment intents, plus the invoice number. */
+/** Invoice use cases: the same shape as payment intents (changes in one statement), plus the invoice number. */
 @Injectable()
 export class InvoicesService {
   private readonly invoices: InvoicesRepository;
@@ -140,7 +139,8 @@ export class InvoicesService {
   async expireLocked(manager: EntityManager, due: DueSession, now: Date, correlationId: string): Promise<boolean> {
     const invoice = await this.load(manager, due, due.id);
     if (isFinalInvoiceStatus(invoice.state.status)) return false;
-    await this.persist(manager, invoice, invoice.expire(now), now, eventMetadata(due, correlationId));
+    const change = this.changeOf(invoice, invoice.expire(now), now, eventMetadata(due, correlationId));
+    if (change !== null) await this.db.writeChangeIn(manager, change);
     return true;
   }
 
@@ -148,13 +148,16 @@ export class InvoicesService {
     return this.invoices.lockDue(manager, now, limit);
   }
 
+  /** Read, decide, write in one statement; a command that lost a race runs again from the read. */
   private async change(scope: Scope, id: string, correlationId: string, decide: Decide): Promise<InvoiceResource> {
     if (environmentOfInvoiceId(id) !== scope.environment) throw notFound('invoice', id);
-    return this.db.transaction(async (manager) => {
+    return this.db.retrying(async () => {
       const now = this.clock.now();
-      const invoice = await this.load(manager, scope, id);
-      const after = await this.persist(manager, invoice, decide(invoice, now), now, eventMetadata(scope, correlationId));
-      return this.render(after.state, now);
+      const invoice = await this.load(this.db.dataSource.manager, scope, id);
+      const change = this.changeOf(invoice, decide(invoice, now), now, eventMetadata(scope, correlationId));
+      if (change === null) return this.render(invoice.state, now);
+      await this.db.writeChange(change);
+      return change.resource;
     });
   }
 
@@ -164,33 +167,36 @@ export class InvoicesService {
     return Invoice.fromEvents(stream.map((stored) => stored.event));
   }
 
-  /** Read model first (row lock + version check), then events, payment and outbox; see PaymentIntentsService. */
-  private async persist(manager: EntityManager, invoice: Invoice, events: InvoiceEvent[], now: Date, metadata: EventMetadata): Promise<Invoice> {
-    if (events.length === 0) return invoice;
-    const after = invoice.apply(events);
-    const resource = this.render(after.state, now);
-    if (!(await this.invoices.update(manager, after.state, resource, invoice.version, now))) {
-      throw new ConcurrencyError(invoice.id, invoice.version);
-    }
-    await this.db.events.append(manager, invoice.id, invoice.version, events, metadata, now);
-    const { state } = after;
+  /** What the aggregate decided, as the statements that write it (see SessionsDatabase.writeChange); null for nothing. */
+  private changeOf(
+    invoice: Invoice,
+    events: InvoiceEvent[],
+    now: Date,
+    metadata: EventMetadata,
+  ): (ChangeStatements & { resource: InvoiceResource }) | null {
+    if (events.length === 0) return null;
+    const { state } = invoice.apply(events);
+    const resource = this.render(state, now);
+    const rest = [this.db.events.appendStatement(invoice.id, invoice.version, events, metadata, now)];
     if (events.some((event) => event.type === 'InvoicePaid') && state.payment !== null) {
-      await this.payments.insert(manager, {
-        id: state.payment.reference,
-        merchantId: state.merchantId,
-        environment: state.environment,
-        sourceType: 'invoice',
-        sourceId: state.id,
-        method: state.payment.method,
-        currency: state.currency,
-        amountCents: state.amountCents,
-        feeCents: state.feeCents,
-        netCents: state.netCents,
-        paidAt: state.payment.paidAt,
-      });
+      rest.push(
+        this.payments.insertStatement({
+          id: state.payment.reference,
+          merchantId: state.merchantId,
+          environment: state.environment,
+          sourceType: 'invoice',
+          sourceId: state.id,
+          method: state.payment.method,
+          currency: state.currency,
+          amountCents: state.amountCents,
+          feeCents: state.feeCents,
+          netCents: state.netCents,
+          paidAt: state.payment.paidAt,
+        }),
+      );
     }
-    await this.db.outbox.append(manager, this.db.eventsTopic, invoiceEnvelopes(invoice, events, this.eventContext(now, metadata)));
-    return after;
+    rest.push(this.db.outbox.appendStatement(this.db.eventsTopic, invoiceEnvelopes(invoice, events, this.eventContext(now, metadata))));
+    return { resource, readModelUpdate: this.invoices.updateStatement(state, resource, invoice.version, now), rest };
   }
 
   private async replay(

@@ -44,21 +44,16 @@ export class PaymentIntentsRepository {
   }
 
   /**
-   * Moves the row to `state` if it is still at `expectedVersion`; false when another command got there first.
-   * The row lock this takes orders concurrent writers of one intent (the expiry job locks rows the same way).
+   * Moves the row to `state` if it is still at `expectedVersion`, returning a row when it did. The row lock this
+   * takes orders concurrent writers of one intent (the expiry job locks rows the same way).
    */
-  async update(
-    manager: EntityManager,
-    state: PaymentIntentState,
-    resource: PaymentIntentResource,
-    expectedVersion: number,
-    now: Date,
-  ): Promise<boolean> {
-    const [, affected]: [unknown, number] = await manager.query(
-      `UPDATE ${this.table}
+  updateStatement(state: PaymentIntentState, resource: PaymentIntentResource, expectedVersion: number, now: Date): SqlStatement {
+    return {
+      text: `UPDATE ${this.table}
        SET status = $4, payment_method = $5, payment_id = $6, paid_at = $7, updated_at = $8, version = $9, resource = $10::jsonb
-       WHERE id = $1 AND merchant_id = $2 AND environment = $3 AND version = $11`,
-      [
+       WHERE id = $1 AND merchant_id = $2 AND environment = $3 AND version = $11
+       RETURNING version`,
+      params: [
         state.id,
         state.merchantId,
         state.environment,
@@ -71,8 +66,7 @@ export class PaymentIntentsRepository {
         JSON.stringify(resource),
         expectedVersion,
       ],
-    );
-    return affected === 1;
+    };
   }
 
   async findResource(manager: EntityManager, scope: StreamScope, id: string): Promise<PaymentIntentResource | null> {

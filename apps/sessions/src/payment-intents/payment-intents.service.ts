@@ -28,7 +28,6 @@ import {
   type PaymentIntentResource,
   type PaymentIntentState,
 } from '../domain';
-import { ConcurrencyError } from '../event-store/concurrency.error';
 import { isUniqueViolation } from '../event-store/event-store';
 import type { EventMetadata } from '../event-store/event-store';
 import type { DueSession } from '../expiry/due-session';
@@ -37,16 +36,15 @@ import { requestFingerprint } from '../idempotency/request-fingerprint';
 import { PaymentsRepository } from '../payments/payments.repository';
 import { Clock } from '../shared/clock';
 import { eventMetadata } from '../shared/event-metadata';
-import { SessionsDatabase } from '../shared/sessions-database';
+import { SessionsDatabase, type ChangeStatements } from '../shared/sessions-database';
 import { paymentIntentEnvelopes } from './payment-intent.public-events';
 import { PaymentIntentsRepository } from './payment-intents.repository';
 
 type Decide = (intent: PaymentIntent, now: Date) => PaymentIntentEvent[];
 
 /**
- * Payment intent use cases. Each command is one transaction: read the stream, let the aggregate decide, then
- * write the read model, the events, the payment and the outbox together. Losing a race re-runs the command.
- * A create, which reads nothing, is written as one combined statement instead (the hot path of the API).
+ * Payment intent use cases. Each command reads the stream, lets the aggregate decide, then writes the read model,
+ * the events, the payment and the outbox together in one combined statement. Losing a race re-runs the command.
  */
 @Injectable()
 export class PaymentIntentsService {
@@ -164,7 +162,8 @@ export class PaymentIntentsService {
   async expireLocked(manager: EntityManager, due: DueSession, now: Date, correlationId: string): Promise<boolean> {
     const intent = await this.load(manager, due, due.id);
     if (isFinalPaymentIntentStatus(intent.state.status)) return false;
-    await this.persist(manager, intent, intent.expire(now), now, eventMetadata(due, correlationId));
+    const change = this.changeOf(intent, intent.expire(now), now, eventMetadata(due, correlationId));
+    if (change !== null) await this.db.writeChangeIn(manager, change);
     return true;
   }
 
@@ -172,13 +171,16 @@ export class PaymentIntentsService {
     return this.intents.lockDue(manager, now, limit);
   }
 
+  /** Read, decide, write in one statement; a command that lost a race runs again from the read. */
   private async change(scope: Scope, id: string, correlationId: string, decide: Decide): Promise<PaymentIntentResource> {
     if (environmentOfPaymentIntentId(id) !== scope.environment) throw notFound('payment intent', id);
-    return this.db.transaction(async (manager) => {
+    return this.db.retrying(async () => {
       const now = this.clock.now();
-      const intent = await this.load(manager, scope, id);
-      const after = await this.persist(manager, intent, decide(intent, now), now, eventMetadata(scope, correlationId));
-      return this.render(after.state, now);
+      const intent = await this.load(this.db.dataSource.manager, scope, id);
+      const change = this.changeOf(intent, decide(intent, now), now, eventMetadata(scope, correlationId));
+      if (change === null) return this.render(intent.state, now);
+      await this.db.writeChange(change);
+      return change.resource;
     });
   }
 
@@ -188,42 +190,36 @@ export class PaymentIntentsService {
     return PaymentIntent.fromEvents(stream.map((stored) => stored.event));
   }
 
-  /**
-   * Writes what the aggregate decided. The read-model update goes first: it takes the row lock and checks the
-   * version, so of two commands that read the same version one waits and then retries on a ConcurrencyError.
-   */
-  private async persist(
-    manager: EntityManager,
+  /** What the aggregate decided, as the statements that write it (see SessionsDatabase.writeChange); null for nothing. */
+  private changeOf(
     intent: PaymentIntent,
     events: PaymentIntentEvent[],
     now: Date,
     metadata: EventMetadata,
-  ): Promise<PaymentIntent> {
-    if (events.length === 0) return intent;
-    const after = intent.apply(events);
-    const resource = this.render(after.state, now);
-    if (!(await this.intents.update(manager, after.state, resource, intent.version, now))) {
-      throw new ConcurrencyError(intent.id, intent.version);
-    }
-    await this.db.events.append(manager, intent.id, intent.version, events, metadata, now);
+  ): (ChangeStatements & { resource: PaymentIntentResource }) | null {
+    if (events.length === 0) return null;
+    const { state } = intent.apply(events);
+    const resource = this.render(state, now);
+    const rest = [this.db.events.appendStatement(intent.id, intent.version, events, metadata, now)];
     if (events.some((event) => event.type === 'PaymentIntentSucceeded')) {
-      const { state } = after;
-      await this.payments.insert(manager, {
-        id: state.paymentId!,
-        merchantId: state.merchantId,
-        environment: state.environment,
-        sourceType: 'payment_intent',
-        sourceId: state.id,
-        method: state.paymentMethod!,
-        currency: state.currency,
-        amountCents: state.amountCents,
-        feeCents: state.feeCents,
-        netCents: state.netCents,
-        paidAt: state.paidAt!,
-      });
+      rest.push(
+        this.payments.insertStatement({
+          id: state.paymentId!,
+          merchantId: state.merchantId,
+          environment: state.environment,
+          sourceType: 'payment_intent',
+          sourceId: state.id,
+          method: state.paymentMethod!,
+          currency: state.currency,
+          amountCents: state.amountCents,
+          feeCents: state.feeCents,
+          netCents: state.netCents,
+          paidAt: state.paidAt!,
+        }),
+      );
     }
-    await this.db.outbox.append(manager, this.db.eventsTopic, paymentIntentEnvelopes(intent, events, this.eventContext(now, metadata)));
-    return after;
+    rest.push(this.db.outbox.appendStatement(this.db.eventsTopic, paymentIntentEnvelopes(intent, events, this.eventContext(now, metadata))));
+    return { resource, readModelUpdate: this.intents.updateStatement(state, resource, intent.version, now), rest };
   }
 
   private async replay(

@@ -1,6 +1,5 @@
 import type { Environment } from '@payments/ids';
-import { qualified } from '@payments/messaging';
-import type { EntityManager } from 'typeorm';
+import { qualified, type SqlStatement } from '@payments/messaging';
 
 export interface PaymentRecord {
   readonly id: string;
@@ -24,12 +23,12 @@ export class PaymentsRepository {
     this.table = qualified(schema, 'payments');
   }
 
-  async insert(manager: EntityManager, payment: PaymentRecord): Promise<void> {
-    await manager.query(
-      `INSERT INTO ${this.table}
+  insertStatement(payment: PaymentRecord): SqlStatement {
+    return {
+      text: `INSERT INTO ${this.table}
          (id, merchant_id, environment, source_type, source_id, method, currency, amount_cents, fee_cents, net_cents, paid_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [
+      params: [
         payment.id,
         payment.merchantId,
         payment.environment,
@@ -42,6 +41,6 @@ export class PaymentsRepository {
         payment.netCents,
         payment.paidAt,
       ],
-    );
+    };
   }
 }
