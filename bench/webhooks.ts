@@ -150,7 +150,7 @@ async function run(database: TestDatabase, extrasHang: boolean, drain: boolean):
     return line;
   };
   const endpointEvents = new EndpointEventsHandler(db, endpoints, deliveries, events);
-  const publicEvents = new PublicEventsHandler(db, events, deliveries);
+  const publicEvents = new PublicEventsHandler(events, deliveries);
   const sender = new WebhookSender({ timeoutMs: TIMEOUT_MS, allowInsecure: true });
   const runner = new DeliveryRunner(db, deliveries, endpoints, sender, {
     userAgent: 'PaymentsWebhooks/1.0',

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { randomBase62 } from '@payments/ids';
-import { executePrepared, TurnBatcher } from '@payments/messaging';
+import { executePrepared, TurnBatcher, type SqlStatement } from '@payments/messaging';
 import type { WebhookScheme } from '@payments/webhooks';
 import type { EntityManager } from 'typeorm';
 import { activeEndpointSql, type EndpointRow } from '../shared/endpoint-row';
@@ -371,32 +371,43 @@ export class DeliveriesRepository {
   }
 
   /**
-   * First sends of an event to every active endpoint of its merchant and environment that takes its type and
-   * existed when it occurred: a new consumer group reads the topics from the beginning, and an endpoint gets
-   * events from its creation on (older ones only by an explicit replay).
+   * Stores a public event (`storeEvent`, an insert returning a row only when the event is new) and schedules its
+   * first sends: to every active endpoint of its merchant and environment that takes its type and existed when
+   * it occurred (a new consumer group reads the topics from the beginning, and an endpoint gets events from its
+   * creation on; older ones only by an explicit replay). Two statements: store and find the endpoints, then
+   * insert the deliveries and wake the workers.
    */
-  async scheduleFirstSends(
+  async storeAndScheduleFirstSends(
     manager: EntityManager,
+    storeEvent: SqlStatement,
     event: { id: string; type: string; merchantId: string; environment: string; occurredAt: string | Date },
-  ): Promise<number> {
-    const endpoints = (await manager.query(
-      `SELECT ep.id FROM ${this.db.table('endpoints')} ep
-       WHERE ep.merchant_id = $1 AND ep.environment = $2 AND ${activeEndpointSql('ep')}
-         AND (ep.events IS NULL OR $3 = ANY(ep.events))
-         AND ep.created_at <= $4::timestamptz
-       ORDER BY ep.id`,
-      [event.merchantId, event.environment, event.type, event.occurredAt],
-    )) as Array<{ id: string }>;
-    if (endpoints.length === 0) return 0;
-    const result = (await manager.query(
-      `INSERT INTO ${this.db.table('deliveries')} (id, endpoint_id, event_id, kind, status, next_attempt_at)
-       SELECT d.id, d.endpoint_id, $3, 'first', 'pending', now()
-       FROM unnest($1::text[], $2::text[]) AS d(id, endpoint_id)
-       ON CONFLICT (endpoint_id, event_id) WHERE kind = 'first' DO NOTHING
-       RETURNING id`,
-      [endpoints.map(() => newDeliveryId()), endpoints.map((e) => e.id), event.id],
-    )) as unknown[];
-    return result.length;
+  ): Promise<{ stored: boolean; deliveries: number }> {
+    const n = storeEvent.params.length;
+    const [found] = (await manager.query(
+      `WITH stored AS (${storeEvent.text})
+       SELECT EXISTS (SELECT 1 FROM stored) AS stored,
+              ARRAY(SELECT ep.id FROM ${this.db.table('endpoints')} ep
+                    WHERE EXISTS (SELECT 1 FROM stored)
+                      AND ep.merchant_id = $${n + 1} AND ep.environment = $${n + 2} AND ${activeEndpointSql('ep')}
+                      AND (ep.events IS NULL OR $${n + 3} = ANY(ep.events))
+                      AND ep.created_at <= $${n + 4}::timestamptz
+                    ORDER BY ep.id) AS endpoint_ids`,
+      [...storeEvent.params, event.merchantId, event.environment, event.type, event.occurredAt],
+    )) as Array<{ stored: boolean; endpoint_ids: string[] }>;
+    if (!found!.stored) return { stored: false, deliveries: 0 };
+    const endpointIds = found!.endpoint_ids;
+    if (endpointIds.length === 0) return { stored: true, deliveries: 0 };
+    const [inserted] = (await manager.query(
+      `WITH inserted AS (
+         INSERT INTO ${this.db.table('deliveries')} (id, endpoint_id, event_id, kind, status, next_attempt_at)
+         SELECT d.id, d.endpoint_id, $3, 'first', 'pending', now()
+         FROM unnest($1::text[], $2::text[]) AS d(id, endpoint_id)
+         ON CONFLICT (endpoint_id, event_id) WHERE kind = 'first' DO NOTHING
+         RETURNING id)
+       SELECT n, CASE WHEN n > 0 THEN pg_notify($4, '') END AS woke FROM (SELECT count(*)::int AS n FROM inserted) c`,
+      [endpointIds.map(() => newDeliveryId()), endpointIds, event.id, this.db.deliveriesChannel],
+    )) as Array<{ n: number }>;
+    return { stored: true, deliveries: inserted!.n };
   }
 
   /** New pending deliveries of `eventIds` to one endpoint (resend, replay, test), due now. */

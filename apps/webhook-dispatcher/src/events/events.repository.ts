@@ -1,3 +1,4 @@
+import type { SqlStatement } from '@payments/messaging';
 import type { WebhookScheme } from '@payments/webhooks';
 import type { EntityManager } from 'typeorm';
 import type { EndpointRow } from '../shared/endpoint-row';
@@ -23,12 +24,19 @@ export class EventsRepository {
 
   /** Stores an event; false when it was already there. */
   async insert(manager: EntityManager, event: StoredEvent): Promise<boolean> {
-    const rows = (await manager.query(
-      `INSERT INTO ${this.db.table('events')}
+    const { text, params } = this.insertStatement(event);
+    const rows = (await manager.query(text, params as unknown[])) as unknown[];
+    return rows.length > 0;
+  }
+
+  /** The insert as a statement: returns the event's id, or no row when it was already there. */
+  insertStatement(event: StoredEvent): SqlStatement {
+    return {
+      text: `INSERT INTO ${this.db.table('events')}
          (id, merchant_id, environment, type, aggregate_id, sequence, occurred_at, scheme, body, endpoint_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
        ON CONFLICT (id) DO NOTHING RETURNING id`,
-      [
+      params: [
         event.id,
         event.merchantId,
         event.environment,
@@ -40,8 +48,7 @@ export class EventsRepository {
         event.body,
         event.endpointId ?? null,
       ],
-    )) as unknown[];
-    return rows.length > 0;
+    };
   }
 
   /** Ids of the endpoint's events (its merchant, environment and type filter) that occurred in [from, to). */

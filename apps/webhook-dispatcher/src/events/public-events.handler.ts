@@ -3,7 +3,6 @@ import { eventTypes, type EventEnvelope } from '@payments/events';
 import { renderWebhook } from '@payments/webhooks';
 import type { EntityManager } from 'typeorm';
 import { DeliveriesRepository } from '../deliveries/deliveries.repository';
-import { WebhooksDatabase } from '../shared/webhooks-database';
 import { EventsRepository } from './events.repository';
 
 export type PublicEventOutcome = { stored: false } | { stored: true; deliveries: number };
@@ -20,7 +19,6 @@ export class PublicEventsHandler {
   private readonly logger = new Logger('PublicEvents');
 
   constructor(
-    private readonly db: WebhooksDatabase,
     private readonly events: EventsRepository,
     private readonly deliveries: DeliveriesRepository,
   ) {}
@@ -29,29 +27,22 @@ export class PublicEventsHandler {
     // Internal events on these streams are not for merchants.
     if (!eventTypes.get(envelope.type, envelope.schema_version)?.public) return { stored: false };
     const rendered = renderWebhook(envelope);
-    const stored = await this.events.insert(manager, {
-      id: envelope.id,
-      merchantId: envelope.merchant_id,
-      environment: envelope.environment,
-      type: envelope.type,
-      aggregateId: envelope.aggregate_id,
-      sequence: envelope.sequence,
-      occurredAt: envelope.occurred_at,
-      scheme: rendered.scheme,
-      body: rendered.body,
-    });
-    if (!stored) {
-      this.logger.debug({ eventId: envelope.id }, 'event already stored; no new deliveries');
-      return { stored: false };
-    }
-    const deliveries = await this.deliveries.scheduleFirstSends(manager, {
-      id: envelope.id,
-      type: envelope.type,
-      merchantId: envelope.merchant_id,
-      environment: envelope.environment,
-      occurredAt: envelope.occurred_at,
-    });
-    if (deliveries > 0) await this.db.notifyDeliveries(manager);
-    return { stored: true, deliveries };
+    const outcome = await this.deliveries.storeAndScheduleFirstSends(
+      manager,
+      this.events.insertStatement({
+        id: envelope.id,
+        merchantId: envelope.merchant_id,
+        environment: envelope.environment,
+        type: envelope.type,
+        aggregateId: envelope.aggregate_id,
+        sequence: envelope.sequence,
+        occurredAt: envelope.occurred_at,
+        scheme: rendered.scheme,
+        body: rendered.body,
+      }),
+      { id: envelope.id, type: envelope.type, merchantId: envelope.merchant_id, environment: envelope.environment, occurredAt: envelope.occurred_at },
+    );
+    if (!outcome.stored) this.logger.debug({ eventId: envelope.id }, 'event already stored; no new deliveries');
+    return outcome;
   }
 }

@@ -30,7 +30,7 @@ export function inProcessDispatcher(dataSource: DataSource, retryScheduleMs: rea
   const events = new EventsRepository(webhooks);
   const deliveries = new DeliveriesRepository(webhooks);
   const endpointEvents = new EndpointEventsHandler(webhooks, endpoints, deliveries, events);
-  const publicEvents = new PublicEventsHandler(webhooks, events, deliveries);
+  const publicEvents = new PublicEventsHandler(events, deliveries);
   const sender = new WebhookSender({ timeoutMs: 5000, allowInsecure: true });
   const runner = new DeliveryRunner(
     webhooks,
