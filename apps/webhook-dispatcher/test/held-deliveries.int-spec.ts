@@ -89,20 +89,20 @@ describe('held deliveries', () => {
     expect(first.map((c) => c.degraded)).toEqual([false, false, false]);
     expect(await Promise.all(first.map((c) => runner.run(c)))).toEqual(['retry', 'retry', 'retry']);
     expect(await held(id)).toEqual([{ held: true, n: 3 }]);
-    // A new event's delivery starts in the shared queue and is held at the next failure.
+    // A new event's delivery, and a resend, join the held queue at once (claims never scan past them).
     await receive(intentEvent(merchant, 'test'));
-    expect(await held(id)).toEqual([
-      { held: false, n: 1 },
-      { held: true, n: 3 },
-    ]);
+    expect(await held(id)).toEqual([{ held: true, n: 4 }]);
+    const [resent] = await rows<{ event_id: string }>(`SELECT event_id FROM webhooks.deliveries WHERE endpoint_id = $1 LIMIT 1`, [id]);
+    await dataSource.transaction((manager) => deliveries.schedule(manager, id, [resent!.event_id], 'resend'));
+    expect(await held(id)).toEqual([{ held: true, n: 5 }]);
 
-    // Due again: the failing endpoint gets one attempt at a time, from its own queue or the shared one.
+    // Due again: the failing endpoint gets one attempt at a time, from its own queue.
     await dataSource.query(`UPDATE webhooks.deliveries SET next_attempt_at = now() WHERE endpoint_id = $1 AND status = 'pending'`, [id]);
     const probe = await deliveries.claim(claimRequest());
     expect(probe.map((c) => [c.endpoint.id, c.degraded])).toEqual([[id, true]]);
     expect(await deliveries.claim(claimRequest(new Map([[id, 0]])))).toEqual([]);
     expect(await runner.run(probe[0]!)).toBe('retry');
-    expect(await held(id)).toEqual([{ held: true, n: 4 }]);
+    expect(await held(id)).toEqual([{ held: true, n: 5 }]);
 
     // It answers again: the success ends the streak and puts the rest back in the shared queue.
     receiver.setBehaviour(() => 'receive');
@@ -110,10 +110,11 @@ describe('held deliveries', () => {
     const recovery = await deliveries.claim(claimRequest());
     expect(recovery).toHaveLength(1);
     expect(await runner.run(recovery[0]!)).toBe('succeeded');
-    expect(await held(id)).toEqual([{ held: false, n: 3 }]);
+    expect(await held(id)).toEqual([{ held: false, n: 4 }]);
     const rest = await deliveries.claim(claimRequest());
-    expect(rest.map((c) => c.degraded)).toEqual([false, false, false]);
-    expect(await Promise.all(rest.map((c) => runner.run(c)))).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    expect(rest.map((c) => c.degraded)).toEqual([false, false, false, false]);
+    expect(await Promise.all(rest.map((c) => runner.run(c)))).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded']);
+    // Five deliveries of four events: the receiver hands the resent one over once.
     expect(receiver.handled).toHaveLength(4);
   });
 

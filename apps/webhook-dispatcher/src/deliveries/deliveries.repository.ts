@@ -386,37 +386,39 @@ export class DeliveriesRepository {
     const [found] = (await manager.query(
       `WITH stored AS (${storeEvent.text})
        SELECT EXISTS (SELECT 1 FROM stored) AS stored,
-              ARRAY(SELECT ep.id FROM ${this.db.table('endpoints')} ep
-                    WHERE EXISTS (SELECT 1 FROM stored)
-                      AND ep.merchant_id = $${n + 1} AND ep.environment = $${n + 2} AND ${activeEndpointSql('ep')}
-                      AND (ep.events IS NULL OR $${n + 3} = ANY(ep.events))
-                      AND ep.created_at <= $${n + 4}::timestamptz
-                    ORDER BY ep.id) AS endpoint_ids`,
+              COALESCE((SELECT json_agg(json_build_object('id', ep.id, 'failing', ep.failing_since IS NOT NULL) ORDER BY ep.id)
+                        FROM ${this.db.table('endpoints')} ep
+                        WHERE EXISTS (SELECT 1 FROM stored)
+                          AND ep.merchant_id = $${n + 1} AND ep.environment = $${n + 2} AND ${activeEndpointSql('ep')}
+                          AND (ep.events IS NULL OR $${n + 3} = ANY(ep.events))
+                          AND ep.created_at <= $${n + 4}::timestamptz), '[]') AS endpoints`,
       [...storeEvent.params, event.merchantId, event.environment, event.type, event.occurredAt],
-    )) as Array<{ stored: boolean; endpoint_ids: string[] }>;
+    )) as Array<{ stored: boolean; endpoints: Array<{ id: string; failing: boolean }> }>;
     if (!found!.stored) return { stored: false, deliveries: 0 };
-    const endpointIds = found!.endpoint_ids;
-    if (endpointIds.length === 0) return { stored: true, deliveries: 0 };
+    const endpoints = found!.endpoints;
+    if (endpoints.length === 0) return { stored: true, deliveries: 0 };
+    // A failing endpoint's deliveries join its held queue at once, rather than at its next failure.
     const [inserted] = (await manager.query(
       `WITH inserted AS (
-         INSERT INTO ${this.db.table('deliveries')} (id, endpoint_id, event_id, kind, status, next_attempt_at)
-         SELECT d.id, d.endpoint_id, $3, 'first', 'pending', now()
-         FROM unnest($1::text[], $2::text[]) AS d(id, endpoint_id)
+         INSERT INTO ${this.db.table('deliveries')} (id, endpoint_id, event_id, kind, status, next_attempt_at, held)
+         SELECT d.id, d.endpoint_id, $3, 'first', 'pending', now(), d.held
+         FROM unnest($1::text[], $2::text[], $5::boolean[]) AS d(id, endpoint_id, held)
          ON CONFLICT (endpoint_id, event_id) WHERE kind = 'first' DO NOTHING
          RETURNING id)
        SELECT n, CASE WHEN n > 0 THEN pg_notify($4, '') END AS woke FROM (SELECT count(*)::int AS n FROM inserted) c`,
-      [endpointIds.map(() => newDeliveryId()), endpointIds, event.id, this.db.deliveriesChannel],
+      [endpoints.map(() => newDeliveryId()), endpoints.map((e) => e.id), event.id, this.db.deliveriesChannel, endpoints.map((e) => e.failing)],
     )) as Array<{ n: number }>;
     return { stored: true, deliveries: inserted!.n };
   }
 
-  /** New pending deliveries of `eventIds` to one endpoint (resend, replay, test), due now. */
+  /** New pending deliveries of `eventIds` to one endpoint (resend, replay, test), due now; held while it is failing. */
   async schedule(manager: EntityManager, endpointId: string, eventIds: readonly string[], kind: Exclude<DeliveryKind, 'first'>): Promise<string[]> {
     if (eventIds.length === 0) return [];
     const ids = eventIds.map(() => newDeliveryId());
     await manager.query(
-      `INSERT INTO ${this.db.table('deliveries')} (id, endpoint_id, event_id, kind, status, next_attempt_at)
-       SELECT d.id, $3, d.event_id, $4, 'pending', now()
+      `INSERT INTO ${this.db.table('deliveries')} (id, endpoint_id, event_id, kind, status, next_attempt_at, held)
+       SELECT d.id, $3, d.event_id, $4, 'pending', now(),
+              (SELECT ep.failing_since IS NOT NULL FROM ${this.db.table('endpoints')} ep WHERE ep.id = $3)
        FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS d(id, event_id, n)
        ORDER BY d.n`,
       [ids, eventIds, endpointId, kind],
