@@ -5,8 +5,9 @@
 //
 // The real services (sessions, webhook-dispatcher, gateway) run as processes on a fresh database and Kafka
 // namespace. The receiver is a loopback server built with the receiver library (verifies every signature with
-// the endpoint's secret, 300 s tolerance). Intents are created first (rate x seconds of them), then simulated
-// as `succeeded` at `rate` per second, paced evenly with at most `concurrency` requests in flight.
+// the endpoint's secret, 300 s tolerance). Intents are created first (rate x seconds of them, plus 5 s worth
+// for an unmeasured warm-up at the same rate, after which the tables are ANALYZEd), then simulated as
+// `succeeded` at `rate` per second, paced evenly with at most `concurrency` requests in flight.
 // Latency is measured to the moment the receiver hands the verified event over, from when the simulate request
 // was sent and from when its answer came back (negative when the webhook beat the answer). Sender and receiver
 // share this process's clock (performance.now()).
