@@ -1,6 +1,7 @@
 export * from './bootstrap';
 export * from './database/database.module';
 export * from './database/run-migrations';
+export * from './database/table-statistics';
 export * from './errors/api-error';
 export * from './errors/api-exception.filter';
 export * from './health/kafka.health';

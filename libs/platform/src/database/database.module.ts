@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ServiceConfig } from '@payments/config';
 import { DataSource, DataSourceOptions, EntitySchema, MixedList } from 'typeorm';
 import { runMigrationsLocked } from './run-migrations';
+import { TableStatisticsKeeper } from './table-statistics';
 
 export interface DatabaseOptions {
   entities?: MixedList<Function | string | EntitySchema>;
@@ -24,7 +25,10 @@ export function dataSourceOptions(config: ServiceConfig, options: DatabaseOption
   };
 }
 
-/** The service's own Postgres schema through TypeORM; migrations run at boot under an advisory lock. */
+/**
+ * The service's own Postgres schema through TypeORM; migrations run at boot under an advisory lock, and young
+ * tables get planner statistics as they grow (TableStatisticsKeeper).
+ */
 @Module({})
 export class DatabaseModule {
   static forRoot(options: DatabaseOptions): DynamicModule {
@@ -43,6 +47,7 @@ export class DatabaseModule {
           },
         }),
       ],
+      providers: [TableStatisticsKeeper],
     };
   }
 }
