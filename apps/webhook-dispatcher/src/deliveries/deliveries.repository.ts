@@ -6,6 +6,7 @@ import type { WebhookScheme } from '@payments/webhooks';
 import type { EntityManager } from 'typeorm';
 import { activeEndpointSql, type EndpointRow } from '../shared/endpoint-row';
 import type { WebhooksDatabase } from '../shared/webhooks-database';
+import type { StoredEvent } from '../events/events.repository';
 
 export type DeliveryKind = 'first' | 'resend' | 'replay' | 'test';
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
@@ -380,7 +381,7 @@ export class DeliveriesRepository {
   async storeAndScheduleFirstSends(
     manager: EntityManager,
     storeEvent: SqlStatement,
-    event: { id: string; type: string; merchantId: string; environment: string; occurredAt: string | Date },
+    event: Pick<StoredEvent, 'id' | 'type' | 'merchantId' | 'environment' | 'occurredAt'>,
   ): Promise<{ stored: boolean; deliveries: number }> {
     const n = storeEvent.params.length;
     const [found] = (await manager.query(

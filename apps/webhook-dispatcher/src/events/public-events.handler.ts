@@ -3,7 +3,7 @@ import { eventTypes, type EventEnvelope } from '@payments/events';
 import { renderWebhook } from '@payments/webhooks';
 import type { EntityManager } from 'typeorm';
 import { DeliveriesRepository } from '../deliveries/deliveries.repository';
-import { EventsRepository } from './events.repository';
+import { EventsRepository, type StoredEvent } from './events.repository';
 
 export type PublicEventOutcome = { stored: false } | { stored: true; deliveries: number };
 
@@ -27,21 +27,18 @@ export class PublicEventsHandler {
     // Internal events on these streams are not for merchants.
     if (!eventTypes.get(envelope.type, envelope.schema_version)?.public) return { stored: false };
     const rendered = renderWebhook(envelope);
-    const outcome = await this.deliveries.storeAndScheduleFirstSends(
-      manager,
-      this.events.insertStatement({
-        id: envelope.id,
-        merchantId: envelope.merchant_id,
-        environment: envelope.environment,
-        type: envelope.type,
-        aggregateId: envelope.aggregate_id,
-        sequence: envelope.sequence,
-        occurredAt: envelope.occurred_at,
-        scheme: rendered.scheme,
-        body: rendered.body,
-      }),
-      { id: envelope.id, type: envelope.type, merchantId: envelope.merchant_id, environment: envelope.environment, occurredAt: envelope.occurred_at },
-    );
+    const event: StoredEvent = {
+      id: envelope.id,
+      merchantId: envelope.merchant_id,
+      environment: envelope.environment,
+      type: envelope.type,
+      aggregateId: envelope.aggregate_id,
+      sequence: envelope.sequence,
+      occurredAt: envelope.occurred_at,
+      scheme: rendered.scheme,
+      body: rendered.body,
+    };
+    const outcome = await this.deliveries.storeAndScheduleFirstSends(manager, this.events.insertStatement(event), event);
     if (!outcome.stored) this.logger.debug({ eventId: envelope.id }, 'event already stored; no new deliveries');
     return outcome;
   }
