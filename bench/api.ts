@@ -1,12 +1,14 @@
 // Create and get through the gateway under load, against a baseline measured in the same run: a minimal Node
-// HTTP server doing one Postgres INSERT per request. Prints figures; asserts nothing.
+// HTTP server doing one Postgres INSERT per request. Also the VM's bare HTTP figure (the gateway's /health/live),
+// the command hop's own cost (ping through the gateway to sessions, minus bare HTTP), create at one connection
+// and at half its own peak rate (open loop). Prints figures and the goals beside them; asserts nothing.
 // Usage: node -r ./tools/swc-register.js bench/api.ts [--seconds 30] [--connections 64] [--rate N]
 import { randomUUID } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import autocannon, { Result } from 'autocannon';
 import { Pool } from 'pg';
 import { freePort, startStack, Stack } from '@payments/testing';
-import { cpuPerRequest, cpuSnapshot } from './cpu';
+import { cpuPerRequest, cpuSnapshot, serverCpuMsPerRequest } from './cpu';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -17,10 +19,9 @@ const connections = arg('connections', 64);
 // --rate N offers N requests/s in total (open loop) instead of as many as 64 connections can: CPU per request
 // measured below saturation varies much less from run to run than throughput at saturation.
 const rate = arg('rate', 0);
-// --only baseline|create|get runs one phase (profiling); default all three. Two more phases run only when named:
-// `--only live` (GET /health/live: the gateway's HTTP cost alone) and `--only ping` (GET
-// /internal/services/sessions/ping: HTTP plus one request/reply over Kafka, no database), whose difference is
-// what the Kafka request/reply path costs per request.
+// --only baseline|live|ping|create|create-1|create-half|get runs one phase (profiling); default all of them.
+// `live` (GET /health/live: the gateway's HTTP cost alone) and `ping` (GET /internal/services/sessions/ping: HTTP
+// plus one command to sessions, no database) differ by what the command hop costs per request.
 const onlyIndex = process.argv.indexOf('--only');
 const only = onlyIndex > 0 ? process.argv[onlyIndex + 1] : undefined;
 const runs = (phase: string) => only === undefined || only === phase;
@@ -35,6 +36,8 @@ function run(options: autocannon.Options): Promise<Result> {
     autocannon({ connections, duration: seconds, ...(rate > 0 ? { overallRate: rate } : {}), ...options }, (error, result) => (error ? reject(error) : resolve(result)));
   });
 }
+
+const goal = (met: boolean, text: string) => `goal ${text}: ${met ? 'met' : 'NOT met'}`;
 
 async function baseline(databaseUrl: string): Promise<{ server: Server; url: string; pool: Pool }> {
   const pool = new Pool({ connectionString: databaseUrl, max: 10 });
@@ -84,7 +87,7 @@ function meanMs(before: Map<string, number>, after: Map<string, number>, metric:
   return count > 0 ? `${((sum / count) * 1000).toFixed(2)} ms (n=${count})` : 'n/a';
 }
 
-async function breakdown(stack: Stack, run: () => Promise<Result>, command: string, route: string): Promise<Result> {
+async function breakdown(stack: Stack, run: () => Promise<Result>, command: string, route: string): Promise<Result & { serverCpuMs: number }> {
   const gw = stack.gatewayUrl;
   const sessions = stack.services.sessions!.url;
   const pids = new Map(Object.values(stack.services).map((service) => [service!.process.pid!, service!.app]));
@@ -93,18 +96,20 @@ async function breakdown(stack: Stack, run: () => Promise<Result>, command: stri
   const result = await run();
   const cpu1 = cpuSnapshot(pids);
   const [g1, s1] = await Promise.all([scrape(gw), scrape(sessions)]);
-  const byTopic = (l: string) => l.includes(`commands.${command}"`);
+  const byCommand = (l: string) => l.includes(`command="sessions.${command}"`);
   console.log(`  per hop (means): gateway HTTP ${meanMs(g0, g1, 'http_request_duration_seconds', (l) => l.includes(route))}` +
-    ` | round trip over Kafka ${meanMs(g0, g1, 'rpc_round_trip_seconds', byTopic)}` +
-    ` | sessions handler ${meanMs(s0, s1, 'command_handle_seconds', byTopic)}`);
+    ` | command round trip ${meanMs(g0, g1, 'rpc_round_trip_seconds', byCommand)}` +
+    ` | sessions handler ${meanMs(s0, s1, 'command_handle_seconds', byCommand)}`);
   console.log(`  CPU per request (ms): ${cpuPerRequest(cpu0, cpu1, result.requests.total)}`);
-  return result;
+  return { ...result, serverCpuMs: serverCpuMsPerRequest(cpu0, cpu1, result.requests.total) };
 }
 
 async function main(): Promise<void> {
   console.log(`bench api: ${connections} connections, ${seconds} s each, ${new Date().toISOString()}`);
-  // Settings under test can be passed through the environment (e.g. KAFKA_REPLY_PARTITIONS=1).
-  const passThrough = Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(KAFKA_|DB_POOL)/.test(k) && k !== 'KAFKA_BROKERS')) as Record<string, string>;
+  // Settings under test can be passed through the environment (e.g. COMMAND_CONNECTIONS=8).
+  const passThrough = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => /^(KAFKA_|DB_POOL|COMMAND_)/.test(k) && k !== 'KAFKA_BROKERS'),
+  ) as Record<string, string>;
   const stack = await startStack(['sessions', 'gateway'], { LOG_LEVEL: 'warn', ...passThrough });
   const base = await baseline(stack.db.url);
   try {
@@ -119,39 +124,58 @@ async function main(): Promise<void> {
       baselineRps = baseResult.requests.average;
     }
 
-    if (runs('create')) {
-    // Unmeasured warm-up (compiled code, pooled connections), then planner statistics for the tables it filled:
-    // a deployment's tables have them, fresh ones get them only at autovacuum's first ANALYZE.
-    await autocannon({
+    const createRequest = {
       url: `${stack.gatewayUrl}/api/v1/payment-intents`,
-      connections,
-      amount: 2000,
-      requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, body, headers: { authorization: auth, 'content-type': 'application/json', 'idempotency-key': randomUUID() } }) }],
-    });
-    await base.pool.query('ANALYZE');
-    const createResult = await breakdown(
-      stack,
-      () =>
-        run({
-          url: `${stack.gatewayUrl}/api/v1/payment-intents`,
-          requests: [
-            {
-              method: 'POST',
-              setupRequest: (req) => ({ ...req, body, headers: { authorization: auth, 'content-type': 'application/json', 'idempotency-key': randomUUID() } }),
-            },
-          ],
-        }),
-      'payment-intents.create',
-      'payment-intents"',
-    );
-    console.log(summary('create', createResult));
-    if (baselineRps) console.log(`  create/baseline throughput: ${((createResult.requests.average / baselineRps) * 100).toFixed(0)}%`);
+      requests: [
+        {
+          method: 'POST' as const,
+          setupRequest: (req: autocannon.Request) => ({ ...req, body, headers: { authorization: auth, 'content-type': 'application/json', 'idempotency-key': randomUUID() } }),
+        },
+      ],
+    };
+    if (runs('create') || runs('create-1') || runs('create-half')) {
+      // Unmeasured warm-up (compiled code, pooled connections), then planner statistics for the tables it filled:
+      // a deployment's tables have them, fresh ones get them only at autovacuum's first ANALYZE.
+      await autocannon({ ...createRequest, connections, amount: 2000 });
+      await base.pool.query('ANALYZE');
     }
 
+    let liveCpuMs: number | undefined;
     for (const [phase, path] of [['live', '/health/live'], ['ping', '/internal/services/sessions/ping']] as const) {
-      if (only !== phase) continue;
-      const result = await breakdown(stack, () => run({ url: `${stack.gatewayUrl}${path}` }), 'ping', phase === 'ping' ? 'ping"' : 'live"');
+      if (!runs(phase)) continue;
+      const headers = phase === 'ping' ? { authorization: auth } : {};
+      const result = await breakdown(stack, () => run({ url: `${stack.gatewayUrl}${path}`, headers }), 'ping', phase === 'ping' ? 'ping"' : 'live"');
       console.log(summary(phase, result));
+      if (phase === 'live') {
+        liveCpuMs = result.serverCpuMs;
+        console.log(`  this VM's bare HTTP (gateway /health/live): ${Math.round(result.requests.average)} req/s`);
+      } else if (liveCpuMs !== undefined) {
+        const hop = result.serverCpuMs - liveCpuMs;
+        console.log(`  command hop: ${hop.toFixed(3)} ms of CPU per call (ping − live, all processes) — ${goal(hop <= 0.1, '≤ 0.1 ms')}`);
+      }
+    }
+
+    let peak = 0;
+    if (runs('create')) {
+      const createResult = await breakdown(stack, () => run(createRequest), 'payment-intents.create', 'payment-intents"');
+      console.log(summary('create', createResult));
+      peak = createResult.requests.average;
+      console.log(`  create CPU, all processes but the load generator: ${createResult.serverCpuMs.toFixed(2)} ms — ${goal(createResult.serverCpuMs <= 1.4, '≤ 1.4 ms')}`);
+      if (baselineRps) {
+        const share = (createResult.requests.average / baselineRps) * 100;
+        console.log(`  create/baseline throughput: ${share.toFixed(0)}% — ${goal(share >= 20, '≥ 20 %')}`);
+      }
+    }
+    if (runs('create-1')) {
+      const one = await breakdown(stack, () => run({ ...createRequest, connections: 1 }), 'payment-intents.create', 'payment-intents"');
+      console.log(summary('create ×1', one));
+      console.log(`  one connection: ${goal(one.latency.p50 <= 4, 'p50 ≤ 4 ms')}`);
+    }
+    if (runs('create-half') && peak > 0) {
+      const offered = Math.max(1, Math.round(peak / 2));
+      const half = await breakdown(stack, () => run({ ...createRequest, overallRate: offered }), 'payment-intents.create', 'payment-intents"');
+      console.log(summary(`create@${offered}/s`, half));
+      console.log(`  half of peak offered open-loop (${offered}/s): ${goal(half.latency.p99 <= 50, 'p99 ≤ 50 ms')}`);
     }
 
     if (!runs('get')) return;
@@ -172,6 +196,7 @@ async function main(): Promise<void> {
       'payment-intents/:id"',
     );
     console.log(summary('get', getResult));
+    console.log(`  get: ${goal(getResult.requests.average >= 3000 && getResult.latency.p99 <= 20, '≥ 3,000/s with p99 ≤ 20 ms')}`);
   } finally {
     base.server.close();
     await base.pool.end();

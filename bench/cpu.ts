@@ -57,3 +57,10 @@ export function cpuPerRequest(before: CpuSnapshot, after: CpuSnapshot, requests:
   const parts = [...byGroup].sort((a, b) => b[1] - a[1]).map(([group, ticks]) => `${group} ${ms(ticks)}`);
   return `${parts.join(', ')}; total ${ms(total)} ms`;
 }
+
+/** CPU ms per request of every group but the load generator: what serving one request costs the machine. */
+export function serverCpuMsPerRequest(before: CpuSnapshot, after: CpuSnapshot, requests: number): number {
+  let ticks = 0;
+  for (const [key, value] of after) if (key.split('\t')[0] !== 'load generator') ticks += value - (before.get(key) ?? 0);
+  return (ticks * 1000) / TICKS_PER_SECOND / Math.max(requests, 1);
+}

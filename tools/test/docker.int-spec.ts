@@ -52,6 +52,16 @@ describe('docker-compose.yml', () => {
     const published = Object.entries(compose.services).filter(([, s]) => s.ports?.length);
     expect(published.map(([name, s]) => [name, s.ports])).toEqual([['gateway', ['3000:3000']]]);
   });
+
+  it('points the gateway at each command owner\'s internal command port', () => {
+    const gateway = compose.services.gateway.environment ?? {};
+    const owners: Array<[string, string]> = [['SESSIONS_URL', 'sessions'], ['LEDGER_URL', 'ledger'], ['REFUNDS_URL', 'refunds'], ['WEBHOOKS_URL', 'webhook-dispatcher']];
+    for (const [setting, owner] of owners) {
+      const port = compose.services[owner]!.environment?.COMMAND_PORT;
+      expect(port).toMatch(/^\d+$/);
+      expect(gateway[setting]).toBe(`http://${owner}:${port}`);
+    }
+  });
 });
 
 describe('Dockerfile', () => {

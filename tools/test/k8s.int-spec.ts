@@ -51,6 +51,7 @@ interface Resource {
     selector?: { matchLabels?: Record<string, string> } & Record<string, string>;
     template?: { metadata: Meta; spec: PodSpec };
     ports?: { port: number; targetPort?: string | number }[];
+    clusterIP?: string;
     maxUnavailable?: number | string;
     minAvailable?: number | string;
     scaleTargetRef?: { kind: string; name: string };
@@ -183,6 +184,35 @@ describe.each(['k8s/base', 'k8s/overlays/dev', 'k8s/overlays/production'])('kust
     expect(hpa?.spec?.scaleTargetRef?.kind).toBe('Deployment');
     expect(hpa?.spec?.minReplicas).toBeGreaterThanOrEqual(1);
     expect(hpa?.spec?.maxReplicas).toBeGreaterThanOrEqual(hpa?.spec?.minReplicas ?? Infinity);
+  });
+});
+
+describe.each(['k8s/base', 'k8s/overlays/dev', 'k8s/overlays/production'])('commands in %s', (dir) => {
+  const owners: Array<[string, string]> = [['sessions', 'SESSIONS_URL'], ['ledger', 'LEDGER_URL'], ['refunds', 'REFUNDS_URL'], ['webhook-dispatcher', 'WEBHOOKS_URL']];
+  let docs: Resource[];
+  beforeAll(() => {
+    docs = render(dir);
+  });
+
+  test.each(owners)('%s: a headless command Service on its command port, which the gateway is pointed at', (name, setting) => {
+    const { podLabels, pod } = deployment(docs, name);
+    const container = pod.containers[0];
+    const env = Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value]));
+    const commandPort = container.ports?.find((p) => p.name === 'commands')?.containerPort;
+    expect(Number(env.COMMAND_PORT)).toBe(commandPort);
+    const service = find(docs, 'Service', `${name}-commands`);
+    // Headless: DNS answers every ready pod, and the gateway spreads its connections over all of them.
+    expect(service?.spec?.clusterIP).toBe('None');
+    expect(matches(service?.spec?.selector, podLabels)).toBe(true);
+    expect(service?.spec?.ports?.[0]).toMatchObject({ port: commandPort, targetPort: 'commands' });
+    const gateway = deployment(docs, 'gateway').pod.containers[0];
+    const gatewayEnv = Object.fromEntries((gateway.env ?? []).map((e) => [e.name, e.value]));
+    expect(gatewayEnv[setting]).toBe(`http://${name}-commands:${commandPort}`);
+  });
+
+  it('keeps command ports off the gateway\'s public Service', () => {
+    const gatewayService = find(docs, 'Service', 'gateway');
+    expect(gatewayService?.spec?.ports?.map((p) => p.port)).toEqual([3000]);
   });
 });
 

@@ -1,5 +1,10 @@
 import { WebhookServiceConfig } from '@payments/config';
-import { IsInt, IsUrl, Max, Min } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { ArrayNotEmpty, IsInt, IsUrl, Max, Min } from 'class-validator';
+
+const urlList = ({ value }: { value: unknown }) =>
+  typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : value;
+const commandUrl = { require_tld: false, protocols: ['http', 'https'], require_protocol: true };
 
 /** Settings of the gateway (environment variables; see README); the webhook settings are shared with the dispatcher. */
 export class GatewayConfig extends WebhookServiceConfig {
@@ -8,6 +13,36 @@ export class GatewayConfig extends WebhookServiceConfig {
   @Min(100)
   @Max(60000)
   REQUEST_TIMEOUT_MS: number = 5000;
+
+  /**
+   * Where each owning service takes commands: its instances' internal command ports, comma-separated
+   * (`http://sessions-0:4001,http://sessions-1:4001`). Commands go round-robin; a dead instance is passed over.
+   */
+  @Transform(urlList)
+  @ArrayNotEmpty()
+  @IsUrl(commandUrl, { each: true })
+  SESSIONS_URL: string[] = ['http://127.0.0.1:4001'];
+
+  @Transform(urlList)
+  @ArrayNotEmpty()
+  @IsUrl(commandUrl, { each: true })
+  LEDGER_URL: string[] = ['http://127.0.0.1:4002'];
+
+  @Transform(urlList)
+  @ArrayNotEmpty()
+  @IsUrl(commandUrl, { each: true })
+  REFUNDS_URL: string[] = ['http://127.0.0.1:4003'];
+
+  @Transform(urlList)
+  @ArrayNotEmpty()
+  @IsUrl(commandUrl, { each: true })
+  WEBHOOKS_URL: string[] = ['http://127.0.0.1:4004'];
+
+  /** Keep-alive connections the gateway holds to each instance of a service. */
+  @IsInt()
+  @Min(1)
+  @Max(1024)
+  COMMAND_CONNECTIONS: number = 32;
 
   /** Base of checkout_url and links in docs. */
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })

@@ -5,7 +5,6 @@ import {
   freePort,
   startService,
   startStack,
-  testKafka,
   uniqueName,
   type RunningService,
   type Stack,
@@ -13,7 +12,8 @@ import {
 } from '@payments/testing';
 import { decryptSecret, DEVELOPMENT_WEBHOOK_SECRETS_KEY, parseSecretsKey } from '@payments/webhooks';
 import { Redis } from 'ioredis';
-import type { Consumer, Producer } from 'kafkajs';
+import { createServer, type Server } from 'node:http';
+import { COMMAND_PATH } from '@payments/platform';
 import type { DataSource } from 'typeorm';
 
 // The webhook endpoint API as a merchant's server uses it: settings kept by the gateway, every change published
@@ -37,6 +37,7 @@ describe('webhook endpoints API', () => {
   let db: DataSource;
   let merchant: TestMerchant;
   let other: TestMerchant;
+  let fakeDispatcherPort: number;
 
   const create = (body: unknown, key = merchant.test_key, headers: Record<string, string> = {}) =>
     stack.call('POST', '/api/v1/webhook-endpoints', { key, body, headers });
@@ -52,7 +53,8 @@ describe('webhook endpoints API', () => {
 
   beforeAll(async () => {
     // NODE_ENV as a developer's machine has it, without WEBHOOK_ALLOW_INSECURE_TARGETS.
-    stack = await startStack(['gateway'], { NODE_ENV: 'development', REQUEST_TIMEOUT_MS: '4000' });
+    fakeDispatcherPort = await freePort();
+    stack = await startStack(['gateway'], { NODE_ENV: 'development', REQUEST_TIMEOUT_MS: '4000', WEBHOOKS_URL: `http://127.0.0.1:${fakeDispatcherPort}` });
     db = await stack.db.dataSource('gateway');
     merchant = await stack.createMerchant({ verified: true, testLimit: 10000, liveLimit: 10000 });
     other = await stack.createMerchant({ testLimit: 10000 });
@@ -441,45 +443,30 @@ describe('webhook endpoints API', () => {
   });
 
   describe('delivery routes, forwarded to the dispatcher', () => {
-    let consumer: Consumer;
-    let producer: Producer;
+    let fakeDispatcher: Server;
     const received: Array<{ topic: string; body: any }> = [];
     let answer: (topic: string, body: any) => unknown = () => ({ ok: true, data: {} });
 
-    // Stands in for the webhook-dispatcher: answers each command on its reply topic as the Nest transport does.
+    // Stands in for the webhook-dispatcher's command port: records each command and answers as the transport does.
     beforeAll(async () => {
-      const kafka = testKafka();
-      producer = kafka.producer();
-      await producer.connect();
-      consumer = kafka.consumer({ groupId: uniqueName('fake-dispatcher'), maxWaitTimeInMs: 100 });
-      await consumer.connect();
-      const prefix = `${stack.namespace}.webhooks.commands.`;
-      await consumer.subscribe({ topics: [`${stack.namespace}.webhooks.commands`], fromBeginning: true });
-      const joined = new Promise((resolve) => consumer.on(consumer.events.GROUP_JOIN, resolve));
-      await consumer.run({
-        eachMessage: async ({ message }) => {
-          const headers = message.headers ?? {};
-          const topic = headers.command!.toString();
-          const request = JSON.parse(message.value!.toString());
-          received.push({ topic: topic.slice(prefix.length), body: request.body });
-          await producer.send({
-            topic: headers.kafka_replyTopic!.toString(),
-            messages: [
-              {
-                partition: Number(headers.kafka_replyPartition!.toString()),
-                value: JSON.stringify(answer(topic, request.body)),
-                headers: { kafka_correlationId: headers.kafka_correlationId!.toString(), 'kafka_nest-is-disposed': Buffer.alloc(1) },
-              },
-            ],
-          });
-        },
+      const prefix = `${COMMAND_PATH}webhooks.`;
+      fakeDispatcher = createServer((req, res) => {
+        let raw = '';
+        req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
+        req.on('end', () => {
+          const topic = decodeURIComponent(req.url!.slice(prefix.length));
+          const body = JSON.parse(raw);
+          received.push({ topic, body });
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(answer(topic, body)));
+        });
       });
-      await joined;
+      await new Promise<void>((resolve) => fakeDispatcher.listen(fakeDispatcherPort, '127.0.0.1', resolve));
     });
 
     afterAll(async () => {
-      await consumer?.disconnect();
-      await producer?.disconnect();
+      fakeDispatcher?.closeAllConnections();
+      await new Promise((resolve) => fakeDispatcher?.close(resolve));
     });
 
     const delivery = (endpointId: string) => ({

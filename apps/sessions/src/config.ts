@@ -14,4 +14,4 @@ export class SessionsConfig extends ServiceConfig {
   EXPIRY_INTERVAL_MS: number = 1000;
 }
 
-export const SESSIONS_DEFAULTS = { PORT: '3001', DB_SCHEMA: 'sessions' };
+export const SESSIONS_DEFAULTS = { PORT: '3001', COMMAND_PORT: '4001', DB_SCHEMA: 'sessions' };

@@ -4,8 +4,8 @@ import type { InvoiceResource, PaymentIntentResource } from '@payments/contracts
 import { connectSessionsCommandClient, type SessionsCommandClient } from './support/command-client';
 import { codeOf, createHarness, intentCommand, invoiceCommand, type SessionsHarness, testMerchant } from './support/sessions-harness';
 
-// Two built sessions services as separate processes on one database: commands over Kafka request/reply, the
-// expiry job acting once across both, and the outbox relay publishing the events.
+// Two built sessions services as separate processes on one database: commands over the command transport spread
+// across both, the expiry job acting once across both, and the outbox relay publishing the events.
 describe('sessions service', () => {
   const namespace = uniqueName('ses');
   const { merchant, scope } = testMerchant();
@@ -20,19 +20,19 @@ describe('sessions service', () => {
     // One after the other: the second finds the schema migrated (the first holds the migration lock anyway).
     services.push(await startService('sessions', { ...env, PORT: String(await freePort()), INSTANCE_ID: 'a' }));
     services.push(await startService('sessions', { ...env, PORT: String(await freePort()), INSTANCE_ID: 'b' }));
-    client = await connectSessionsCommandClient(namespace);
+    client = connectSessionsCommandClient(services);
     h = await createHarness({ db, namespace });
   }, 120_000);
 
   afterAll(async () => {
     await client?.close();
-    for (const service of services) expect(await service.stop()).toBe(0);
+    for (const service of services) if (service.process.signalCode === null) expect(await service.stop()).toBe(0);
     await h?.close();
     await db?.drop();
   });
 
-  it('serves create, get, simulate and cancel of payment intents over Kafka', async () => {
-    const created = await client.request('payment-intents.create', intentCommand(merchant), 'req_kafka_1');
+  it('serves create, get, simulate and cancel of payment intents', async () => {
+    const created = await client.request('payment-intents.create', intentCommand(merchant), 'req_command_1');
     expect(created).toMatchObject({ object: 'payment_intent', status: 'requires_payment_method', checkout_url: `https://pay.example.test/checkout/${created.id}` });
     expect(await client.request('payment-intents.get', { ...scope, id: created.id })).toEqual(created);
 
@@ -40,11 +40,11 @@ describe('sessions service', () => {
     expect(paid).toMatchObject({ status: 'succeeded', paid: true, payment_method: 'crypto', fee: '1.11', net_amount: '72.89' });
     expect(paid.crypto).toMatchObject({ received_amount: '74.00', remaining_amount: '0.00' });
 
-    const other = await client.request('payment-intents.create', intentCommand(merchant), 'req_kafka_2');
+    const other = await client.request('payment-intents.create', intentCommand(merchant), 'req_command_2');
     expect((await client.request('payment-intents.cancel', { ...scope, id: other.id })).status).toBe('cancelled');
 
     const events = await h.eventsOf(created.id);
-    expect(events[0]!.metadata).toMatchObject({ correlation_id: 'req_kafka_1', merchant_id: merchant });
+    expect(events[0]!.metadata).toMatchObject({ correlation_id: 'req_command_1', merchant_id: merchant });
   });
 
   it('answers refusals in the API error codes', async () => {
@@ -62,7 +62,7 @@ describe('sessions service', () => {
     expect(await codeOf(client.request('payment-intents.create', intentCommand(merchant, {}, { amount: '1e3' })))).toBe('invalid_request');
   });
 
-  it('serves invoices over Kafka', async () => {
+  it('serves invoices', async () => {
     const created = await client.request('invoices.create', invoiceCommand(merchant));
     expect(created).toMatchObject({ number: '1001', status: 'pending', environment: 'test' });
     expect(await client.request('invoices.simulate', { ...scope, id: created.id, result: 'paid' })).toEqual({
@@ -112,5 +112,37 @@ describe('sessions service', () => {
       expect(envelope.sequence).toBeGreaterThan(lastSequence.get(envelope.aggregate_id) ?? 0);
       lastSequence.set(envelope.aggregate_id, envelope.sequence);
     }
+  });
+
+  it('spreads commands over both instances, and a killed one\'s share moves to the other at once', async () => {
+    const ping = () => client.ping();
+    const answeredBy = async (count: number) => {
+      const instances: string[] = [];
+      for (let i = 0; i < count; i += 1) instances.push((await ping()).instance);
+      return instances;
+    };
+    expect(new Set(await answeredBy(10))).toEqual(new Set(['a', 'b']));
+
+    // Commands keep coming while instance a dies mid-stream; none fails and from the kill on only b answers.
+    const answers: Array<{ at: number; instance?: string; error?: unknown }> = [];
+    const stream = (async () => {
+      const until = Date.now() + 3000;
+      while (Date.now() < until) {
+        const at = Date.now();
+        await Promise.all(
+          Array.from({ length: 4 }, () => ping().then((a) => answers.push({ at, instance: a.instance }), (error: unknown) => answers.push({ at, error }))),
+        );
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const killedAt = Date.now();
+    await services[0]!.kill();
+    await stream;
+    expect(answers.filter((a) => a.error !== undefined)).toEqual([]);
+    const afterKill = answers.filter((a) => a.at > killedAt + 5);
+    expect(afterKill.length).toBeGreaterThan(0);
+    expect(new Set(afterKill.map((a) => a.instance))).toEqual(new Set(['b']));
+    // Sent in the last second before the kill: both still shared the load.
+    expect(new Set(answers.filter((a) => a.at < killedAt).map((a) => a.instance))).toEqual(new Set(['a', 'b']));
   });
 });

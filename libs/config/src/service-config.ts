@@ -35,17 +35,20 @@ export class ServiceConfig {
   @IsUrl({ protocols: ['redis', 'rediss'], require_tld: false, require_protocol: true })
   REDIS_URL: string = 'redis://127.0.0.1:6379';
 
-  /** Partitions of each command topic when this service creates it: how many instances share a command's load. */
+  /** Internal port of a service that owns commands (the gateway sends them there; never published). */
   @IsInt()
   @Min(1)
-  @Max(64)
-  KAFKA_COMMAND_PARTITIONS: number = 3;
+  @Max(65535)
+  COMMAND_PORT: number = 4000;
 
-  /** Partitions of each reply topic when the gateway creates it: the most gateway instances that get replies. */
+  /**
+   * Kafka consumer session timeout: how long a crashed consumer's partitions wait before moving to a live member
+   * (or to its own restart). Heartbeats go every sixth of it. The broker's floor is 6000 by default.
+   */
   @IsInt()
-  @Min(1)
-  @Max(64)
-  KAFKA_REPLY_PARTITIONS: number = 6;
+  @Min(6000)
+  @Max(10000)
+  KAFKA_SESSION_TIMEOUT_MS: number = 6000;
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL: string = 'info';

@@ -3,8 +3,6 @@ import { NestFactory } from '@nestjs/core';
 import { MicroserviceOptions } from '@nestjs/microservices';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ConfigError, loadConfig, ServiceConfig } from '@payments/config';
-import { createKafka, ensureTopics } from '@payments/messaging';
-import { Partitioners } from 'kafkajs';
 import { Logger } from 'nestjs-pino';
 import pino, { type Logger as PinoInstance } from 'pino';
 import { DatabaseOptions } from './database/database.module';
@@ -13,8 +11,7 @@ import { logOptions, requestLogLine } from './logging/log-options';
 import { requestIdFor } from './logging/request-id';
 import { httpRequestDuration } from './metrics/metrics';
 import { PlatformModule } from './platform.module';
-import { declaredCommandTopics } from './rpc/command-topic';
-import { ConcurrentKafkaServer } from './rpc/concurrent-kafka.server';
+import { HttpCommandServer } from './rpc/http-command.server';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 /** Probes and scrapes, which would drown the request log. */
@@ -29,7 +26,7 @@ export interface ServiceDefinition<C extends ServiceConfig> {
   /** Per-service defaults of settings (PORT, DB_SCHEMA, ...). */
   defaults: Record<string, string>;
   database: DatabaseOptions;
-  /** Serve request/reply commands (@MessagePattern handlers) over Kafka. */
+  /** Serve commands (@MessagePattern handlers) on the internal COMMAND_PORT. */
   servesCommands?: boolean;
   /** Extra set-up of the HTTP app before listen (OpenAPI, content parsers, ...). */
   configure?: (app: NestFastifyApplication, config: C) => void | Promise<void>;
@@ -67,7 +64,7 @@ export function rootModule<C extends ServiceConfig>(definition: ServiceDefinitio
   };
 }
 
-/** Starts one service: HTTP (health, metrics, routes), optional Kafka command server, graceful shutdown. */
+/** Starts one service: HTTP (health, metrics, routes), its command port if it owns commands, graceful shutdown. */
 export async function bootstrapService<C extends ServiceConfig>(definition: ServiceDefinition<C>): Promise<NestFastifyApplication> {
   const config = loadConfigOrExit(definition);
   const adapter = new FastifyAdapter({ genReqId: requestIdFor, bodyLimit: MAX_BODY_BYTES, trustProxy: true });
@@ -89,52 +86,23 @@ export async function bootstrapService<C extends ServiceConfig>(definition: Serv
     if (logsRequests && !QUIET_ROUTES.test(request.url)) logger.info(requestLogLine(request, reply.statusCode, reply.elapsedTime), 'request completed');
   });
 
-  if (definition.servesCommands) {
-    app.connectMicroservice<MicroserviceOptions>(
-      {
-        strategy: new ConcurrentKafkaServer({
-          postfixId: '',
-          client: {
-            clientId: `${definition.service}-${config.INSTANCE_ID}-commands`,
-            brokers: config.KAFKA_BROKERS,
-          },
-          consumer: { groupId: `${config.KAFKA_NAMESPACE}.${definition.service}.commands`, allowAutoTopicCreation: true },
-          producer: { createPartitioner: Partitioners.DefaultPartitioner },
-          // Offsets are resolved at dispatch; committing them once a second instead of after every fetched batch
-          // saves a broker round trip per fetch (a restart re-reads at most a second of commands, whose
-          // deadlines have passed or whose idempotency keys make them harmless).
-          run: { partitionsConsumedConcurrently: config.KAFKA_COMMAND_PARTITIONS, autoCommitInterval: 1000 },
-          // A new group starts at the earliest command, so none sent before it first joined is lost; commands
-          // whose caller gave up are skipped by their deadline (serveCommand).
-          subscribe: { fromBeginning: true },
-        }),
-      },
-      { inheritAppConfig: true },
-    );
-  }
+  const commands = definition.servesCommands ? new HttpCommandServer({ port: config.COMMAND_PORT }) : undefined;
+  if (commands) app.connectMicroservice<MicroserviceOptions>({ strategy: commands }, { inheritAppConfig: true });
   await definition.configure?.(app, config);
 
-  handleShutdownSignals(app, config.SHUTDOWN_TIMEOUT_MS);
+  handleShutdownSignals(app, config.SHUTDOWN_TIMEOUT_MS, commands);
 
-  if (definition.servesCommands) {
-    // Subscribing to a topic that does not exist yet races its auto-creation; create them first.
-    const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: `${definition.service}-setup` });
-    await ensureTopics(
-      kafka,
-      declaredCommandTopics(),
-      config.KAFKA_COMMAND_PARTITIONS,
-    );
-    await app.startAllMicroservices();
-  }
+  if (commands) await app.startAllMicroservices();
   await app.listen(config.PORT, '0.0.0.0');
   return app;
 }
 
 /**
- * SIGTERM/SIGINT: stop taking work, finish what is in flight, flush the outbox, commit offsets (the modules'
- * shutdown hooks), then exit 0. A shutdown that hangs is cut off after SHUTDOWN_TIMEOUT_MS with exit 1.
+ * SIGTERM/SIGINT: stop taking commands (callers move to another instance) and let those in flight answer, then
+ * finish the rest of the work, flush the outbox, commit offsets and leave consumer groups (the modules' shutdown
+ * hooks), then exit 0. A shutdown that hangs is cut off after SHUTDOWN_TIMEOUT_MS with exit 1.
  */
-function handleShutdownSignals(app: NestFastifyApplication, timeoutMs: number): void {
+function handleShutdownSignals(app: NestFastifyApplication, timeoutMs: number, commands?: HttpCommandServer): void {
   let closing = false;
   const shutdown = (signal: NodeJS.Signals) => {
     if (closing) return;
@@ -143,13 +111,15 @@ function handleShutdownSignals(app: NestFastifyApplication, timeoutMs: number): 
       process.stderr.write(`shutdown after ${signal} took longer than ${timeoutMs} ms; exiting\n`);
       process.exit(1);
     }, timeoutMs).unref();
-    app.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        process.stderr.write(`shutdown failed: ${(error as Error).stack ?? String(error)}\n`);
-        process.exit(1);
-      },
-    );
+    Promise.resolve(commands?.close())
+      .then(() => app.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          process.stderr.write(`shutdown failed: ${(error as Error).stack ?? String(error)}\n`);
+          process.exit(1);
+        },
+      );
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);

@@ -7,9 +7,21 @@ export const REPO_ROOT = join(__dirname, '..', '..', '..');
 
 export type AppName = 'gateway' | 'sessions' | 'ledger' | 'refunds' | 'webhook-dispatcher';
 
+/** The gateway setting that lists each command-serving app's instances. */
+export const COMMAND_URL_SETTINGS: Partial<Record<AppName, string>> = {
+  sessions: 'SESSIONS_URL',
+  ledger: 'LEDGER_URL',
+  refunds: 'REFUNDS_URL',
+  'webhook-dispatcher': 'WEBHOOKS_URL',
+};
+
 export interface RunningService {
   app: AppName;
   url: string;
+  /** Base URL of its internal command port (apps that own commands). */
+  commandUrl?: string;
+  /** The environment it was started with (ports included): a restart reuses it. */
+  env: Record<string, string>;
   process: ChildProcess;
   /** Everything the process wrote so far (JSON log lines and stderr). */
   output(): string;
@@ -27,6 +39,10 @@ export async function startService(
 ): Promise<RunningService> {
   const entry = join(REPO_ROOT, 'dist', 'apps', app, 'src', 'main.js');
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`);
+  // Every command-serving app gets its own command port unless the caller chose one.
+  if (COMMAND_URL_SETTINGS[app] && env.COMMAND_PORT === undefined) env = { ...env, COMMAND_PORT: String(await freePort()) };
+  // A gateway not told where a service is must not reach a development stack on the default ports: port 1 refuses.
+  if (app === 'gateway') env = { ...Object.fromEntries(Object.values(COMMAND_URL_SETTINGS).map((s) => [s, 'http://127.0.0.1:1'])), ...env };
   // SERVICE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the services of a benchmark run.
   const nodeArgs = (process.env.SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, '--enable-source-maps', entry], {
@@ -43,6 +59,8 @@ export async function startService(
   const service: RunningService = {
     app,
     url,
+    ...(env.COMMAND_PORT && COMMAND_URL_SETTINGS[app] ? { commandUrl: `http://127.0.0.1:${env.COMMAND_PORT}` } : {}),
+    env,
     process: child,
     output: () => output,
     stop: async () => {

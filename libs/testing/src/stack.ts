@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { deleteNamespaceTopics } from './kafka';
 import { createTestDatabase, TestDatabase, uniqueName } from './postgres';
-import { AppName, freePort, REPO_ROOT, RunningService, startService } from './services';
+import { AppName, COMMAND_URL_SETTINGS, freePort, REPO_ROOT, RunningService, startService } from './services';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -40,7 +40,11 @@ export async function startStack(apps: AppName[], env: Record<string, string> = 
   const common = { DATABASE_URL: db.url, KAFKA_NAMESPACE: namespace, ...env };
   const ordered = [...apps.filter((a) => a !== 'gateway'), ...apps.filter((a) => a === 'gateway')];
   try {
-    for (const app of ordered) services[app] = await startService(app, { ...common, PORT: String(await freePort()) });
+    for (const app of ordered) {
+      // The gateway sends commands to the instances started before it (unless the caller says where).
+      const commandUrls = app === 'gateway' ? commandUrlSettings(services) : {};
+      services[app] = await startService(app, { ...commandUrls, ...common, PORT: String(await freePort()) });
+    }
   } catch (error) {
     await Promise.all(Object.values(services).map((s) => s!.stop()));
     await db.drop();
@@ -97,4 +101,14 @@ export async function startStack(apps: AppName[], env: Record<string, string> = 
       await deleteNamespaceTopics(namespace);
     },
   };
+}
+
+/** The gateway's *_URL settings pointing at the command ports of the given running services. */
+export function commandUrlSettings(services: Partial<Record<AppName, RunningService>>): Record<string, string> {
+  const settings: Record<string, string> = {};
+  for (const service of Object.values(services)) {
+    const setting = service && COMMAND_URL_SETTINGS[service.app];
+    if (setting && service.commandUrl) settings[setting] = service.commandUrl;
+  }
+  return settings;
 }

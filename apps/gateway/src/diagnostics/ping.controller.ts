@@ -1,20 +1,25 @@
-import { Controller, Get, Param, Req } from '@nestjs/common';
+import { Controller, Get, Param } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { ApiError, PingAnswer, ServiceClient, commandTopic } from '@payments/platform';
-import type { FastifyRequest } from 'fastify';
-import { SERVICES, ServiceName } from '../services/service-topics';
+import { ApiError, commandPattern, ServiceClient, type CommandOptions, type PingAnswer } from '@payments/platform';
+import { Auth } from '../auth/auth.decorator';
+import type { AuthContext } from '../auth/auth-context';
+import { Caller } from '../sessions-api/command-caller.decorator';
+import { SERVICES, ServiceName } from '../services/service-names';
 
-/** Operators' check of the request/reply path to one service: 200 with its answer, 503 when it does not answer. */
+/**
+ * Operators' check of the command path to one service: 200 with its answer, 503 when it does not answer. It
+ * costs a hop to the service, so it takes an API key (and its rate limit) like any other route.
+ */
 @ApiExcludeController()
 @Controller('internal/services')
 export class PingController {
   constructor(private readonly services: ServiceClient) {}
 
   @Get(':service/ping')
-  async ping(@Param('service') service: string, @Req() request: FastifyRequest): Promise<PingAnswer & { latency_ms: number }> {
+  async ping(@Auth() _auth: AuthContext, @Param('service') service: string, @Caller() caller: CommandOptions): Promise<PingAnswer & { latency_ms: number }> {
     if (!SERVICES.includes(service as ServiceName)) throw new ApiError('not_found', `No service named ${service}`, 'service');
     const started = performance.now();
-    const answer = await this.services.request<PingAnswer>(commandTopic(service, 'ping'), {}, String(request.id));
+    const answer = await this.services.request<PingAnswer>(commandPattern(service, 'ping'), {}, caller);
     return { ...answer, latency_ms: Math.round((performance.now() - started) * 10) / 10 };
   }
 }

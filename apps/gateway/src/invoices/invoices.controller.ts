@@ -1,9 +1,9 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { InvoiceResource, SimulateInvoiceReply } from '@payments/contracts';
-import { ApiError } from '@payments/platform';
-import type { FastifyRequest } from 'fastify';
+import { ApiError, type CommandOptions } from '@payments/platform';
 import { Auth } from '../auth/auth.decorator';
+import { Caller } from '../sessions-api/command-caller.decorator';
 import type { AuthContext } from '../auth/auth-context';
 import { Idempotent, IdempotencyKey } from '../idempotency/idempotent.decorator';
 import { ApiErrors } from '../sessions-api/api-error.responses';
@@ -34,7 +34,7 @@ export class InvoicesController {
     @Auth() auth: AuthContext,
     @IdempotencyKey() idempotencyKey: string,
     @Body(apiValidationPipe({ forbidUnknown: true })) params: CreateInvoiceDto,
-    @Req() request: FastifyRequest,
+    @Caller() caller: CommandOptions,
   ): Promise<InvoiceResource> {
     return this.sessions.createInvoice(
       {
@@ -44,7 +44,7 @@ export class InvoicesController {
         merchant: merchantSettings(auth),
         params: { ...params },
       },
-      String(request.id),
+      caller,
     );
   }
 
@@ -53,10 +53,10 @@ export class InvoicesController {
   @ApiParam(ID_PARAM)
   @ApiResponse({ status: 200, schema: INVOICE_RESPONSE })
   @ApiErrors(401, 403, 404, 429, 503)
-  get(@Auth() auth: AuthContext, @Param('id') id: string, @Req() request: FastifyRequest): Promise<InvoiceResource> {
+  get(@Auth() auth: AuthContext, @Param('id') id: string, @Caller() caller: CommandOptions): Promise<InvoiceResource> {
     return this.sessions.getInvoice(
       { merchant_id: auth.merchantId, environment: auth.environment, id: requireObjectId('invoice', id) },
-      String(request.id),
+      caller,
     );
   }
 
@@ -70,14 +70,14 @@ export class InvoicesController {
     @Auth() auth: AuthContext,
     @Param('id') id: string,
     @Body(apiValidationPipe({ forbidUnknown: true })) body: SimulateInvoiceDto,
-    @Req() request: FastifyRequest,
+    @Caller() caller: CommandOptions,
   ): Promise<SimulateInvoiceReply> {
     if (auth.environment === 'live') {
       throw new ApiError('live_mode_not_allowed', 'Simulate works with test keys only; live invoices are paid at checkout.');
     }
     return this.sessions.simulateInvoice(
       { merchant_id: auth.merchantId, environment: auth.environment, id: requireObjectId('invoice', id), ...body },
-      String(request.id),
+      caller,
     );
   }
 }

@@ -1,9 +1,9 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { PaymentIntentResource } from '@payments/contracts';
-import { ApiError } from '@payments/platform';
-import type { FastifyRequest } from 'fastify';
+import { ApiError, type CommandOptions } from '@payments/platform';
 import { Auth } from '../auth/auth.decorator';
+import { Caller } from '../sessions-api/command-caller.decorator';
 import type { AuthContext } from '../auth/auth-context';
 import { Idempotent, IdempotencyKey } from '../idempotency/idempotent.decorator';
 import { ApiErrors } from '../sessions-api/api-error.responses';
@@ -34,7 +34,7 @@ export class PaymentIntentsController {
     @Auth() auth: AuthContext,
     @IdempotencyKey() idempotencyKey: string,
     @Body(apiValidationPipe({ forbidUnknown: false })) params: CreatePaymentIntentDto,
-    @Req() request: FastifyRequest,
+    @Caller() caller: CommandOptions,
   ): Promise<PaymentIntentResource> {
     return this.sessions.createPaymentIntent(
       {
@@ -44,7 +44,7 @@ export class PaymentIntentsController {
         merchant: merchantSettings(auth),
         params: { ...params },
       },
-      String(request.id),
+      caller,
     );
   }
 
@@ -53,10 +53,10 @@ export class PaymentIntentsController {
   @ApiParam(ID_PARAM)
   @ApiResponse({ status: 200, schema: PAYMENT_INTENT_RESPONSE })
   @ApiErrors(401, 403, 404, 429, 503)
-  get(@Auth() auth: AuthContext, @Param('id') id: string, @Req() request: FastifyRequest): Promise<PaymentIntentResource> {
+  get(@Auth() auth: AuthContext, @Param('id') id: string, @Caller() caller: CommandOptions): Promise<PaymentIntentResource> {
     return this.sessions.getPaymentIntent(
       { merchant_id: auth.merchantId, environment: auth.environment, id: requireObjectId('payment_intent', id) },
-      String(request.id),
+      caller,
     );
   }
 
@@ -70,14 +70,14 @@ export class PaymentIntentsController {
     @Auth() auth: AuthContext,
     @Param('id') id: string,
     @Body(apiValidationPipe({ forbidUnknown: true })) body: SimulatePaymentIntentDto,
-    @Req() request: FastifyRequest,
+    @Caller() caller: CommandOptions,
   ): Promise<PaymentIntentResource> {
     if (auth.environment === 'live') {
       throw new ApiError('live_mode_not_allowed', 'Simulate works with test keys only; live payments are made at checkout.');
     }
     return this.sessions.simulatePaymentIntent(
       { merchant_id: auth.merchantId, environment: auth.environment, id: requireObjectId('payment_intent', id), ...body },
-      String(request.id),
+      caller,
     );
   }
 
@@ -87,10 +87,10 @@ export class PaymentIntentsController {
   @ApiParam(ID_PARAM)
   @ApiResponse({ status: 200, schema: PAYMENT_INTENT_RESPONSE })
   @ApiErrors(401, 403, 404, 409, 429, 503)
-  cancel(@Auth() auth: AuthContext, @Param('id') id: string, @Req() request: FastifyRequest): Promise<PaymentIntentResource> {
+  cancel(@Auth() auth: AuthContext, @Param('id') id: string, @Caller() caller: CommandOptions): Promise<PaymentIntentResource> {
     return this.sessions.cancelPaymentIntent(
       { merchant_id: auth.merchantId, environment: auth.environment, id: requireObjectId('payment_intent', id) },
-      String(request.id),
+      caller,
     );
   }
 }

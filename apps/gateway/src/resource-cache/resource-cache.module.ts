@@ -23,6 +23,7 @@ import { ResourceInvalidationConsumer } from './resource-invalidation.consumer';
           brokers: config.KAFKA_BROKERS,
           namespace: config.KAFKA_NAMESPACE,
           instanceId: config.INSTANCE_ID,
+          sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
         }),
     },
   ],

@@ -9,6 +9,8 @@ export interface ResourceInvalidationOptions {
   brokers: string[];
   namespace: string;
   instanceId: string;
+  /** See KAFKA_SESSION_TIMEOUT_MS: how long a crashed gateway's partitions wait before moving. */
+  sessionTimeoutMs: number;
 }
 
 /**
@@ -27,11 +29,16 @@ export class ResourceInvalidationConsumer {
 
   async start(): Promise<void> {
     if (!this.cache.enabled) return;
-    const { brokers, namespace, instanceId } = this.options;
+    const { brokers, namespace, instanceId, sessionTimeoutMs } = this.options;
     const kafka = createKafka({ brokers, clientId: `gateway-${instanceId}-resource-cache` });
     const topic = topicName(namespace, STREAMS.sessions);
     await ensureTopics(kafka, [topic]);
-    const consumer = kafka.consumer({ groupId: `${namespace}.gateway.resource-cache`, maxWaitTimeInMs: 1000 });
+    const consumer = kafka.consumer({
+      groupId: `${namespace}.gateway.resource-cache`,
+      maxWaitTimeInMs: 1000,
+      sessionTimeout: sessionTimeoutMs,
+      heartbeatInterval: Math.floor(sessionTimeoutMs / 6),
+    });
     this.consumer = consumer;
     consumer.on(consumer.events.CRASH, (event) => this.logger.warn({ err: event.payload.error }, 'resource invalidation consumer crashed; it restarts'));
     await consumer.connect();

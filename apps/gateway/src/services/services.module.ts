@@ -1,41 +1,39 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
-import { connectCommandClient, replyTopic, ServiceClient, type ConnectedCommandClient } from '@payments/platform';
+import { HttpCommandClient, ServiceClient } from '@payments/platform';
 import { GatewayConfig } from '../config';
-import { gatewayCommandTopics } from './service-topics';
+import type { ServiceName } from './service-names';
 
 const COMMAND_CLIENT = Symbol('COMMAND_CLIENT');
 
-/** Request/reply to the services over Kafka; connected (and a reply partition assigned) before traffic. */
+/** Commands to the owning services, straight to their internal command ports (HttpCommandClient). */
 @Global()
 @Module({
   providers: [
     {
       provide: COMMAND_CLIENT,
       inject: [GatewayConfig],
-      useFactory: (config: GatewayConfig) =>
-        connectCommandClient({
-          brokers: config.KAFKA_BROKERS,
-          clientId: `gateway-${config.INSTANCE_ID}-rpc`,
-          groupId: `${config.KAFKA_NAMESPACE}.gateway.replies`,
-          replies: replyTopic(config.KAFKA_NAMESPACE, 'gateway'),
-          commands: gatewayCommandTopics(),
-          timeoutMs: config.REQUEST_TIMEOUT_MS,
-          commandPartitions: config.KAFKA_COMMAND_PARTITIONS,
-          replyPartitions: config.KAFKA_REPLY_PARTITIONS,
-        }),
+      useFactory: (config: GatewayConfig) => {
+        const upstreams: Record<ServiceName, string[]> = {
+          sessions: config.SESSIONS_URL,
+          ledger: config.LEDGER_URL,
+          refunds: config.REFUNDS_URL,
+          webhooks: config.WEBHOOKS_URL,
+        };
+        return new HttpCommandClient({ upstreams, connections: config.COMMAND_CONNECTIONS });
+      },
     },
     {
       provide: ServiceClient,
-      inject: [COMMAND_CLIENT],
-      useFactory: (connected: ConnectedCommandClient) => connected.service,
+      inject: [COMMAND_CLIENT, GatewayConfig],
+      useFactory: (client: HttpCommandClient, config: GatewayConfig) => new ServiceClient(client, config.REQUEST_TIMEOUT_MS),
     },
   ],
   exports: [ServiceClient],
 })
 export class ServicesModule implements OnApplicationShutdown {
-  constructor(@Inject(COMMAND_CLIENT) private readonly connected: ConnectedCommandClient) {}
+  constructor(@Inject(COMMAND_CLIENT) private readonly client: HttpCommandClient) {}
 
   async onApplicationShutdown(): Promise<void> {
-    await this.connected.client.close();
+    await this.client.close();
   }
 }

@@ -14,7 +14,7 @@ import {
   SimulateInvoiceReply,
   SimulatePaymentIntentCommand,
 } from '@payments/contracts';
-import { commandTopic, ServiceClient } from '@payments/platform';
+import { commandPattern, ServiceClient, type CommandOptions } from '@payments/platform';
 import { ResourceCache, type CachedResourceKey } from '../resource-cache/resource-cache';
 
 /** What every sessions command names: whose resource, in which environment. */
@@ -29,14 +29,14 @@ function keyOf(command: ResourceCommand): CachedResourceKey {
 }
 
 /**
- * Typed commands to the sessions service over Kafka request/reply. Reads go through the gateway's resource
+ * Typed commands to the sessions service (every one safe to retry: sessions acts on a command id once). Reads go through the gateway's resource
  * cache: a hit never leaves the gateway; creates fill it and changes invalidate it once sessions has answered.
  */
 @Injectable()
 export class SessionsClient {
   private readonly logger = new Logger('SessionsClient');
-  private readonly topics = new Map<SessionsCommandName, string>(
-    Object.values(SESSIONS_COMMANDS).map((name) => [name, commandTopic(SESSIONS_SERVICE, name)]),
+  private readonly patterns = new Map<SessionsCommandName, string>(
+    Object.values(SESSIONS_COMMANDS).map((name) => [name, commandPattern(SESSIONS_SERVICE, name)]),
   );
 
   constructor(
@@ -44,32 +44,32 @@ export class SessionsClient {
     private readonly cache: ResourceCache,
   ) {}
 
-  createPaymentIntent(command: CreatePaymentIntentCommand, correlationId: string): Promise<PaymentIntentResource> {
-    return this.created(command, this.send(SESSIONS_COMMANDS.createPaymentIntent, command, correlationId));
+  createPaymentIntent(command: CreatePaymentIntentCommand, caller: CommandOptions): Promise<PaymentIntentResource> {
+    return this.created(command, this.send(SESSIONS_COMMANDS.createPaymentIntent, command, caller));
   }
 
-  getPaymentIntent(command: GetPaymentIntentCommand, correlationId: string): Promise<PaymentIntentResource> {
-    return this.read(command, paymentIntentResourceAt, () => this.send(SESSIONS_COMMANDS.getPaymentIntent, command, correlationId));
+  getPaymentIntent(command: GetPaymentIntentCommand, caller: CommandOptions): Promise<PaymentIntentResource> {
+    return this.read(command, paymentIntentResourceAt, () => this.send(SESSIONS_COMMANDS.getPaymentIntent, command, caller));
   }
 
-  simulatePaymentIntent(command: SimulatePaymentIntentCommand, correlationId: string): Promise<PaymentIntentResource> {
-    return this.changing(command, this.send(SESSIONS_COMMANDS.simulatePaymentIntent, command, correlationId));
+  simulatePaymentIntent(command: SimulatePaymentIntentCommand, caller: CommandOptions): Promise<PaymentIntentResource> {
+    return this.changing(command, this.send(SESSIONS_COMMANDS.simulatePaymentIntent, command, caller));
   }
 
-  cancelPaymentIntent(command: GetPaymentIntentCommand, correlationId: string): Promise<PaymentIntentResource> {
-    return this.changing(command, this.send(SESSIONS_COMMANDS.cancelPaymentIntent, command, correlationId));
+  cancelPaymentIntent(command: GetPaymentIntentCommand, caller: CommandOptions): Promise<PaymentIntentResource> {
+    return this.changing(command, this.send(SESSIONS_COMMANDS.cancelPaymentIntent, command, caller));
   }
 
-  createInvoice(command: CreateInvoiceCommand, correlationId: string): Promise<InvoiceResource> {
-    return this.created(command, this.send(SESSIONS_COMMANDS.createInvoice, command, correlationId));
+  createInvoice(command: CreateInvoiceCommand, caller: CommandOptions): Promise<InvoiceResource> {
+    return this.created(command, this.send(SESSIONS_COMMANDS.createInvoice, command, caller));
   }
 
-  getInvoice(command: GetPaymentIntentCommand, correlationId: string): Promise<InvoiceResource> {
-    return this.read(command, invoiceResourceAt, () => this.send(SESSIONS_COMMANDS.getInvoice, command, correlationId));
+  getInvoice(command: GetPaymentIntentCommand, caller: CommandOptions): Promise<InvoiceResource> {
+    return this.read(command, invoiceResourceAt, () => this.send(SESSIONS_COMMANDS.getInvoice, command, caller));
   }
 
-  simulateInvoice(command: SimulateInvoiceCommand, correlationId: string): Promise<SimulateInvoiceReply> {
-    return this.changing(command, this.send(SESSIONS_COMMANDS.simulateInvoice, command, correlationId));
+  simulateInvoice(command: SimulateInvoiceCommand, caller: CommandOptions): Promise<SimulateInvoiceReply> {
+    return this.changing(command, this.send(SESSIONS_COMMANDS.simulateInvoice, command, caller));
   }
 
   /** From the cache, as it reads now; on a miss from sessions, then cached unless it changed meanwhile. */
@@ -109,7 +109,7 @@ export class SessionsClient {
     }
   }
 
-  private send<T>(name: SessionsCommandName, body: object, correlationId: string): Promise<T> {
-    return this.services.request<T>(this.topics.get(name)!, body, correlationId);
+  private send<T>(name: SessionsCommandName, body: object, caller: CommandOptions): Promise<T> {
+    return this.services.request<T>(this.patterns.get(name)!, body, caller);
   }
 }

@@ -1,9 +1,9 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, UseInterceptors } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { DeliveryList, DeliveryView, EndpointScope as DispatcherScope, ReplayResult } from '@payments/contracts';
-import { ApiError } from '@payments/platform';
-import type { FastifyRequest } from 'fastify';
+import { ApiError, type CommandOptions } from '@payments/platform';
 import { Auth } from '../auth/auth.decorator';
+import { Caller } from '../sessions-api/command-caller.decorator';
 import type { AuthContext } from '../auth/auth-context';
 import { ApiErrors } from '../sessions-api/api-error.responses';
 import { apiValidationPipe } from '../validation/api-validation.pipe';
@@ -41,10 +41,10 @@ export class WebhookDeliveriesController {
     @Auth() auth: AuthContext,
     @Param('id') id: string,
     @Query(apiValidationPipe({ forbidUnknown: true })) query: ListDeliveriesQuery,
-    @Req() request: FastifyRequest,
+    @Caller() caller: CommandOptions,
   ): Promise<DeliveryList> {
     const scope = await this.ownEndpoint(auth, id);
-    return this.webhooks.listDeliveries({ ...scope, limit: query.limit ?? 50, ...(query.starting_after ? { starting_after: query.starting_after } : {}) }, String(request.id));
+    return this.webhooks.listDeliveries({ ...scope, limit: query.limit ?? 50, ...(query.starting_after ? { starting_after: query.starting_after } : {}) }, caller);
   }
 
   @Post('deliveries/:delivery_id/resend')
@@ -60,11 +60,11 @@ export class WebhookDeliveriesController {
     @Auth() auth: AuthContext,
     @Param('id') id: string,
     @Param('delivery_id') deliveryId: string,
-    @Req() request: FastifyRequest,
+    @Caller() caller: CommandOptions,
   ): Promise<DeliveryView> {
     if (!DELIVERY_ID.test(deliveryId)) throw new ApiError('not_found', `No webhook delivery ${deliveryId.slice(0, 80)}.`, 'delivery_id');
     const scope = await this.ownEndpoint(auth, id);
-    return this.webhooks.resendDelivery({ ...scope, delivery_id: deliveryId }, String(request.id));
+    return this.webhooks.resendDelivery({ ...scope, delivery_id: deliveryId }, caller);
   }
 
   @Post('replay')
@@ -79,11 +79,11 @@ export class WebhookDeliveriesController {
     @Auth() auth: AuthContext,
     @Param('id') id: string,
     @Body(apiValidationPipe({ forbidUnknown: true })) body: ReplayWebhookEventsDto,
-    @Req() request: FastifyRequest,
+    @Caller() caller: CommandOptions,
   ): Promise<ReplayResult> {
     const window = replayWindow(body.from, body.to);
     const scope = await this.ownEndpoint(auth, id);
-    return this.webhooks.replayEndpoint({ ...scope, ...window }, String(request.id));
+    return this.webhooks.replayEndpoint({ ...scope, ...window }, caller);
   }
 
   @Post('test')
@@ -94,9 +94,9 @@ export class WebhookDeliveriesController {
   @ApiHeader(OPTIONAL_IDEMPOTENCY_KEY)
   @ApiResponse({ status: 200, schema: WEBHOOK_DELIVERY_SCHEMA })
   @ApiErrors(401, 403, 404, 409, 429, 503)
-  async test(@Auth() auth: AuthContext, @Param('id') id: string, @Req() request: FastifyRequest): Promise<DeliveryView> {
+  async test(@Auth() auth: AuthContext, @Param('id') id: string, @Caller() caller: CommandOptions): Promise<DeliveryView> {
     const scope = await this.ownEndpoint(auth, id);
-    return this.webhooks.sendTestEvent(scope, String(request.id));
+    return this.webhooks.sendTestEvent(scope, caller);
   }
 
   /** The dispatcher's scope of an endpoint the caller owns; 404 before anything is sent otherwise. */

@@ -11,36 +11,40 @@ import {
   WEBHOOKS_SERVICE,
   WebhooksCommandName,
 } from '@payments/contracts';
-import { commandTopic, ServiceClient } from '@payments/platform';
+import { commandPattern, ServiceClient, type CommandOptions } from '@payments/platform';
 
-/** Typed commands to the webhook-dispatcher over Kafka request/reply (delivery visibility). */
+/**
+ * Typed commands to the webhook-dispatcher (delivery visibility). Only the listing is sent again after a lost
+ * answer: the dispatcher does not yet deduplicate resend, replay and test by command id, so a lost answer there
+ * is a 503 and the merchant's retry (with its Idempotency-Key) decides.
+ */
 @Injectable()
 export class WebhooksClient {
-  private readonly topics = new Map<WebhooksCommandName, string>(
-    Object.values(WEBHOOKS_COMMANDS).map((name) => [name, commandTopic(WEBHOOKS_SERVICE, name)]),
+  private readonly patterns = new Map<WebhooksCommandName, string>(
+    Object.values(WEBHOOKS_COMMANDS).map((name) => [name, commandPattern(WEBHOOKS_SERVICE, name)]),
   );
 
   constructor(private readonly services: ServiceClient) {}
 
-  listDeliveries(command: ListDeliveriesCommand, correlationId: string): Promise<DeliveryList> {
-    return this.send(WEBHOOKS_COMMANDS.listDeliveries, command, correlationId);
+  listDeliveries(command: ListDeliveriesCommand, caller: CommandOptions): Promise<DeliveryList> {
+    return this.send(WEBHOOKS_COMMANDS.listDeliveries, command, { ...caller, retryable: true });
   }
 
   /** Answers the delivery with its new attempt scheduled. */
-  resendDelivery(command: ResendDeliveryCommand, correlationId: string): Promise<DeliveryView> {
-    return this.send(WEBHOOKS_COMMANDS.resendDelivery, command, correlationId);
+  resendDelivery(command: ResendDeliveryCommand, caller: CommandOptions): Promise<DeliveryView> {
+    return this.send(WEBHOOKS_COMMANDS.resendDelivery, command, { ...caller, retryable: false });
   }
 
-  replayEndpoint(command: ReplayEndpointCommand, correlationId: string): Promise<ReplayResult> {
-    return this.send(WEBHOOKS_COMMANDS.replayEndpoint, command, correlationId);
+  replayEndpoint(command: ReplayEndpointCommand, caller: CommandOptions): Promise<ReplayResult> {
+    return this.send(WEBHOOKS_COMMANDS.replayEndpoint, command, { ...caller, retryable: false });
   }
 
   /** Answers the delivery of the test event. */
-  sendTestEvent(command: SendTestEventCommand, correlationId: string): Promise<DeliveryView> {
-    return this.send(WEBHOOKS_COMMANDS.sendTestEvent, command, correlationId);
+  sendTestEvent(command: SendTestEventCommand, caller: CommandOptions): Promise<DeliveryView> {
+    return this.send(WEBHOOKS_COMMANDS.sendTestEvent, command, { ...caller, retryable: false });
   }
 
-  private send<T>(name: WebhooksCommandName, body: object, correlationId: string): Promise<T> {
-    return this.services.request<T>(this.topics.get(name)!, body, correlationId);
+  private send<T>(name: WebhooksCommandName, body: object, caller: CommandOptions): Promise<T> {
+    return this.services.request<T>(this.patterns.get(name)!, body, caller);
   }
 }

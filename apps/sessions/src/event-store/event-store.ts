@@ -9,6 +9,8 @@ export interface EventMetadata {
   readonly environment: Environment;
   readonly correlation_id: string;
   readonly causation_id: string | null;
+  /** The command that caused the event: a command sent again after its answer was lost is not acted on twice. */
+  readonly command_id?: string;
 }
 
 /** An event as the aggregates produce it: a type and plain JSON data. */
@@ -110,6 +112,11 @@ export class EventStore {
       occurredAt: row.occurred_at,
     }));
   }
+}
+
+/** Whether the command with this id already wrote events to the stream (its retry answers the current state). */
+export function handledCommand(stream: readonly StoredEvent[], commandId: string | undefined): boolean {
+  return commandId !== undefined && commandId.length > 0 && stream.some((stored) => stored.metadata.command_id === commandId);
 }
 
 /** An append at a (stream, version) another command took first: the caller's decision is stale. */

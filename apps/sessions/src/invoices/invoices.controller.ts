@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { commandTopic, serveCommand, type RpcReply, type RpcRequest } from '@payments/platform';
+import { commandPattern, serveCommand, type RpcReply, type RpcRequest } from '@payments/platform';
 import {
   SESSIONS_COMMANDS,
   SESSIONS_SERVICE,
@@ -14,23 +14,23 @@ import { correlationOf } from '../commands/correlation';
 import { mapSessionsError } from '../commands/sessions-error.mapper';
 import { InvoicesService } from './invoices.service';
 
-/** Invoice commands over Kafka request/reply. */
+/** Invoice commands over the command transport. */
 @Controller()
 export class InvoicesController {
   constructor(private readonly invoices: InvoicesService) {}
 
-  @MessagePattern(commandTopic(SESSIONS_SERVICE, SESSIONS_COMMANDS.createInvoice))
+  @MessagePattern(commandPattern(SESSIONS_SERVICE, SESSIONS_COMMANDS.createInvoice))
   create(@Payload() request: RpcRequest<CreateInvoiceCommand>): Promise<RpcReply<InvoiceResource>> {
     return serveCommand(request, (body) => this.invoices.create(body, correlationOf(request)), mapSessionsError);
   }
 
-  @MessagePattern(commandTopic(SESSIONS_SERVICE, SESSIONS_COMMANDS.getInvoice))
+  @MessagePattern(commandPattern(SESSIONS_SERVICE, SESSIONS_COMMANDS.getInvoice))
   get(@Payload() request: RpcRequest<GetInvoiceCommand>): Promise<RpcReply<InvoiceResource>> {
     return serveCommand(request, (body) => this.invoices.get(body), mapSessionsError);
   }
 
-  @MessagePattern(commandTopic(SESSIONS_SERVICE, SESSIONS_COMMANDS.simulateInvoice))
+  @MessagePattern(commandPattern(SESSIONS_SERVICE, SESSIONS_COMMANDS.simulateInvoice))
   simulate(@Payload() request: RpcRequest<SimulateInvoiceCommand>): Promise<RpcReply<SimulateInvoiceReply>> {
-    return serveCommand(request, (body) => this.invoices.simulate(body, correlationOf(request)), mapSessionsError);
+    return serveCommand(request, (body) => this.invoices.simulate(body, correlationOf(request), request.command_id), mapSessionsError);
   }
 }

@@ -26,13 +26,14 @@ import {
   type InvoiceResource,
   type InvoiceState,
 } from '../domain';
-import type { EventMetadata } from '../event-store/event-store';
+import { handledCommand, type EventMetadata, type StoredEvent } from '../event-store/event-store';
 import type { DueSession } from '../expiry/due-session';
 import { IdempotencyKeysRepository, type IdempotencyClaim } from '../idempotency/idempotency-keys.repository';
 import { requestFingerprint } from '../idempotency/request-fingerprint';
 import { PaymentsRepository } from '../payments/payments.repository';
 import { Clock } from '../shared/clock';
 import { eventMetadata } from '../shared/event-metadata';
+import type { CommandMeta } from '../commands/correlation';
 import { SessionsDatabase, type ChangeStatements } from '../shared/sessions-database';
 import { invoiceEnvelopes } from './invoice.public-events';
 import { InvoiceNumbers } from './invoice-numbers';
@@ -114,7 +115,7 @@ export class InvoicesService {
   }
 
   /** Test mode: paid (method defaults to wallet), failed, or expired at once. */
-  async simulate(body: unknown, correlationId: string): Promise<SimulateInvoiceReply> {
+  async simulate(body: unknown, correlationId: string, commandId?: string): Promise<SimulateInvoiceReply> {
     const scope = parseScope(body);
     const command = body as Record<string, unknown>;
     const id = parseId(command);
@@ -122,7 +123,7 @@ export class InvoicesService {
     const methodName = optionalEnum(command.method, ['wallet', 'togo', 'lahza', 'crypto'] as const, 'method');
     const method = methodName === undefined ? undefined : (invoiceMethodNamed(methodName) ?? undefined);
     if (scope.environment !== 'test') throw new ApiError('live_mode_not_allowed', 'Only test invoices can be simulated; use a test key.');
-    const resource = await this.change(scope, id, correlationId, (invoice, now) => {
+    const resource = await this.change(scope, id, { correlationId, commandId }, (invoice, now) => {
       switch (result) {
         case 'paid':
           return invoice.simulate({ result, method, paymentId: newPaymentId(), now });
@@ -149,12 +150,15 @@ export class InvoicesService {
   }
 
   /** Read, decide, write in one statement; a command that lost a race runs again from the read. */
-  private async change(scope: Scope, id: string, correlationId: string, decide: Decide): Promise<InvoiceResource> {
+  private async change(scope: Scope, id: string, caller: CommandMeta, decide: Decide): Promise<InvoiceResource> {
     if (environmentOfInvoiceId(id) !== scope.environment) throw notFound('invoice', id);
     return this.db.retrying(async () => {
       const now = this.clock.now();
-      const invoice = await this.load(this.db.dataSource.manager, scope, id);
-      const change = this.changeOf(invoice, decide(invoice, now), now, eventMetadata(scope, correlationId));
+      const stream = await this.loadStream(this.db.dataSource.manager, scope, id);
+      const invoice = Invoice.fromEvents(stream.map((stored) => stored.event));
+      // Sent again after its answer was lost: what it did is already written.
+      if (handledCommand(stream, caller.commandId)) return this.render(invoice.state, now);
+      const change = this.changeOf(invoice, decide(invoice, now), now, eventMetadata(scope, caller.correlationId, caller.commandId));
       if (change === null) return this.render(invoice.state, now);
       await this.db.writeChange(change);
       return change.resource;
@@ -162,9 +166,14 @@ export class InvoicesService {
   }
 
   private async load(manager: EntityManager, scope: Scope, id: string): Promise<Invoice> {
+    const stream = await this.loadStream(manager, scope, id);
+    return Invoice.fromEvents(stream.map((stored) => stored.event));
+  }
+
+  private async loadStream(manager: EntityManager, scope: Scope, id: string): Promise<StoredEvent<InvoiceEvent>[]> {
     const stream = await this.db.events.load<InvoiceEvent>(manager, scope, id);
     if (stream.length === 0) throw notFound('invoice', id);
-    return Invoice.fromEvents(stream.map((stored) => stored.event));
+    return stream;
   }
 
   /** What the aggregate decided, as the statements that write it (see SessionsDatabase.writeChange); null for nothing. */

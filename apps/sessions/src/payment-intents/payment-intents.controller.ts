@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { commandTopic, serveCommand, type RpcReply, type RpcRequest } from '@payments/platform';
+import { commandPattern, serveCommand, type RpcReply, type RpcRequest } from '@payments/platform';
 import {
   SESSIONS_COMMANDS,
   SESSIONS_SERVICE,
@@ -14,28 +14,28 @@ import { correlationOf } from '../commands/correlation';
 import { mapSessionsError } from '../commands/sessions-error.mapper';
 import { PaymentIntentsService } from './payment-intents.service';
 
-/** Payment intent commands over Kafka request/reply; the use cases re-check the bodies. */
+/** Payment intent commands over the command transport; the use cases re-check the bodies. */
 @Controller()
 export class PaymentIntentsController {
   constructor(private readonly intents: PaymentIntentsService) {}
 
-  @MessagePattern(commandTopic(SESSIONS_SERVICE, SESSIONS_COMMANDS.createPaymentIntent))
+  @MessagePattern(commandPattern(SESSIONS_SERVICE, SESSIONS_COMMANDS.createPaymentIntent))
   create(@Payload() request: RpcRequest<CreatePaymentIntentCommand>): Promise<RpcReply<PaymentIntentResource>> {
     return serveCommand(request, (body) => this.intents.create(body, correlationOf(request)), mapSessionsError);
   }
 
-  @MessagePattern(commandTopic(SESSIONS_SERVICE, SESSIONS_COMMANDS.getPaymentIntent))
+  @MessagePattern(commandPattern(SESSIONS_SERVICE, SESSIONS_COMMANDS.getPaymentIntent))
   get(@Payload() request: RpcRequest<GetPaymentIntentCommand>): Promise<RpcReply<PaymentIntentResource>> {
     return serveCommand(request, (body) => this.intents.get(body), mapSessionsError);
   }
 
-  @MessagePattern(commandTopic(SESSIONS_SERVICE, SESSIONS_COMMANDS.simulatePaymentIntent))
+  @MessagePattern(commandPattern(SESSIONS_SERVICE, SESSIONS_COMMANDS.simulatePaymentIntent))
   simulate(@Payload() request: RpcRequest<SimulatePaymentIntentCommand>): Promise<RpcReply<PaymentIntentResource>> {
-    return serveCommand(request, (body) => this.intents.simulate(body, correlationOf(request)), mapSessionsError);
+    return serveCommand(request, (body) => this.intents.simulate(body, correlationOf(request), request.command_id), mapSessionsError);
   }
 
-  @MessagePattern(commandTopic(SESSIONS_SERVICE, SESSIONS_COMMANDS.cancelPaymentIntent))
+  @MessagePattern(commandPattern(SESSIONS_SERVICE, SESSIONS_COMMANDS.cancelPaymentIntent))
   cancel(@Payload() request: RpcRequest<CancelPaymentIntentCommand>): Promise<RpcReply<PaymentIntentResource>> {
-    return serveCommand(request, (body) => this.intents.cancel(body, correlationOf(request)), mapSessionsError);
+    return serveCommand(request, (body) => this.intents.cancel(body, correlationOf(request), request.command_id), mapSessionsError);
   }
 }

@@ -28,7 +28,7 @@ import {
   type PaymentIntentResource,
   type PaymentIntentState,
 } from '../domain';
-import { isUniqueViolation } from '../event-store/event-store';
+import { handledCommand, isUniqueViolation, type StoredEvent } from '../event-store/event-store';
 import type { EventMetadata } from '../event-store/event-store';
 import type { DueSession } from '../expiry/due-session';
 import { IDEMPOTENCY_KEY_CONSTRAINT, IdempotencyKeysRepository, type IdempotencyClaim } from '../idempotency/idempotency-keys.repository';
@@ -36,6 +36,7 @@ import { requestFingerprint } from '../idempotency/request-fingerprint';
 import { PaymentsRepository } from '../payments/payments.repository';
 import { Clock } from '../shared/clock';
 import { eventMetadata } from '../shared/event-metadata';
+import type { CommandMeta } from '../commands/correlation';
 import { SessionsDatabase, type ChangeStatements } from '../shared/sessions-database';
 import { paymentIntentEnvelopes } from './payment-intent.public-events';
 import { PaymentIntentsRepository } from './payment-intents.repository';
@@ -134,14 +135,14 @@ export class PaymentIntentsService {
   }
 
   /** Test mode: drives the intent through processing to `succeeded` or `failed`. */
-  async simulate(body: unknown, correlationId: string): Promise<PaymentIntentResource> {
+  async simulate(body: unknown, correlationId: string, commandId?: string): Promise<PaymentIntentResource> {
     const scope = parseScope(body);
     const command = body as Record<string, unknown>;
     const id = parseId(command);
     const result = requireEnum(command.result, ['succeeded', 'failed'] as const, 'result');
     const method = optionalEnum(command.method, INTENT_PAYMENT_METHODS, 'method');
     if (scope.environment !== 'test') throw new ApiError('live_mode_not_allowed', 'Only test payment intents can be simulated; use a test key.');
-    return this.change(scope, id, correlationId, (intent, now) =>
+    return this.change(scope, id, { correlationId, commandId }, (intent, now) =>
       result === 'succeeded'
         ? intent.simulate({ result, method, paymentId: newPaymentId(), now })
         : intent.simulate({ result, method, now }),
@@ -149,10 +150,10 @@ export class PaymentIntentsService {
   }
 
   /** The merchant cancels an intent that has not been paid. */
-  async cancel(body: unknown, correlationId: string): Promise<PaymentIntentResource> {
+  async cancel(body: unknown, correlationId: string, commandId?: string): Promise<PaymentIntentResource> {
     const scope = parseScope(body);
     const id = parseId(body as Record<string, unknown>);
-    return this.change(scope, id, correlationId, (intent, now) => intent.cancel({ reason: 'requested_by_merchant', now }));
+    return this.change(scope, id, { correlationId, commandId }, (intent, now) => intent.cancel({ reason: 'requested_by_merchant', now }));
   }
 
   /**
@@ -172,12 +173,15 @@ export class PaymentIntentsService {
   }
 
   /** Read, decide, write in one statement; a command that lost a race runs again from the read. */
-  private async change(scope: Scope, id: string, correlationId: string, decide: Decide): Promise<PaymentIntentResource> {
+  private async change(scope: Scope, id: string, caller: CommandMeta, decide: Decide): Promise<PaymentIntentResource> {
     if (environmentOfPaymentIntentId(id) !== scope.environment) throw notFound('payment intent', id);
     return this.db.retrying(async () => {
       const now = this.clock.now();
-      const intent = await this.load(this.db.dataSource.manager, scope, id);
-      const change = this.changeOf(intent, decide(intent, now), now, eventMetadata(scope, correlationId));
+      const stream = await this.loadStream(this.db.dataSource.manager, scope, id);
+      const intent = PaymentIntent.fromEvents(stream.map((stored) => stored.event));
+      // Sent again after its answer was lost: what it did is already written.
+      if (handledCommand(stream, caller.commandId)) return this.render(intent.state, now);
+      const change = this.changeOf(intent, decide(intent, now), now, eventMetadata(scope, caller.correlationId, caller.commandId));
       if (change === null) return this.render(intent.state, now);
       await this.db.writeChange(change);
       return change.resource;
@@ -185,9 +189,14 @@ export class PaymentIntentsService {
   }
 
   private async load(manager: EntityManager, scope: Scope, id: string): Promise<PaymentIntent> {
+    const stream = await this.loadStream(manager, scope, id);
+    return PaymentIntent.fromEvents(stream.map((stored) => stored.event));
+  }
+
+  private async loadStream(manager: EntityManager, scope: Scope, id: string): Promise<StoredEvent<PaymentIntentEvent>[]> {
     const stream = await this.db.events.load<PaymentIntentEvent>(manager, scope, id);
     if (stream.length === 0) throw notFound('payment intent', id);
-    return PaymentIntent.fromEvents(stream.map((stored) => stored.event));
+    return stream;
   }
 
   /** What the aggregate decided, as the statements that write it (see SessionsDatabase.writeChange); null for nothing. */

@@ -1,26 +1,28 @@
-// A small request/reply client over Kafka, built like the gateway's: sends sessions commands as RpcRequests and
-// waits for the replies on its own reply topic.
-import { commandTopic, connectCommandClient, replyTopic } from '@payments/platform';
-import { TEST_KAFKA_BROKERS, uniqueName } from '@payments/testing';
-import { SESSIONS_COMMANDS, SESSIONS_SERVICE, type SessionsCommandMap } from '@payments/contracts';
+// A command client built like the gateway's: sends sessions commands to the given instances' command ports.
+import { commandPattern, HttpCommandClient, ServiceClient, type CommandOptions, type PingAnswer } from '@payments/platform';
+import { uniqueName, type RunningService } from '@payments/testing';
+import { SESSIONS_SERVICE, type SessionsCommandMap } from '@payments/contracts';
 
 export interface SessionsCommandClient {
-  request<K extends keyof SessionsCommandMap>(command: K, body: SessionsCommandMap[K]['body'], correlationId?: string): Promise<SessionsCommandMap[K]['reply']>;
+  request<K extends keyof SessionsCommandMap>(
+    command: K,
+    body: SessionsCommandMap[K]['body'],
+    correlationId?: string,
+    options?: Omit<CommandOptions, 'correlationId'>,
+  ): Promise<SessionsCommandMap[K]['reply']>;
+  /** The platform's ping: which instance answered. */
+  ping(): Promise<PingAnswer>;
   close(): Promise<void>;
 }
 
-export async function connectSessionsCommandClient(namespace: string, timeoutMs = 20_000): Promise<SessionsCommandClient> {
-  const { client, service } = await connectCommandClient({
-    brokers: TEST_KAFKA_BROKERS,
-    clientId: uniqueName('sessions-test'),
-    groupId: uniqueName(`${namespace}.test.replies`),
-    replies: replyTopic(namespace, uniqueName('test')),
-    commands: Object.values(SESSIONS_COMMANDS).map((name) => commandTopic(SESSIONS_SERVICE, name, namespace)),
-    timeoutMs,
-  });
+export function connectSessionsCommandClient(instances: Array<RunningService | string>, timeoutMs = 20_000): SessionsCommandClient {
+  const urls = instances.map((instance) => (typeof instance === 'string' ? instance : instance.commandUrl!));
+  const client = new HttpCommandClient({ upstreams: { [SESSIONS_SERVICE]: urls }, connections: 8 });
+  const service = new ServiceClient(client, timeoutMs);
   return {
-    request: (command, body, correlationId = uniqueName('req')) =>
-      service.request(commandTopic(SESSIONS_SERVICE, command, namespace), body, correlationId),
+    request: (command, body, correlationId = uniqueName('req'), options = {}) =>
+      service.request(commandPattern(SESSIONS_SERVICE, command), body, { ...options, correlationId }),
+    ping: () => service.request(commandPattern(SESSIONS_SERVICE, 'ping'), {}, { correlationId: uniqueName('ping') }),
     close: () => client.close(),
   };
 }

@@ -11,30 +11,30 @@ import {
   type ResendDeliveryCommand,
   type SendTestEventCommand,
 } from '@payments/contracts';
-import { commandTopic, serveCommand, type RpcReply, type RpcRequest } from '@payments/platform';
+import { commandPattern, serveCommand, type RpcReply, type RpcRequest } from '@payments/platform';
 import { DeliveriesService } from './deliveries.service';
 
-/** The gateway's delivery commands over Kafka request/reply (WEBHOOKS_COMMANDS). */
+/** The gateway's delivery commands over the command transport (WEBHOOKS_COMMANDS). */
 @Controller()
 export class DeliveriesController {
   constructor(private readonly deliveries: DeliveriesService) {}
 
-  @MessagePattern(commandTopic(WEBHOOKS_SERVICE, WEBHOOKS_COMMANDS.listDeliveries))
+  @MessagePattern(commandPattern(WEBHOOKS_SERVICE, WEBHOOKS_COMMANDS.listDeliveries))
   list(@Payload() request: RpcRequest<ListDeliveriesCommand>): Promise<RpcReply<DeliveryList>> {
     return serveCommand(request, (body) => this.deliveries.list(body));
   }
 
-  @MessagePattern(commandTopic(WEBHOOKS_SERVICE, WEBHOOKS_COMMANDS.resendDelivery))
+  @MessagePattern(commandPattern(WEBHOOKS_SERVICE, WEBHOOKS_COMMANDS.resendDelivery))
   resend(@Payload() request: RpcRequest<ResendDeliveryCommand>): Promise<RpcReply<DeliveryView>> {
     return serveCommand(request, (body) => this.deliveries.resend(body));
   }
 
-  @MessagePattern(commandTopic(WEBHOOKS_SERVICE, WEBHOOKS_COMMANDS.replayEndpoint))
+  @MessagePattern(commandPattern(WEBHOOKS_SERVICE, WEBHOOKS_COMMANDS.replayEndpoint))
   replay(@Payload() request: RpcRequest<ReplayEndpointCommand>): Promise<RpcReply<ReplayResult>> {
     return serveCommand(request, (body) => this.deliveries.replay(body));
   }
 
-  @MessagePattern(commandTopic(WEBHOOKS_SERVICE, WEBHOOKS_COMMANDS.sendTestEvent))
+  @MessagePattern(commandPattern(WEBHOOKS_SERVICE, WEBHOOKS_COMMANDS.sendTestEvent))
   sendTest(@Payload() request: RpcRequest<SendTestEventCommand>): Promise<RpcReply<DeliveryView>> {
     return serveCommand(request, (body) => this.deliveries.sendTest(body));
   }

@@ -1,7 +1,6 @@
 // The dispatcher as operators run it (built, its own process) on a fresh database and Kafka namespace, the
 // topics it reads fed as the sessions service and the gateway feed them, and the gateway's commands.
 import { Logger } from '@nestjs/common';
-import { ClientKafka } from '@nestjs/microservices';
 import {
   WEBHOOKS_COMMANDS,
   WEBHOOKS_SERVICE,
@@ -15,7 +14,7 @@ import {
 } from '@payments/contracts';
 import { STREAMS, topicName, validateEnvelope, type EventEnvelope } from '@payments/events';
 import { createKafka, createProducer, ensureTopics, envelopeHeaders } from '@payments/messaging';
-import { commandTopic, connectCommandClient, replyTopic } from '@payments/platform';
+import { commandPattern, HttpCommandClient, ServiceClient } from '@payments/platform';
 import {
   createTestDatabase,
   freePort,
@@ -88,7 +87,7 @@ export async function createHarness(prefix: string): Promise<Harness> {
   await producer.connect();
   const services: RunningService[] = [];
   let dataSource: DataSource | undefined;
-  let commandClient: { client: ClientKafka; commands: WebhooksCommands } | undefined;
+  let commandClient: { client: { close(): Promise<void> }; commands: WebhooksCommands } | undefined;
 
   const query = async <T>(sql: string, params: unknown[] = []): Promise<T[]> => {
     // Opened after the first dispatcher migrated the schema.
@@ -157,15 +156,12 @@ export async function createHarness(prefix: string): Promise<Harness> {
     },
     async commands() {
       if (commandClient) return commandClient.commands;
-      const { client, service } = await connectCommandClient({
-        brokers: TEST_KAFKA_BROKERS,
-        clientId: uniqueName('wd-commands'),
-        groupId: uniqueName(`${namespace}.test.replies`),
-        replies: replyTopic(namespace, uniqueName('test')),
-        commands: Object.values(WEBHOOKS_COMMANDS).map((name) => commandTopic(WEBHOOKS_SERVICE, name, namespace)),
-        timeoutMs: 20_000,
-      });
-      const send = <T>(name: string, body: unknown) => service.request<T>(commandTopic(WEBHOOKS_SERVICE, name, namespace), body, uniqueName('req'));
+      const dispatcher = services.find((service) => service.commandUrl && service.process.exitCode === null);
+      if (!dispatcher) throw new Error('start the dispatcher before sending it commands');
+      const client = new HttpCommandClient({ upstreams: { [WEBHOOKS_SERVICE]: [dispatcher.commandUrl!] }, connections: 4 });
+      const service = new ServiceClient(client, 20_000);
+      const send = <T>(name: string, body: unknown) =>
+        service.request<T>(commandPattern(WEBHOOKS_SERVICE, name), body, { correlationId: uniqueName('req'), retryable: false });
       const commands: WebhooksCommands = {
         list: (body) => send(WEBHOOKS_COMMANDS.listDeliveries, body),
         resend: (body) => send(WEBHOOKS_COMMANDS.resendDelivery, body),

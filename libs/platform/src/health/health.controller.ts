@@ -1,8 +1,8 @@
 import { Controller, Get, Res, ServiceUnavailableException } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
-import { commandConsumerState } from '../rpc/concurrent-kafka.server';
 import type { FastifyReply } from 'fastify';
+import { commandServersServing } from '../rpc/http-command.server';
 import { KafkaHealthIndicator } from './kafka.health';
 
 @ApiExcludeController()
@@ -28,7 +28,7 @@ export class HealthController {
       return await this.health.check([
         () => this.db.pingCheck('postgres', { timeout: 1500 }),
         () => this.kafka.check('kafka'),
-        ...(commandConsumerState.serving ? [() => this.commandConsumer()] : []),
+        ...(commandServersServing() === null ? [] : [() => this.commandServer()]),
       ]);
     } catch (error) {
       if (!(error instanceof ServiceUnavailableException)) throw error;
@@ -37,8 +37,8 @@ export class HealthController {
     }
   }
 
-  private commandConsumer() {
+  private commandServer() {
     const indicator = this.indicators.check('commands');
-    return commandConsumerState.joined ? indicator.up() : indicator.down({ message: 'command consumer has not joined its group' });
+    return commandServersServing() ? indicator.up() : indicator.down({ message: 'the command port is not taking commands' });
   }
 }

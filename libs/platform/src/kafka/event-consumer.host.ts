@@ -33,6 +33,7 @@ export class EventConsumerHost implements OnApplicationBootstrap, BeforeApplicat
       groupId: `${config.KAFKA_NAMESPACE}.${definition.name}`,
       consumerName: definition.name,
       topics: this.topics,
+      sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
       handler,
       logger,
       onFatal: (error) => {

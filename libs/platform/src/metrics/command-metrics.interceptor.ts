@@ -1,6 +1,6 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
-import { KafkaContext } from '@nestjs/microservices';
 import { Observable, tap } from 'rxjs';
+import { CommandContext } from '../rpc/http-command.server';
 import type { RpcReply } from '../rpc/rpc-message';
 import { commandHandleDuration } from './metrics';
 
@@ -9,8 +9,8 @@ import { commandHandleDuration } from './metrics';
 export class CommandMetricsInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'rpc') return next.handle();
-    const topic = context.switchToRpc().getContext<KafkaContext>().getTopic();
-    const stop = commandHandleDuration.startTimer({ topic });
+    const command = context.switchToRpc().getContext<CommandContext>().getPattern();
+    const stop = commandHandleDuration.startTimer({ command });
     return next.handle().pipe(
       tap({
         next: (reply) => stop({ outcome: (reply as RpcReply | undefined)?.ok === false ? 'error' : 'ok' }),

@@ -12,20 +12,20 @@ export const httpRequestDuration = new Histogram({
   registers: [metricsRegistry],
 });
 
-/** Gateway side of request/reply: from send to reply, per command topic (includes Kafka both ways). */
+/** Caller side of a command: from send to reply, per command (includes the transport both ways and retries). */
 export const rpcRoundTripDuration = new Histogram({
   name: 'rpc_round_trip_seconds',
-  help: 'Command round trip over Kafka as the caller sees it',
-  labelNames: ['topic', 'outcome'] as const,
+  help: 'Command round trip as the caller sees it',
+  labelNames: ['command', 'outcome'] as const,
   buckets: [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 5],
   registers: [metricsRegistry],
 });
 
-/** Service side: time inside the command handler (database work), per command topic. */
+/** Owner side: time inside the command handler (database work), per command. */
 export const commandHandleDuration = new Histogram({
   name: 'command_handle_seconds',
   help: 'Time a service spends handling a command',
-  labelNames: ['topic', 'outcome'] as const,
+  labelNames: ['command', 'outcome'] as const,
   buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1],
   registers: [metricsRegistry],
 });

@@ -1,7 +1,7 @@
 import { Controller, Type } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { ServiceConfig } from '@payments/config';
-import { commandTopic } from './command-topic';
+import { commandPattern } from './command-pattern';
 import type { RpcReply, RpcRequest } from './rpc-message';
 import { serveCommand } from './serve-command';
 
@@ -11,13 +11,13 @@ export interface PingAnswer {
   at: string;
 }
 
-/** A `ping` command every command-serving service answers: proves the request/reply path end to end. */
+/** A `ping` command every command-serving service answers: proves the command path end to end. */
 export function createPingController(service: string): Type<unknown> {
   @Controller()
   class PingController {
     constructor(private readonly config: ServiceConfig) {}
 
-    @MessagePattern(commandTopic(service, 'ping'))
+    @MessagePattern(commandPattern(service, 'ping'))
     ping(@Payload() request: RpcRequest): Promise<RpcReply<PingAnswer>> {
       return serveCommand(request, async () => ({ service, instance: this.config.INSTANCE_ID, at: new Date().toISOString() }));
     }

@@ -1,7 +1,13 @@
 import type { ErrorCode } from '../errors/api-error';
 
-/** What the gateway sends: the command body plus the caller's deadline and tracing ids. */
+/** What a handler receives: the command body plus the caller's command id, deadline and tracing id. */
 export interface RpcRequest<TBody = unknown> {
+  /**
+   * Names this command across retries (the Idempotency-Key where the caller has one): an owner that has already
+   * acted on it answers its result again instead of acting twice.
+   */
+  command_id: string;
+  /** Epoch ms after which the caller no longer waits; the owner does not start a command past it. */
   deadline: number;
   correlation_id: string;
   body: TBody;
@@ -10,3 +16,14 @@ export interface RpcRequest<TBody = unknown> {
 export type RpcReply<TData = unknown> =
   | { ok: true; data: TData }
   | { ok: false; error: { code: ErrorCode; message: string; param?: string } };
+
+/** Headers that carry a command's envelope on the HTTP command transport. */
+export const COMMAND_HEADERS = {
+  id: 'command-id',
+  /** Milliseconds the caller still waits: relative, so the two hosts' clocks need not agree. */
+  timeout: 'command-timeout-ms',
+  correlation: 'correlation-id',
+} as const;
+
+/** Path prefix of the command transport: `POST /commands/<pattern>`. */
+export const COMMAND_PATH = '/commands/';

@@ -9,7 +9,7 @@ export type ErrorMapper = (error: unknown) => ApiError | undefined;
 
 /**
  * Runs a command handler and shapes its answer for the gateway. A command whose caller has already given
- * up (deadline passed, e.g. it sat in the topic while this service was down) is not executed: the caller
+ * up (deadline passed, e.g. it queued behind a busy database) is not executed: the caller
  * answered 503, and its retry with the same idempotency key is what should act.
  */
 export async function serveCommand<TBody, TData>(

@@ -1,0 +1,165 @@
+import { COMMAND_HEADERS } from '@payments/platform';
+import { freePort, startStack, uniqueName, type Stack, type TestMerchant } from '@payments/testing';
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+
+/** What the proxy does with the n-th command (1-based) after sessions has acted on it. */
+type AnswerFate = 'deliver' | 'drop' | 'hold';
+
+/**
+ * Stands between the gateway and sessions' command port: forwards every command and, as told, loses its answer
+ * after sessions acted on it (closes the socket) or holds it until the gateway gives up.
+ */
+class LossyProxy {
+  readonly commands: Array<{ path: string; commandId: string }> = [];
+  fate: (n: number, path: string) => AnswerFate = () => 'deliver';
+  target = '';
+  private readonly server: Server;
+  private readonly held: ServerResponse[] = [];
+
+  constructor() {
+    this.server = createServer((req, res) => void this.forward(req, res));
+  }
+
+  listen(port: number): Promise<void> {
+    return new Promise((resolve) => this.server.listen(port, '127.0.0.1', resolve));
+  }
+
+  async close(): Promise<void> {
+    for (const res of this.held) res.destroy();
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+
+  private async forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    this.commands.push({ path: req.url!, commandId: String(req.headers[COMMAND_HEADERS.id]) });
+    const fate = this.fate(this.commands.length, req.url!);
+    const target = new URL(req.url!, this.target);
+    const upstream = httpRequest(target, { method: 'POST', headers: req.headers }, (answer) => {
+      const body: Buffer[] = [];
+      answer.on('data', (chunk: Buffer) => body.push(chunk));
+      answer.on('end', () => {
+        if (fate === 'drop') return req.socket.destroy();
+        if (fate === 'hold') return void this.held.push(res);
+        res.writeHead(answer.statusCode!, answer.headers);
+        res.end(Buffer.concat(body));
+      });
+    });
+    // The owner is down: the gateway sees its connection drop, as it would with the owner itself.
+    upstream.on('error', () => req.socket.destroy());
+    upstream.end(Buffer.concat(chunks));
+  }
+}
+
+// The gateway's commands go straight to the owner's command port: a lost answer is sent again with the same
+// command id and acts once; an owner that is down is a quick 503 in the Error shape, never a hang.
+describe('command transport', () => {
+  const timeoutMs = 2000;
+  const proxy = new LossyProxy();
+  let stack: Stack;
+  let merchant: TestMerchant;
+
+  beforeAll(async () => {
+    const proxyPort = await freePort();
+    await proxy.listen(proxyPort);
+    stack = await startStack(['sessions', 'gateway'], { REQUEST_TIMEOUT_MS: String(timeoutMs), SESSIONS_URL: `http://127.0.0.1:${proxyPort}` });
+    proxy.target = stack.services.sessions!.commandUrl!;
+    merchant = await stack.createMerchant({ testLimit: 10000 });
+  }, 120_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+    await proxy.close();
+  });
+
+  const createIntent = (key = uniqueName('key')) =>
+    stack.call('POST', '/api/v1/payment-intents', { key: merchant.test_key, headers: { 'Idempotency-Key': key }, body: { amount: '10.00', currency: 'USD' } });
+  const simulate = (id: string, headers: Record<string, string> = {}) =>
+    stack.call('POST', `/api/v1/payment-intents/${id}/simulate`, { key: merchant.test_key, headers, body: { result: 'succeeded' } });
+  const countRows = async (sql: string, params: unknown[]) => {
+    const db = await stack.db.dataSource('sessions');
+    return ((await db.query(sql, params)) as Array<{ n: number }>)[0]!.n;
+  };
+  const succeededEvents = (id: string) =>
+    countRows(`SELECT count(*)::int AS n FROM sessions.events WHERE stream_id = $1 AND type = 'PaymentIntentSucceeded'`, [id]);
+
+  it('answers the ping diagnostic through the command transport, with a key only', async () => {
+    const res = await stack.call('GET', '/internal/services/sessions/ping', { key: merchant.test_key });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ service: 'sessions', latency_ms: expect.any(Number) });
+    const anonymous = await stack.call('GET', '/internal/services/sessions/ping');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.error.code).toBe('invalid_api_key');
+    const unknown = await stack.call('GET', '/internal/services/nope/ping', { key: merchant.test_key });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('not_found');
+    // Both sides time the command, so a slow request can be split into transit and handling.
+    const gatewayMetrics = await (await fetch(`${stack.gatewayUrl}/metrics`)).text();
+    expect(gatewayMetrics).toMatch(/rpc_round_trip_seconds_count\{[^}]*command="sessions\.ping"[^}]*\} [1-9]/);
+    const sessionsMetrics = await (await fetch(`${stack.services.sessions!.url}/metrics`)).text();
+    expect(sessionsMetrics).toMatch(/command_handle_seconds_count\{[^}]*command="sessions\.ping"[^}]*\} [1-9]/);
+  });
+
+  it('sends a create whose answer was lost again with the same command id, and creates one intent', async () => {
+    const before = proxy.commands.length;
+    proxy.fate = (n) => (n === before + 1 ? 'drop' : 'deliver');
+    const key = uniqueName('key');
+    const res = await createIntent(key);
+    proxy.fate = () => 'deliver';
+    expect(res.status).toBe(201);
+    const sent = proxy.commands.slice(before);
+    expect(sent).toHaveLength(2);
+    expect(sent[0]!.commandId).toBe(key);
+    expect(sent[1]!.commandId).toBe(key);
+    expect(await countRows(`SELECT count(*)::int AS n FROM sessions.payment_intents WHERE merchant_id = $1 AND id = $2`, [merchant.merchant_id, res.body.id])).toBe(1);
+    expect(await countRows(`SELECT count(*)::int AS n FROM sessions.idempotency_keys WHERE key = $1`, [key])).toBe(1);
+  });
+
+  it('sends a simulate whose answer was lost again, and it succeeds once (one event, one payment)', async () => {
+    const intent = (await createIntent()).body;
+    const before = proxy.commands.length;
+    proxy.fate = (n) => (n === before + 1 ? 'drop' : 'deliver');
+    const res = await simulate(intent.id);
+    proxy.fate = () => 'deliver';
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: intent.id, status: 'succeeded', paid: true });
+    const sent = proxy.commands.slice(before);
+    expect(sent).toHaveLength(2);
+    expect(sent[1]!.commandId).toBe(sent[0]!.commandId);
+    expect(await succeededEvents(intent.id)).toBe(1);
+    expect(await countRows(`SELECT count(*)::int AS n FROM sessions.payments WHERE source_id = $1`, [intent.id])).toBe(1);
+  });
+
+  it('answers 503 when an answer never comes, and the merchant retry with the same Idempotency-Key acts once', async () => {
+    const intent = (await createIntent()).body;
+    const before = proxy.commands.length;
+    proxy.fate = (n) => (n === before + 1 ? 'hold' : 'deliver');
+    const key = uniqueName('simulate');
+    const started = Date.now();
+    const timedOut = await simulate(intent.id, { 'Idempotency-Key': key });
+    expect(timedOut.status).toBe(503);
+    expect(timedOut.body.error).toMatchObject({ code: 'service_unavailable', request_id: expect.any(String) });
+    expect(Date.now() - started).toBeLessThan(timeoutMs + 5000);
+    // Sessions acted on the held command; the retry is the same command and answers what it did.
+    const retried = await simulate(intent.id, { 'Idempotency-Key': key });
+    expect(retried.status).toBe(200);
+    expect(retried.body).toMatchObject({ status: 'succeeded', payment_id: expect.any(String) });
+    expect(proxy.commands.slice(before).map((c) => c.commandId)).toEqual([key, key]);
+    expect(await succeededEvents(intent.id)).toBe(1);
+    // A different command on the finished intent is refused as before: the dedupe is by command id, not a blanket pass.
+    expect((await simulate(intent.id)).status).toBe(409);
+  });
+
+  it('answers 503 service_unavailable at once when the owner is down, never a hang', async () => {
+    await stack.services.sessions!.kill();
+    const started = Date.now();
+    const res = await stack.call('GET', '/internal/services/sessions/ping', { key: merchant.test_key, headers: { 'Request-Id': 'req_test_503_check' } });
+    const elapsed = Date.now() - started;
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('1');
+    expect(res.body).toEqual({ error: { code: 'service_unavailable', message: expect.any(String), request_id: 'req_test_503_check' } });
+    // Refused connections fail fast: well under the command deadline (generous margin; not a speed check).
+    expect(elapsed).toBeLessThan(timeoutMs);
+  });
+});
