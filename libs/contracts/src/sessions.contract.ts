@@ -1,5 +1,5 @@
-// The sessions service's command contract: command names, request bodies and replies as they travel over Kafka
-// (request/reply, `commandTopic('sessions', <name>)`), and the data of the public events it publishes.
+// The sessions service's command contract: command names, request bodies and replies as they travel on the
+// command transport (`commandPattern('sessions', <name>)`), and the data of the public events it publishes.
 // Shared by the gateway (caller) and the sessions service (handler); plain types, no framework.
 
 export const SESSIONS_SERVICE = 'sessions';
