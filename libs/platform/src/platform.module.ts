@@ -1,5 +1,4 @@
 import { DynamicModule, Global, Module, Type } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { ServiceConfig } from '@payments/config';
 import { LoggerModule } from 'nestjs-pino';
@@ -9,7 +8,6 @@ import { HealthController } from './health/health.controller';
 import { KafkaHealthIndicator } from './health/kafka.health';
 import { KafkaModule } from './kafka/kafka.module';
 import { OutboxRelayHost } from './kafka/outbox-relay.host';
-import { CommandMetricsInterceptor } from './metrics/command-metrics.interceptor';
 import { MetricsController } from './metrics/metrics.controller';
 import { SERVICE_NAME } from './platform.tokens';
 import { createPingController } from './rpc/ping.controller';
@@ -21,7 +19,7 @@ export interface PlatformOptions<C extends ServiceConfig> {
   database: DatabaseOptions;
   /** The process's root logger (bootstrap writes the request log with it). */
   logger: PinoInstance;
-  /** Answer the `ping` command over Kafka (services that serve commands). */
+  /** Answer the `ping` command (services that serve commands). */
   servesCommands?: boolean;
 }
 
@@ -58,7 +56,6 @@ export class PlatformModule {
         ...configProviders,
         KafkaHealthIndicator,
         OutboxRelayHost,
-        ...(options.servesCommands ? [{ provide: APP_INTERCEPTOR, useClass: CommandMetricsInterceptor }] : []),
       ],
       exports: [...configProviders.map((p) => p.provide), KafkaModule, DatabaseModule, OutboxRelayHost],
     };

@@ -38,12 +38,26 @@ return #KEYS`;
  * sessions event (changes made inside sessions, e.g. by its expiry job). Reads apply the read time (a live
  * session past expires_at reads as expired), like sessions' own reads. Redis trouble degrades to misses.
  */
+interface CacheCommands {
+  resourceCacheFill(key: string, generation: string, body: string, ttlSeconds: number): Promise<number>;
+  resourceCacheInvalidate(...keysThenTtl: Array<string | number>): Promise<number>;
+}
+
 export class ResourceCache {
+  private readonly redis: Redis & CacheCommands;
+
   constructor(
-    private readonly redis: Redis,
+    redis: Redis,
     private readonly prefix: string,
     private readonly ttlSeconds: number,
-  ) {}
+  ) {
+    // EVALSHA with the script's digest (EVAL once if Redis has not seen it): the script text is not sent per call.
+    if (!('resourceCacheFill' in redis)) {
+      redis.defineCommand('resourceCacheFill', { numberOfKeys: 1, lua: FILL });
+      redis.defineCommand('resourceCacheInvalidate', { lua: INVALIDATE });
+    }
+    this.redis = redis as Redis & CacheCommands;
+  }
 
   get enabled(): boolean {
     return this.ttlSeconds > 0;
@@ -65,7 +79,7 @@ export class ResourceCache {
   async fill(key: CachedResourceKey, generation: string, resource: unknown): Promise<void> {
     if (!this.enabled) return;
     try {
-      await this.redis.eval(FILL, 1, this.key(key), generation, JSON.stringify(resource), this.ttlSeconds);
+      await this.redis.resourceCacheFill(this.key(key), generation, JSON.stringify(resource), this.ttlSeconds);
     } catch (error) {
       logger.debug({ err: error }, 'resource cache fill failed');
     }
@@ -74,7 +88,8 @@ export class ResourceCache {
   /** Drops resources that changed (or may have). Throws when Redis does not take it, so callers can retry. */
   async invalidate(keys: readonly CachedResourceKey[]): Promise<void> {
     if (!this.enabled || keys.length === 0) return;
-    await this.redis.eval(INVALIDATE, keys.length, ...keys.map((k) => this.key(k)), this.ttlSeconds);
+    // No fixed key count: ioredis takes the first argument as the number of keys.
+    await this.redis.resourceCacheInvalidate(keys.length, ...keys.map((k) => this.key(k)), this.ttlSeconds);
   }
 
   private key({ merchantId, environment, id }: CachedResourceKey): string {

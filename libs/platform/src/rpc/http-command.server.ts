@@ -1,6 +1,7 @@
 import { BaseRpcContext, CustomTransportStrategy, Server } from '@nestjs/microservices';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { lastValueFrom } from 'rxjs';
+import { commandHandleDuration } from '../metrics/metrics';
 import { COMMAND_HEADERS, COMMAND_PATH, type RpcReply, type RpcRequest } from './rpc-message';
 
 /** The pattern and command id of the command being handled (what `@Ctx()` gives a handler). */
@@ -106,7 +107,8 @@ export class HttpCommandServer extends Server implements CustomTransportStrategy
     } catch {
       return answer(res, 400, failure('invalid_request', 'The command body is not JSON within the size limit.'));
     }
-    const handler = this.getHandlerByPattern(pattern);
+    // By exact pattern: Nest's getHandlerByPattern first tries the pattern as JSON, a thrown exception per call.
+    const handler = this.messageHandlers.get(pattern);
     if (!handler) return answer(res, 404, failure('not_found', `No command ${pattern}.`));
     const timeoutMs = Number(req.headers[COMMAND_HEADERS.timeout]);
     const request: RpcRequest = {
@@ -115,11 +117,15 @@ export class HttpCommandServer extends Server implements CustomTransportStrategy
       correlation_id: String(req.headers[COMMAND_HEADERS.correlation] ?? ''),
       body,
     };
+    // Timed here rather than by a Nest interceptor, whose async-context binding cost more than the timing.
+    const stop = commandHandleDuration.startTimer({ command: pattern });
     try {
       const result = await handler(request, new CommandContext([pattern, request.command_id]));
       const reply = await lastValueFrom(this.transformToObservable(result));
+      stop({ outcome: (reply as RpcReply | undefined)?.ok === false ? 'error' : 'ok' });
       answer(res, 200, reply);
     } catch (error) {
+      stop({ outcome: 'failed' });
       // serveCommand shapes every expected failure; reaching here is a bug in a handler.
       this.logger.error(`command ${pattern} failed: ${(error as Error)?.stack ?? String(error)}`);
       answer(res, 500, failure('internal_error', 'An internal error occurred.'));
