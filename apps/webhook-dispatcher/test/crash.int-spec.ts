@@ -1,4 +1,4 @@
-import { uniqueName, waitFor, type RunningService } from '@payments/testing';
+import { testKafka, uniqueName, waitFor, type RunningService } from '@payments/testing';
 import { invoicePaidEvent, newEndpoint, type TestEndpoint } from './support/fixtures';
 import { createHarness, type Harness } from './support/harness';
 import { startReceiver, type Behaviour, type TestReceiver } from './support/receiver';
@@ -75,5 +75,35 @@ describe('several dispatcher instances and a crash', () => {
     // The interrupted delivery was sent again after its lease ran out.
     const hungId = receiver.requests[0]!.headers['service-event-id'];
     expect(receiver.requests.filter((r) => r.headers['service-event-id'] === hungId).length).toBeGreaterThanOrEqual(2);
+  }, 120_000);
+
+  it('a consumer killed with SIGKILL hands its partitions over in seconds, not after kafkajs\'s 30 s default', async () => {
+    // Both instances in the public-events group, so the one killed holds partitions whose events must move.
+    const [victim, survivor] = await Promise.all([h.startDispatcher(settings), h.startDispatcher(settings)]);
+    const admin = testKafka().admin();
+    await admin.connect();
+    const group = `${h.namespace}.webhooks.public-events`;
+    try {
+      await waitFor(
+        async () => {
+          const { groups } = await admin.describeGroups([group]);
+          return groups[0]?.state === 'Stable' && groups[0].members.length >= 2;
+        },
+        60_000,
+        'both instances in the consumer group',
+      );
+    } finally {
+      await admin.disconnect();
+    }
+    const merchant = uniqueName('acct');
+    const receiver = await endpointFor(merchant, {});
+    await victim.kill();
+    // Keyed by distinct aggregates, so they land on every partition, the dead member's too.
+    const events = Array.from({ length: 24 }, () => invoicePaidEvent(merchant, 'test'));
+    await h.publish('sessions', events);
+    // The session timeout is 6 s: well inside this wait. With the 30 s default the dead member's share would not move in time.
+    await waitFor(() => receiver.handled.length === events.length, 20_000, `all ${events.length} events after the kill (got ${receiver.handled.length})`);
+    expect(new Set(receiver.handled.map((e) => e.webhook.id))).toEqual(new Set(events.map((e) => e.id)));
+    await survivor.stop();
   }, 120_000);
 });
