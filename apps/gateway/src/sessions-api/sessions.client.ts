@@ -82,10 +82,13 @@ export class SessionsClient {
     return resource;
   }
 
-  /** A new resource's first version is cached at once (unless something already changed it). */
+  /**
+   * A new resource's first version is cached (unless something already changed it), without holding the answer:
+   * a GET before the fill lands misses and asks sessions, and a fill after a change is refused by its generation.
+   */
   private async created<T extends { id: string }>(command: Omit<ResourceCommand, 'id'>, reply: Promise<T>): Promise<T> {
     const resource = await reply;
-    await this.cache.fill(keyOf({ ...command, id: resource.id }), '', resource);
+    void this.cache.fill(keyOf({ ...command, id: resource.id }), '', resource);
     return resource;
   }
 

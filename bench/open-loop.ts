@@ -1,0 +1,61 @@
+// An open-loop load generator: requests leave at an even pace whatever the answers do, and each latency counts
+// from the moment its request was due, so queueing shows (no coordinated omission). autocannon's overallRate is
+// not this: each connection sends its whole per-second budget back to back at the start of every second, so a
+// "half rate" run is a saturated burst followed by idle time.
+import type { Result } from 'autocannon';
+import { Pool } from 'undici';
+
+export interface OpenLoopOptions {
+  origin: string;
+  rate: number;
+  seconds: number;
+  request: () => { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string };
+  /** Connections the generator may open; requests beyond them queue in the generator (and that time counts). */
+  connections?: number;
+}
+
+const TICK_MS = 2;
+
+/** Runs the load and answers the figures bench/api.ts prints, in autocannon's Result shape. */
+export async function openLoop(options: OpenLoopOptions): Promise<Result> {
+  const pool = new Pool(options.origin, { connections: options.connections ?? 256, pipelining: 1 });
+  const latencies: number[] = [];
+  let non2xx = 0;
+  let errors = 0;
+  const inFlight = new Set<Promise<void>>();
+  const started = performance.now();
+  const total = Math.round(options.rate * options.seconds);
+  let sent = 0;
+  while (sent < total) {
+    const elapsed = performance.now() - started;
+    const due = Math.min(total, Math.floor((elapsed / 1000) * options.rate));
+    for (; sent < due; sent++) {
+      const dueAt = started + (sent * 1000) / options.rate;
+      const { method, path, headers, body } = options.request();
+      const done = pool
+        .request({ method, path, headers, body })
+        .then(async (res) => {
+          await res.body.dump();
+          if (res.statusCode >= 200 && res.statusCode < 300) latencies.push(performance.now() - dueAt);
+          else non2xx++;
+        })
+        .catch(() => {
+          errors++;
+        })
+        .finally(() => inFlight.delete(done));
+      inFlight.add(done);
+    }
+    await new Promise((resolve) => setTimeout(resolve, TICK_MS));
+  }
+  await Promise.all(inFlight);
+  const duration = (performance.now() - started) / 1000;
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => (latencies.length === 0 ? 0 : Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!));
+  return {
+    requests: { average: total / duration, total },
+    latency: { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1) },
+    non2xx,
+    errors,
+  } as unknown as Result;
+}
