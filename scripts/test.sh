@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `npm test`: the whole check, as CI runs it. Installs packages if needed, brings up PostgreSQL, Redis and
-# Kafka, then type check, lint, build and every jest project (unit, integration against the real services,
-# deployment manifests). Extra arguments go to jest, e.g. `npm test -- --selectProjects money`.
+# Kafka, then type check, lint, build, every jest project (unit, integration against the real services,
+# deployment manifests) and a short run of the fault suite (100 payments through five faults, on a broker and
+# a database of its own). Extra arguments go to jest, e.g. `npm test -- --selectProjects money` (then the fault
+# suite is skipped: a selection is a partial run).
 # Any failing step stops the run with a non-zero exit.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,3 +38,7 @@ step "build"
 npm run build
 step "jest"
 npx jest --ci --forceExit "$@"
+if [ "$#" -eq 0 ]; then
+  step "fault suite (short: npm run chaos runs 400 payments)"
+  node -r ./tools/swc-register.js chaos/run.ts --payments 100
+fi

@@ -5,6 +5,9 @@ import type { Consumer } from 'kafkajs';
 import type { ResourceCache } from './resource-cache';
 import { resourcesChangedBy } from './resource-invalidation';
 
+/** How long start waits for the consumer group to take this instance in (see start). */
+const JOIN_WAIT_MS = 1000;
+
 export interface ResourceInvalidationOptions {
   brokers: string[];
   namespace: string;
@@ -21,6 +24,7 @@ export interface ResourceInvalidationOptions {
 export class ResourceInvalidationConsumer {
   private readonly logger = new Logger('ResourceInvalidation');
   private consumer: Consumer | undefined;
+  private running: Promise<void> | undefined;
 
   constructor(
     private readonly cache: ResourceCache,
@@ -43,16 +47,26 @@ export class ResourceInvalidationConsumer {
     consumer.on(consumer.events.CRASH, (event) => this.logger.warn({ err: event.payload.error }, 'resource invalidation consumer crashed; it restarts'));
     await consumer.connect();
     await consumer.subscribe({ topics: [topic], fromBeginning: false });
-    await consumer.run({
-      eachBatch: async ({ batch }) => {
-        // Creations (every create's event) change nothing cached: skipped by their header, before any parsing.
-        const changing = batch.messages.filter((m) => !String(m.headers?.['event-type'] ?? '').endsWith('.created'));
-        if (changing.length > 0) await this.cache.invalidate(resourcesChangedBy(changing.map((m) => m.value)));
-      },
-    });
+    // run() returns once the group is joined. A new group joins in well under a second, and start waits for that,
+    // so no event after the gateway is ready is skipped; but after a crash the group first waits out the dead
+    // member's session (up to KAFKA_SESSION_TIMEOUT_MS), and the gateway does not wait that long to serve: its own
+    // commands invalidate directly, and reads already show a session past expires_at as expired.
+    this.running = consumer
+      .run({
+        eachBatch: async ({ batch }) => {
+          // Creations (every create's event) change nothing cached: skipped by their header, before any parsing.
+          const changing = batch.messages.filter((m) => !String(m.headers?.['event-type'] ?? '').endsWith('.created'));
+          if (changing.length > 0) await this.cache.invalidate(resourcesChangedBy(changing.map((m) => m.value)));
+        },
+      })
+      .catch((error: unknown) => this.logger.error({ err: error }, 'resource invalidation consumer did not start'));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.running, new Promise((resolve) => (timer = setTimeout(resolve, JOIN_WAIT_MS)))]);
+    clearTimeout(timer);
   }
 
   async stop(): Promise<void> {
     await this.consumer?.disconnect();
+    await this.running;
   }
 }

@@ -5,10 +5,12 @@ import type { ConsumerDefinition } from '@payments/platform';
 export const PUBLIC_EVENTS: ConsumerDefinition = {
   name: 'webhooks.public-events',
   topics: (namespace) => [topicName(namespace, STREAMS.sessions), topicName(namespace, STREAMS.refunds)],
+  readyOnceJoined: true,
 };
 
 /** The gateway's webhook endpoint settings. */
 export const ENDPOINT_EVENTS: ConsumerDefinition = {
   name: 'webhooks.endpoints',
   topics: (namespace) => [topicName(namespace, STREAMS.gateway)],
+  readyOnceJoined: true,
 };

@@ -13,6 +13,13 @@ export interface ConsumerDefinition {
   name: string;
   /** Topic streams to read, e.g. `sessions.events` (namespace and version are added). */
   topics: (namespace: string) => string[];
+  /**
+   * The service is ready only once this consumer has joined its group: for services whose work is consuming
+   * (the webhook-dispatcher), so "ready" after a restart means its events flow. Others (the gateway) are ready
+   * at once and the consumer joins in the background; after a crash a join first waits out the dead member's
+   * session (up to KAFKA_SESSION_TIMEOUT_MS).
+   */
+  readyOnceJoined?: boolean;
 }
 
 /**
@@ -23,9 +30,14 @@ export interface ConsumerDefinition {
 export class EventConsumerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly consumer: EventConsumer;
   private readonly topics: string[];
+  private readonly name: string;
+  private readonly readyOnceJoined: boolean;
+  private stopping = false;
 
   constructor(definition: ConsumerDefinition, handler: EventHandler, private readonly kafka: Kafka, producer: Producer, dataSource: DataSource, config: ServiceConfig, logger: PinoLogger) {
     this.topics = definition.topics(config.KAFKA_NAMESPACE);
+    this.name = definition.name;
+    this.readyOnceJoined = definition.readyOnceJoined ?? false;
     this.consumer = new EventConsumer({
       kafka,
       producer,
@@ -47,10 +59,21 @@ export class EventConsumerHost implements OnApplicationBootstrap, BeforeApplicat
     // The consumer subscribes without creating topics: a stream nobody has published to yet (and its dead-letter
     // topic) is created first, so the subscription does not race the publisher's first write.
     await ensureTopics(this.kafka, [...this.topics, ...this.topics.map(deadLetterTopic)]);
-    await this.consumer.start();
+    if (this.readyOnceJoined) {
+      await this.consumer.start();
+      return;
+    }
+    // In the background (see ConsumerDefinition.readyOnceJoined). A new group reads from the earliest offset, so
+    // nothing published before the join is skipped.
+    this.consumer.start().catch((error: unknown) => {
+      if (this.stopping) return;
+      new Logger('EventConsumer').error({ err: error, consumer: this.name }, 'consumer did not start; exiting so the instance restarts');
+      process.kill(process.pid, 'SIGTERM');
+    });
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
     await this.consumer.stop();
   }
 

@@ -1,0 +1,188 @@
+// The fault suite (`npm run chaos`): N test payments made the way a merchant's server makes them, while the
+// gateway, sessions and the webhook-dispatcher are each killed with SIGKILL and restarted, the Kafka broker is
+// stopped and started, and PostgreSQL is restarted (an immediate shutdown, like a crash). Asserts that nothing
+// was lost or doubled and prints, per fault, how long until creates succeed and webhooks flow again.
+// Usage: node -r ./tools/swc-register.js chaos/run.ts [--payments 400] [--rate 6] [--faults gateway,sessions,...]
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { commandUrlSettings, freePort, REPO_ROOT, startService, type AppName, type RunningService } from '@payments/testing';
+import { MerchantClient, type PaymentOutcome } from './merchant-client';
+import { PrivateKafka, PrivatePostgres } from './private-infra';
+import { WebhookInbox } from './webhook-inbox';
+
+const FAULTS = ['gateway', 'sessions', 'webhook-dispatcher', 'kafka', 'postgres'] as const;
+type Fault = (typeof FAULTS)[number];
+
+const arg = (name: string): string | undefined => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const payments = Number(arg('payments') ?? 400);
+const faults = (arg('faults') ?? FAULTS.join(',')).split(',').filter(Boolean) as Fault[];
+// Spread over the faults (about 13 s each, after 5 s of calm), so every fault meets payments in flight.
+const rate = Number(arg('rate') ?? Math.max(0.5, payments / (10 + faults.length * 13)));
+const GOAL_CREATE_S = 2;
+const GOAL_WEBHOOK_S = 5;
+
+interface FaultFigures {
+  fault: Fault;
+  /** Kill (or stop) until the restarted process reports ready (the broker's port answers, pg_ctl returns). */
+  downS: number;
+  readyToCreateS: number | null;
+  readyToWebhookS: number | null;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const seconds = (ms: number) => Math.round(ms / 100) / 10;
+
+async function waitFor<T>(check: () => T | undefined, timeoutMs: number): Promise<T | undefined> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value !== undefined || Date.now() > until) return value;
+    await sleep(50);
+  }
+}
+
+function admin(databaseUrl: string, ...args: string[]): Promise<Record<string, string>> {
+  const cli = join(REPO_ROOT, 'dist', 'apps', 'gateway', 'src', 'admin', 'cli.js');
+  return new Promise((resolve, reject) =>
+    execFile(process.execPath, [cli, ...args, '--json'], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' } }, (error, stdout, stderr) =>
+      error ? reject(new Error(`admin ${args.join(' ')}: ${stderr}`)) : resolve(stdout.trim() ? JSON.parse(stdout) : {}),
+    ),
+  );
+}
+
+async function main(): Promise<number> {
+  console.log(`chaos: ${payments} payments at ${rate.toFixed(1)}/s; faults ${faults.join(', ')}; ${new Date().toISOString()}`);
+  const kafka = new PrivateKafka(await freePort(), await freePort());
+  const postgres = new PrivatePostgres(await freePort());
+  const inbox = new WebhookInbox();
+  const services: Partial<Record<AppName, RunningService>> = {};
+  try {
+    await kafka.start();
+    await postgres.start();
+    const receiverUrl = await inbox.listen();
+    const common = {
+      DATABASE_URL: postgres.url,
+      KAFKA_BROKERS: kafka.brokers,
+      KAFKA_NAMESPACE: `chaos_${randomBytes(4).toString('hex')}`,
+      WEBHOOK_ALLOW_INSECURE_TARGETS: '1',
+      // A delivery cut short by a killed dispatcher comes back when its lease ends.
+      WEBHOOK_TIMEOUT_MS: '2000',
+      WEBHOOK_LEASE_MS: '7000',
+      RATE_LIMIT_TEST_PER_SEC: '10000',
+    };
+    for (const app of ['sessions', 'webhook-dispatcher'] as const) services[app] = await startService(app, { ...common, PORT: String(await freePort()) });
+    services.gateway = await startService('gateway', { ...common, ...commandUrlSettings(services), PORT: String(await freePort()) });
+
+    const merchant = await admin(postgres.url, 'merchant', 'create', '--name', 'Chaos Shop', '--email', 'chaos@example.com');
+    const client = new MerchantClient(() => services.gateway!.url, merchant.test_key!);
+    const endpoint = await client.createEndpoint(receiverUrl);
+    inbox.secret = endpoint.secret;
+
+    // Payments at an even pace, each on its own, for the whole run.
+    const outcomes: PaymentOutcome[] = [];
+    const failures: string[] = [];
+    const started = Date.now();
+    const inFlight: Promise<void>[] = [];
+    const paying = (async () => {
+      for (let i = 0; i < payments; i++) {
+        await sleep(Math.max(0, started + (i * 1000) / rate - Date.now()));
+        inFlight.push(client.pay(i).then((o) => void outcomes.push(o), (error: Error) => void failures.push(error.message)));
+      }
+      await Promise.all(inFlight);
+    })();
+
+    const figures: FaultFigures[] = [];
+    await sleep(5000);
+    for (const fault of faults) {
+      const at = Date.now();
+      if (fault === 'kafka') {
+        await kafka.stop();
+        await sleep(3000);
+        await kafka.start();
+      } else if (fault === 'postgres') {
+        await postgres.restart();
+      } else {
+        const service = services[fault]!;
+        await service.kill();
+        services[fault] = await startService(fault, service.env);
+      }
+      const ready = Date.now();
+      const create = await waitFor(() => client.createSuccesses.find((t) => t >= ready), 60_000);
+      const webhook = await waitFor(() => inbox.arrivals.find((a) => a.at >= ready)?.at, 60_000);
+      figures.push({
+        fault,
+        downS: seconds(ready - at),
+        readyToCreateS: create === undefined ? null : seconds(create - ready),
+        readyToWebhookS: webhook === undefined ? null : seconds(webhook - ready),
+      });
+      console.log(`chaos: ${fault} done (${JSON.stringify(figures.at(-1))})`);
+      await sleep(3000);
+    }
+    await paying;
+
+    // Every payment's webhook, then what the API and the database say.
+    const succeeded = new Set(outcomes.map((o) => o.intentId));
+    await waitFor(() => ([...succeeded].every((id) => inbox.succeededEvents().has(id)) ? true : undefined), 180_000);
+    const events = inbox.succeededEvents();
+    const missingWebhooks = [...succeeded].filter((id) => !events.has(id));
+    const doubledEvents = [...events].filter(([, ids]) => ids.size > 1).map(([id]) => id);
+    const paymentIds = new Map<string, string>();
+    const notSucceeded: string[] = [];
+    const reused: string[] = [];
+    for (const outcome of outcomes) {
+      const intent = await client.get(outcome.intentId);
+      if (intent.status !== 'succeeded') notSucceeded.push(`${outcome.intentId}: ${String(intent.status)}`);
+      const paymentId = String(intent.payment_id);
+      if (paymentIds.has(paymentId)) reused.push(paymentId);
+      paymentIds.set(paymentId, outcome.intentId);
+    }
+    const db = new Client({ connectionString: postgres.url });
+    await db.connect();
+    const stored = (
+      await db.query<{ intents: number; refs: number; payments: number }>(
+        `SELECT (SELECT count(*)::int FROM sessions.payment_intents WHERE merchant_id = $1) AS intents,
+                (SELECT count(DISTINCT external_ref)::int FROM sessions.payment_intents WHERE merchant_id = $1) AS refs,
+                (SELECT count(*)::int FROM sessions.payments WHERE merchant_id = $1) AS payments`,
+        [merchant.merchant_id],
+      )
+    ).rows[0]!;
+    await db.end();
+
+    const lost = failures.length + notSucceeded.length + missingWebhooks.length;
+    const doubled = doubledEvents.length + reused.length + (stored.intents - stored.refs) + Math.max(0, stored.payments - outcomes.length);
+    console.log('');
+    console.log(`chaos: ${outcomes.length}/${payments} payments succeeded in ${seconds(Date.now() - started)} s; ${outcomes.reduce((n, o) => n + o.retries, 0)} merchant retries`);
+    console.log(`  intents stored ${stored.intents} (distinct references ${stored.refs}), payments stored ${stored.payments}`);
+    console.log(`  webhooks: ${inbox.arrivals.length} verified arrivals, ${events.size} intents with payment_intent.succeeded, ${inbox.rejected} rejected`);
+    console.log(`  lost ${lost} (failed ${failures.length}, not succeeded ${notSucceeded.length}, no webhook ${missingWebhooks.length})`);
+    console.log(`  doubled ${doubled} (two succeeded event ids ${doubledEvents.length}, payment id reused ${reused.length}, extra intents ${stored.intents - stored.refs})`);
+    console.log('');
+    console.log(`  fault                | down → ready | ready → create ok (goal ≤ ${GOAL_CREATE_S} s) | ready → webhook (goal ≤ ${GOAL_WEBHOOK_S} s)`);
+    for (const f of figures) {
+      const mark = (v: number | null, goal: number) => (v === null ? 'none within 60 s' : `${v.toFixed(1)} s ${v <= goal ? 'met' : 'NOT met'}`);
+      console.log(`  ${f.fault.padEnd(20)} | ${f.downS.toFixed(1).padStart(10)} s | ${mark(f.readyToCreateS, GOAL_CREATE_S).padEnd(27)} | ${mark(f.readyToWebhookS, GOAL_WEBHOOK_S)}`);
+    }
+    for (const line of [...failures, ...notSucceeded, ...missingWebhooks.map((id) => `no webhook for ${id}`)].slice(0, 10)) console.log(`  ! ${line}`);
+    const ok = lost === 0 && doubled === 0 && outcomes.length === payments;
+    console.log(`\nchaos: ${ok ? 'passed' : 'FAILED'}: ${lost} lost, ${doubled} doubled`);
+    return ok ? 0 : 1;
+  } finally {
+    await Promise.all(Object.values(services).map((s) => s!.stop().catch(() => undefined)));
+    await inbox.close();
+    await kafka.destroy();
+    await postgres.destroy();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

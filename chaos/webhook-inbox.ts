@@ -1,0 +1,59 @@
+// The merchant's webhook receiver in the fault suite: verifies every request with the project's receiver library
+// (400 on a failed check, 200 otherwise) and keeps every verified arrival, duplicates included, so the suite can
+// tell a redelivery of one event (fine) from two different events for one change (a double).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readRawBody, verifyWebhook } from '@payments/webhook-receiver';
+
+export interface Arrival {
+  eventId: string;
+  type: string;
+  objectId: string;
+  at: number;
+}
+
+export class WebhookInbox {
+  readonly arrivals: Arrival[] = [];
+  rejected = 0;
+  secret = '';
+  private readonly server: Server;
+
+  constructor() {
+    this.server = createServer((req, res) => {
+      void readRawBody(req).then((raw) => {
+        const result = raw === null ? null : verifyWebhook(raw, req.headers, { secret: this.secret });
+        if (!result?.ok) {
+          this.rejected++;
+          res.writeHead(400).end();
+          return;
+        }
+        const { webhook } = result;
+        const object = (webhook.event.data as { object?: { id?: string } } | undefined)?.object;
+        this.arrivals.push({ eventId: webhook.id, type: webhook.type, objectId: String(object?.id ?? ''), at: Date.now() });
+        res.writeHead(200).end();
+      });
+    });
+  }
+
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/webhooks`;
+  }
+
+  /** Distinct succeeded event ids per intent. */
+  succeededEvents(): Map<string, Set<string>> {
+    const byIntent = new Map<string, Set<string>>();
+    for (const arrival of this.arrivals) {
+      if (arrival.type !== 'payment_intent.succeeded') continue;
+      const ids = byIntent.get(arrival.objectId) ?? new Set<string>();
+      ids.add(arrival.eventId);
+      byIntent.set(arrival.objectId, ids);
+    }
+    return byIntent;
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
