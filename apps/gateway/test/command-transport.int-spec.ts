@@ -101,6 +101,14 @@ describe('command transport', () => {
     expect(sessionsMetrics).toMatch(/command_handle_seconds_count\{[^}]*command="sessions\.ping"[^}]*\} [1-9]/);
   });
 
+  it('never serves the command route on the gateway\'s public listener', async () => {
+    for (const path of ['/commands/sessions.ping', '/commands/sessions.payment-intents.create']) {
+      const res = await stack.call('POST', path, { key: merchant.test_key, body: {} });
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('not_found');
+    }
+  });
+
   it('sends a create whose answer was lost again with the same command id, and creates one intent', async () => {
     const before = proxy.commands.length;
     proxy.fate = (n) => (n === before + 1 ? 'drop' : 'deliver');
