@@ -1,3 +1,4 @@
+import { IDEMPOTENCY_KEY_SCHEMA } from '@payments/contracts';
 import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
 import { ApiError } from '@payments/platform';
 import type { FastifyRequest } from 'fastify';
@@ -8,7 +9,7 @@ import { IdempotencyStore } from './idempotency.store';
 import { requestFingerprint } from './request-fingerprint';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
-export const MAX_IDEMPOTENCY_KEY_LENGTH = 190;
+export const MAX_IDEMPOTENCY_KEY_LENGTH = IDEMPOTENCY_KEY_SCHEMA.maxLength;
 
 declare module 'fastify' {
   interface FastifyRequest {

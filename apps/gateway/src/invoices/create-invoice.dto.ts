@@ -1,13 +1,13 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsOptional } from 'class-validator';
+import { INVOICE_METHODS, INVOICE_PARAMS_SCHEMA } from '@payments/contracts';
 import { ExpiresIn, SessionParamsDto } from '../sessions-api/session-params.dto';
+import { schemaProperty } from '../validation/schema-property';
 
-/** Invoice methods: a service-balance payment is `wallet` here (`togo` is accepted as its other name). */
-export const INVOICE_METHODS = ['wallet', 'togo', 'lahza', 'crypto'] as const;
 
 /** The invoice create body; unknown top-level fields are rejected on this surface (DESIGN §5). */
 export class CreateInvoiceDto extends SessionParamsDto {
-  @ApiPropertyOptional({ type: [String], enum: INVOICE_METHODS, uniqueItems: true })
+  @ApiPropertyOptional(schemaProperty(INVOICE_PARAMS_SCHEMA.properties.methods))
   @IsOptional()
   @IsArray()
   @ArrayNotEmpty()

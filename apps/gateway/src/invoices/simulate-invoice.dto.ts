@@ -1,14 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { SIMULATE_INVOICE_PARAMS_SCHEMA } from '@payments/contracts';
 import { IsIn, IsOptional } from 'class-validator';
-import { INVOICE_METHODS } from './create-invoice.dto';
+import { schemaProperty } from '../validation/schema-property';
+
+const FIELDS = SIMULATE_INVOICE_PARAMS_SCHEMA.properties;
 
 export class SimulateInvoiceDto {
-  @ApiProperty({ enum: ['paid', 'failed', 'expired'] })
-  @IsIn(['paid', 'failed', 'expired'], { message: 'result must be paid, failed or expired.' })
-  result!: 'paid' | 'failed' | 'expired';
+  @ApiProperty(schemaProperty(FIELDS.result))
+  @IsIn(FIELDS.result.enum, { message: 'result must be paid, failed or expired.' })
+  result!: (typeof FIELDS.result.enum)[number];
 
-  @ApiPropertyOptional({ enum: INVOICE_METHODS, default: 'wallet' })
+  @ApiPropertyOptional(schemaProperty(FIELDS.method))
   @IsOptional()
-  @IsIn(INVOICE_METHODS, { message: 'method must be one of wallet, lahza, crypto.' })
-  method?: (typeof INVOICE_METHODS)[number];
+  @IsIn(FIELDS.method.enum, { message: 'method must be one of wallet, lahza, crypto.' })
+  method?: (typeof FIELDS.method.enum)[number];
 }

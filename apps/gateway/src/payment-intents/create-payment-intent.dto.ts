@@ -1,12 +1,13 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsOptional } from 'class-validator';
+import { INTENT_METHODS, PAYMENT_INTENT_PARAMS_SCHEMA } from '@payments/contracts';
 import { ExpiresIn, SessionParamsDto } from '../sessions-api/session-params.dto';
+import { schemaProperty } from '../validation/schema-property';
 
-export const INTENT_METHODS = ['togo', 'lahza', 'crypto'] as const;
 
 /** createPaymentIntent's body. Extra top-level fields are allowed (and dropped), as the spec says. */
 export class CreatePaymentIntentDto extends SessionParamsDto {
-  @ApiPropertyOptional({ type: [String], enum: INTENT_METHODS, uniqueItems: true, description: "defaults to the merchant's enabled methods" })
+  @ApiPropertyOptional(schemaProperty(PAYMENT_INTENT_PARAMS_SCHEMA.properties.methods, { description: "defaults to the merchant's enabled methods" }))
   @IsOptional()
   @IsArray()
   @ArrayNotEmpty()

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { PaymentIntentResource } from '@payments/contracts';
+import { IDEMPOTENCY_KEY_SCHEMA, type PaymentIntentResource } from '@payments/contracts';
 import { ApiError, type CommandOptions } from '@payments/platform';
 import { Auth } from '../auth/auth.decorator';
 import { Caller } from '../sessions-api/command-caller.decorator';
@@ -27,7 +27,7 @@ export class PaymentIntentsController {
   @HttpCode(201)
   @Idempotent()
   @ApiOperation({ operationId: 'createPaymentIntent', summary: 'Create a payment intent' })
-  @ApiHeader({ name: 'Idempotency-Key', required: true, schema: { type: 'string', maxLength: 190 } })
+  @ApiHeader({ name: 'Idempotency-Key', required: true, schema: IDEMPOTENCY_KEY_SCHEMA })
   @ApiResponse({ status: 201, schema: PAYMENT_INTENT_RESPONSE })
   @ApiErrors(400, 401, 403, 409, 429, 503)
   create(

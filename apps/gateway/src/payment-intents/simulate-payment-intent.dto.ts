@@ -1,14 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { SIMULATE_PAYMENT_INTENT_PARAMS_SCHEMA } from '@payments/contracts';
 import { IsIn, IsOptional } from 'class-validator';
-import { INTENT_METHODS } from './create-payment-intent.dto';
+import { schemaProperty } from '../validation/schema-property';
+
+const FIELDS = SIMULATE_PAYMENT_INTENT_PARAMS_SCHEMA.properties;
 
 export class SimulatePaymentIntentDto {
-  @ApiProperty({ enum: ['succeeded', 'failed'] })
-  @IsIn(['succeeded', 'failed'], { message: 'result must be succeeded or failed.' })
-  result!: 'succeeded' | 'failed';
+  @ApiProperty(schemaProperty(FIELDS.result))
+  @IsIn(FIELDS.result.enum, { message: 'result must be succeeded or failed.' })
+  result!: (typeof FIELDS.result.enum)[number];
 
-  @ApiPropertyOptional({ enum: INTENT_METHODS, description: 'defaults to the first available method' })
+  @ApiPropertyOptional(schemaProperty(FIELDS.method))
   @IsOptional()
-  @IsIn(INTENT_METHODS, { message: 'method must be one of togo, lahza, crypto.' })
-  method?: (typeof INTENT_METHODS)[number];
+  @IsIn(FIELDS.method.enum, { message: 'method must be one of togo, lahza, crypto.' })
+  method?: (typeof FIELDS.method.enum)[number];
 }

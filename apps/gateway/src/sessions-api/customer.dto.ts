@@ -1,36 +1,40 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
+import { CUSTOMER_SCHEMA } from '@payments/contracts';
 import { IsEmail, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { schemaProperty } from '../validation/schema-property';
+
+const FIELDS = CUSTOMER_SCHEMA.properties;
 
 /** The spec's Customer: every field optional, no extra properties (the validation pipe rejects them). */
 export class CustomerDto {
-  @ApiPropertyOptional({ maxLength: 160 })
+  @ApiPropertyOptional(schemaProperty(FIELDS.name))
   @IsOptional()
   @IsString()
-  @MaxLength(160)
+  @MaxLength(FIELDS.name.maxLength)
   name?: string;
 
-  @ApiPropertyOptional({ format: 'email', maxLength: 254 })
+  @ApiPropertyOptional(schemaProperty(FIELDS.email))
   @IsOptional()
   @IsString()
-  @MaxLength(254)
+  @MaxLength(FIELDS.email.maxLength)
   @IsEmail()
   email?: string;
 
-  @ApiPropertyOptional({ description: 'free text, international format', maxLength: 40 })
+  @ApiPropertyOptional(schemaProperty(FIELDS.phone))
   @IsOptional()
   @IsString()
-  @MaxLength(40)
+  @MaxLength(FIELDS.phone.maxLength)
   phone?: string;
 
-  @ApiPropertyOptional({ maxLength: 120 })
+  @ApiPropertyOptional(schemaProperty(FIELDS.city))
   @IsOptional()
   @IsString()
-  @MaxLength(120)
+  @MaxLength(FIELDS.city.maxLength)
   city?: string;
 
-  @ApiPropertyOptional({ description: 'two-letter country code', minLength: 2, maxLength: 2, pattern: '^[A-Za-z]{2}$' })
+  @ApiPropertyOptional(schemaProperty(FIELDS.country))
   @IsOptional()
   @IsString()
-  @Matches(/^[A-Za-z]{2}$/, { message: 'customer.country must be a two-letter country code.' })
+  @Matches(new RegExp(FIELDS.country.pattern), { message: 'customer.country must be a two-letter country code.' })
   country?: string;
 }

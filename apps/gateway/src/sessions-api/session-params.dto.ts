@@ -1,41 +1,43 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { expiresInSchema, SESSION_PARAMS_PROPERTIES } from '@payments/contracts';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { IsHttpsUrl } from '../validation/is-https-url.validator';
 import { IsMetadata } from '../validation/is-metadata.validator';
 import { IsMoneyString } from '../validation/is-money-string.validator';
 import { NestedObject } from '../validation/nested-object.decorator';
+import { schemaProperty } from '../validation/schema-property';
 import { CustomerDto } from './customer.dto';
 
-export const MONEY_STRING_PATTERN = '^\\d+(?:\\.\\d{1,2})?$';
+const FIELDS = SESSION_PARAMS_PROPERTIES;
 
 /** Fields payment intents and invoices share (spec request table and Limits; DESIGN §5 money and metadata). */
 export class SessionParamsDto {
-  @ApiProperty({ type: String, pattern: MONEY_STRING_PATTERN, example: '74.00', description: 'decimal USD, 0.50 to 999999.99' })
+  @ApiProperty(schemaProperty(FIELDS.amount))
   @IsMoneyString()
   amount!: string;
 
-  @ApiProperty({ enum: ['USD'] })
-  @IsIn(['USD'], { message: 'currency must be USD.' })
+  @ApiProperty(schemaProperty(FIELDS.currency))
+  @IsIn(FIELDS.currency.enum, { message: 'currency must be USD.' })
   currency!: 'USD';
 
-  @ApiPropertyOptional({ maxLength: 120 })
+  @ApiPropertyOptional(schemaProperty(FIELDS.external_ref))
   @IsOptional()
   @IsString()
-  @MaxLength(120)
+  @MaxLength(FIELDS.external_ref.maxLength)
   external_ref?: string;
 
-  @ApiPropertyOptional({ maxLength: 255 })
+  @ApiPropertyOptional(schemaProperty(FIELDS.description))
   @IsOptional()
   @IsString()
-  @MaxLength(255)
+  @MaxLength(FIELDS.description.maxLength)
   description?: string;
 
-  @ApiPropertyOptional({ format: 'uri', pattern: '^https://' })
+  @ApiPropertyOptional(schemaProperty(FIELDS.success_url))
   @IsOptional()
   @IsHttpsUrl()
   success_url?: string;
 
-  @ApiPropertyOptional({ format: 'uri', pattern: '^https://' })
+  @ApiPropertyOptional(schemaProperty(FIELDS.cancel_url))
   @IsOptional()
   @IsHttpsUrl()
   cancel_url?: string;
@@ -45,18 +47,20 @@ export class SessionParamsDto {
   @NestedObject(() => CustomerDto)
   customer?: CustomerDto;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'up to 50 keys of at most 40 characters; string values up to 500' })
+  @ApiPropertyOptional(schemaProperty(FIELDS.metadata))
   @IsOptional()
   @IsMetadata()
   metadata?: Record<string, unknown>;
 }
 
+/** expires_in with the surface's default, its bounds from the schema. */
 export function ExpiresIn(defaultSeconds: number): PropertyDecorator {
+  const schema = expiresInSchema(defaultSeconds);
   return (target, key) => {
-    ApiPropertyOptional({ type: 'integer', minimum: 300, maximum: 86400, default: defaultSeconds, description: 'seconds' })(target, key);
+    ApiPropertyOptional(schemaProperty(schema))(target, key);
     IsOptional()(target, key);
     IsInt({ message: 'expires_in must be an integer number of seconds.' })(target, key);
-    Min(300)(target, key);
-    Max(86400)(target, key);
+    Min(schema.minimum)(target, key);
+    Max(schema.maximum)(target, key);
   };
 }

@@ -1,6 +1,7 @@
+import { HTTPS_URL_SCHEMA } from '@payments/contracts';
 import { registerDecorator, ValidationArguments, ValidationOptions } from 'class-validator';
 
-const MAX_URL_LENGTH = 2048;
+const MAX_URL_LENGTH = HTTPS_URL_SCHEMA.maxLength;
 
 /** True for an absolute URL that starts with `https://` and has a host (success_url, cancel_url, ...). */
 export function isHttpsUrl(value: unknown): boolean {

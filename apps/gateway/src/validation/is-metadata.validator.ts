@@ -1,7 +1,12 @@
+import { METADATA_SCHEMA } from '@payments/contracts';
 import { registerDecorator, ValidationArguments, ValidationOptions } from 'class-validator';
 
-/** DESIGN §5 Validation: metadata is a free-form object with these bounds. */
-export const METADATA_LIMITS = { maxKeys: 50, maxKeyLength: 40, maxStringLength: 500 } as const;
+/** DESIGN §5 Validation: metadata is a free-form object with these bounds (its schema in @payments/contracts). */
+export const METADATA_LIMITS = {
+  maxKeys: METADATA_SCHEMA.maxProperties,
+  maxKeyLength: METADATA_SCHEMA.propertyNames.maxLength,
+  maxStringLength: METADATA_SCHEMA.additionalProperties.maxLength,
+} as const;
 
 /** What is wrong with a metadata value, or undefined when it is fine. */
 export function metadataProblem(value: unknown): string | undefined {

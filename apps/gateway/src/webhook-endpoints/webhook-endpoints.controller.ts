@@ -1,3 +1,4 @@
+import { IDEMPOTENCY_KEY_SCHEMA } from '@payments/contracts';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req, UseInterceptors } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
@@ -24,7 +25,7 @@ export const OPTIONAL_IDEMPOTENCY_KEY = {
   name: 'Idempotency-Key',
   required: false,
   description: 'optional: a retry with the same key gets the first answer instead of acting twice',
-  schema: { type: 'string', maxLength: 190 },
+  schema: IDEMPOTENCY_KEY_SCHEMA,
 } as const;
 
 @ApiTags('webhook endpoints')

@@ -2,19 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { environmentOfInvoiceId, newInvoiceId, newPaymentId } from '@payments/ids';
 import { ApiError } from '@payments/platform';
 import type { EntityManager } from 'typeorm';
-import {
-  merchantFeeSchedule,
-  notFound,
-  optionalEnum,
-  parseId,
-  parseIdempotencyKey,
-  parseMerchantSettings,
-  parseScope,
-  parseSessionParams,
-  requireEnum,
-  type Scope,
-} from '../commands/command-input';
-import { SESSIONS_COMMANDS, type SimulateInvoiceReply } from '@payments/contracts';
+import { merchantFeeSchedule, notFound, parseCommand, parseMerchantSettings, parseSessionParams, type Scope } from '../commands/command-input';
+import { INVOICE_METHODS, SESSIONS_COMMANDS, type SimulateInvoiceReply } from '@payments/contracts';
 import { invoiceMethodNamed, resolveInvoiceMethods } from '../commands/method-resolution';
 import { SessionsConfig } from '../config';
 import {
@@ -62,9 +51,8 @@ export class InvoicesService {
 
   /** Creates an invoice with the next number, or answers the one already created under the same idempotency key. */
   async create(body: unknown, correlationId: string): Promise<InvoiceResource> {
-    const scope = parseScope(body);
-    const command = body as Record<string, unknown>;
-    const key = parseIdempotencyKey(command);
+    const { command, ...scope } = parseCommand(SESSIONS_COMMANDS.createInvoice, body);
+    const key = command.idempotency_key as string;
     const merchant = parseMerchantSettings(command.merchant);
     const params = parseSessionParams(command.params);
     const feeSchedule = merchantFeeSchedule(merchant.feeOverrides);
@@ -107,8 +95,8 @@ export class InvoicesService {
   }
 
   async get(body: unknown): Promise<InvoiceResource> {
-    const scope = parseScope(body);
-    const id = parseId(body as Record<string, unknown>);
+    const { command, ...scope } = parseCommand(SESSIONS_COMMANDS.getInvoice, body);
+    const id = command.id as string;
     const resource = environmentOfInvoiceId(id) === scope.environment ? await this.invoices.findResource(this.db.dataSource.manager, scope, id) : null;
     if (resource === null) throw notFound('invoice', id);
     return invoiceResourceAt(resource, this.clock.now());
@@ -116,11 +104,10 @@ export class InvoicesService {
 
   /** Test mode: paid (method defaults to wallet), failed, or expired at once. */
   async simulate(body: unknown, correlationId: string, commandId?: string): Promise<SimulateInvoiceReply> {
-    const scope = parseScope(body);
-    const command = body as Record<string, unknown>;
-    const id = parseId(command);
-    const result = requireEnum(command.result, ['paid', 'failed', 'expired'] as const, 'result');
-    const methodName = optionalEnum(command.method, ['wallet', 'togo', 'lahza', 'crypto'] as const, 'method');
+    const { command, ...scope } = parseCommand(SESSIONS_COMMANDS.simulateInvoice, body);
+    const id = command.id as string;
+    const result = command.result as 'paid' | 'failed' | 'expired';
+    const methodName = command.method as (typeof INVOICE_METHODS)[number] | undefined;
     const method = methodName === undefined ? undefined : (invoiceMethodNamed(methodName) ?? undefined);
     if (scope.environment !== 'test') throw new ApiError('live_mode_not_allowed', 'Only test invoices can be simulated; use a test key.');
     const resource = await this.change(scope, id, { correlationId, commandId }, (invoice, now) => {

@@ -3,18 +3,7 @@ import { environmentOfPaymentIntentId, newPaymentId, newPaymentIntentId } from '
 import { combineStatements, executePrepared } from '@payments/messaging';
 import { ApiError } from '@payments/platform';
 import type { EntityManager } from 'typeorm';
-import {
-  optionalEnum,
-  merchantFeeSchedule,
-  notFound,
-  parseId,
-  parseIdempotencyKey,
-  parseMerchantSettings,
-  parseScope,
-  parseSessionParams,
-  requireEnum,
-  type Scope,
-} from '../commands/command-input';
+import { merchantFeeSchedule, notFound, parseCommand, parseMerchantSettings, parseSessionParams, type Scope } from '../commands/command-input';
 import { SESSIONS_COMMANDS } from '@payments/contracts';
 import { resolveIntentMethods } from '../commands/method-resolution';
 import { SessionsConfig } from '../config';
@@ -65,9 +54,8 @@ export class PaymentIntentsService {
 
   /** Creates an intent, or answers the one already created under the same idempotency key. */
   async create(body: unknown, correlationId: string): Promise<PaymentIntentResource> {
-    const scope = parseScope(body);
-    const command = body as Record<string, unknown>;
-    const key = parseIdempotencyKey(command);
+    const { command, ...scope } = parseCommand(SESSIONS_COMMANDS.createPaymentIntent, body);
+    const key = command.idempotency_key as string;
     const merchant = parseMerchantSettings(command.merchant);
     const params = parseSessionParams(command.params);
     const feeSchedule = merchantFeeSchedule(merchant.feeOverrides);
@@ -127,8 +115,8 @@ export class PaymentIntentsService {
   }
 
   async get(body: unknown): Promise<PaymentIntentResource> {
-    const scope = parseScope(body);
-    const id = parseId(body as Record<string, unknown>);
+    const { command, ...scope } = parseCommand(SESSIONS_COMMANDS.getPaymentIntent, body);
+    const id = command.id as string;
     const resource = environmentOfPaymentIntentId(id) === scope.environment ? await this.intents.findResource(this.db.dataSource.manager, scope, id) : null;
     if (resource === null) throw notFound('payment intent', id);
     return paymentIntentResourceAt(resource, this.clock.now());
@@ -136,11 +124,10 @@ export class PaymentIntentsService {
 
   /** Test mode: drives the intent through processing to `succeeded` or `failed`. */
   async simulate(body: unknown, correlationId: string, commandId?: string): Promise<PaymentIntentResource> {
-    const scope = parseScope(body);
-    const command = body as Record<string, unknown>;
-    const id = parseId(command);
-    const result = requireEnum(command.result, ['succeeded', 'failed'] as const, 'result');
-    const method = optionalEnum(command.method, INTENT_PAYMENT_METHODS, 'method');
+    const { command, ...scope } = parseCommand(SESSIONS_COMMANDS.simulatePaymentIntent, body);
+    const id = command.id as string;
+    const result = command.result as 'succeeded' | 'failed';
+    const method = command.method as (typeof INTENT_PAYMENT_METHODS)[number] | undefined;
     if (scope.environment !== 'test') throw new ApiError('live_mode_not_allowed', 'Only test payment intents can be simulated; use a test key.');
     return this.change(scope, id, { correlationId, commandId }, (intent, now) =>
       result === 'succeeded'
@@ -151,8 +138,8 @@ export class PaymentIntentsService {
 
   /** The merchant cancels an intent that has not been paid. */
   async cancel(body: unknown, correlationId: string, commandId?: string): Promise<PaymentIntentResource> {
-    const scope = parseScope(body);
-    const id = parseId(body as Record<string, unknown>);
+    const { command, ...scope } = parseCommand(SESSIONS_COMMANDS.cancelPaymentIntent, body);
+    const id = command.id as string;
     return this.change(scope, id, { correlationId, commandId }, (intent, now) => intent.cancel({ reason: 'requested_by_merchant', now }));
   }
 

@@ -1,0 +1,147 @@
+// JSON Schema of every command's request (draft-07, as the resource schemas): the one definition of each field
+// and limit. The gateway's DTOs take their limits and OpenAPI entries from these fragments, and the owner
+// validates the command body against them (validateCommand), so the two can no longer disagree.
+import { INVOICE_SCHEMA, INVOICE_SIMULATE_SCHEMA, PAYMENT_INTENT_SCHEMA } from './resource.schemas';
+import type { SessionsCommandName } from './sessions.contract';
+
+export const INTENT_METHODS = ['togo', 'lahza', 'crypto'] as const;
+/** On the invoice surface a service-balance payment is `wallet` (`togo` is accepted as its other name). */
+export const INVOICE_METHODS = ['wallet', 'togo', 'lahza', 'crypto'] as const;
+
+/** The spec's MoneyString pattern; the amount's bounds are in `x-money` (a decimal range JSON Schema cannot state). */
+export const MONEY_INPUT_SCHEMA = {
+  type: 'string',
+  pattern: '^\\d+(?:\\.\\d{1,2})?$',
+  'x-money': { min: '0.50', max: '999999.99' },
+  description: 'MoneyString: decimal USD, at most two decimals, 0.50 to 999999.99',
+  example: '74.00',
+} as const;
+
+/** success_url and cancel_url. */
+export const HTTPS_URL_SCHEMA = { type: 'string', format: 'uri', pattern: '^https://', maxLength: 2048 } as const;
+
+/** The spec's Customer: every field optional, nothing else. */
+export const CUSTOMER_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', maxLength: 160 },
+    // 254: the longest address SMTP can deliver to (RFC 5321 path limit).
+    email: { type: 'string', format: 'email', maxLength: 254 },
+    phone: { type: 'string', maxLength: 40, description: 'free text, international format' },
+    city: { type: 'string', maxLength: 120 },
+    country: { type: 'string', minLength: 2, maxLength: 2, pattern: '^[A-Za-z]{2}$', description: 'two-letter country code' },
+  },
+} as const;
+
+/** DESIGN §5 Validation: free-form, at most 50 keys of 1 to 40 characters, string values of at most 500. */
+export const METADATA_SCHEMA = {
+  type: 'object',
+  maxProperties: 50,
+  propertyNames: { minLength: 1, maxLength: 40 },
+  additionalProperties: { maxLength: 500 },
+  description: 'up to 50 keys of at most 40 characters; string values up to 500',
+} as const;
+
+/** expires_in, with the surface's default. */
+export function expiresInSchema(defaultSeconds: number) {
+  return { type: 'integer', minimum: 300, maximum: 86400, default: defaultSeconds, description: 'seconds' } as const;
+}
+
+/** Fields payment intents and invoices share. */
+export const SESSION_PARAMS_PROPERTIES = {
+  amount: MONEY_INPUT_SCHEMA,
+  currency: { type: 'string', enum: ['USD'] },
+  external_ref: { type: 'string', maxLength: 120 },
+  description: { type: 'string', maxLength: 255 },
+  success_url: HTTPS_URL_SCHEMA,
+  cancel_url: HTTPS_URL_SCHEMA,
+  customer: CUSTOMER_SCHEMA,
+  metadata: METADATA_SCHEMA,
+} as const;
+
+function methodsSchema(methods: readonly string[]) {
+  return { type: 'array', minItems: 1, maxItems: methods.length, uniqueItems: true, items: { type: 'string', enum: methods } } as const;
+}
+
+/** createPaymentIntent's body: extra top-level fields are allowed (the spec says so) and not kept. */
+export const PAYMENT_INTENT_PARAMS_SCHEMA = {
+  type: 'object',
+  required: ['amount', 'currency'],
+  properties: { ...SESSION_PARAMS_PROPERTIES, methods: methodsSchema(INTENT_METHODS), expires_in: expiresInSchema(1800) },
+} as const;
+
+/** The invoice create body: unknown top-level fields are refused on this surface (DESIGN §5). */
+export const INVOICE_PARAMS_SCHEMA = {
+  type: 'object',
+  required: ['amount', 'currency'],
+  additionalProperties: false,
+  properties: { ...SESSION_PARAMS_PROPERTIES, methods: methodsSchema(INVOICE_METHODS), expires_in: expiresInSchema(86400) },
+} as const;
+
+export const SIMULATE_PAYMENT_INTENT_PARAMS_SCHEMA = {
+  type: 'object',
+  required: ['result'],
+  additionalProperties: false,
+  properties: {
+    result: { type: 'string', enum: ['succeeded', 'failed'] },
+    method: { type: 'string', enum: INTENT_METHODS, description: 'defaults to the first available method' },
+  },
+} as const;
+
+export const SIMULATE_INVOICE_PARAMS_SCHEMA = {
+  type: 'object',
+  required: ['result'],
+  additionalProperties: false,
+  properties: {
+    result: { type: 'string', enum: ['paid', 'failed', 'expired'] },
+    method: { type: 'string', enum: INVOICE_METHODS, default: 'wallet' },
+  },
+} as const;
+
+export const IDEMPOTENCY_KEY_SCHEMA = { type: 'string', minLength: 1, maxLength: 190 } as const;
+
+// The envelope of every sessions command: whose resource, in which environment (the API key's).
+const SCOPE_PROPERTIES = {
+  merchant_id: { type: 'string', minLength: 1, maxLength: 64 },
+  environment: { type: 'string', enum: ['live', 'test'] },
+} as const;
+const OBJECT_ID = { type: 'string', minLength: 1, maxLength: 100 } as const;
+
+const MERCHANT_SETTINGS_SCHEMA = {
+  type: 'object',
+  required: ['enabled_methods'],
+  properties: {
+    enabled_methods: { type: 'array', items: { type: 'string' } },
+    fee_overrides: { type: 'object', additionalProperties: { type: 'number' } },
+  },
+} as const;
+
+function createCommand(params: object) {
+  return {
+    type: 'object',
+    required: ['merchant_id', 'environment', 'idempotency_key', 'merchant', 'params'],
+    properties: { ...SCOPE_PROPERTIES, idempotency_key: IDEMPOTENCY_KEY_SCHEMA, merchant: MERCHANT_SETTINGS_SCHEMA, params },
+  } as const;
+}
+
+const OBJECT_COMMAND = { type: 'object', required: ['merchant_id', 'environment', 'id'], properties: { ...SCOPE_PROPERTIES, id: OBJECT_ID } } as const;
+
+function simulateCommand(params: typeof SIMULATE_PAYMENT_INTENT_PARAMS_SCHEMA | typeof SIMULATE_INVOICE_PARAMS_SCHEMA) {
+  return {
+    type: 'object',
+    required: ['merchant_id', 'environment', 'id', ...params.required],
+    properties: { ...SCOPE_PROPERTIES, id: OBJECT_ID, ...params.properties },
+  } as const;
+}
+
+/** Each sessions command's request and reply. */
+export const SESSIONS_COMMAND_SCHEMAS: Record<SessionsCommandName, { request: object; reply: object }> = {
+  'payment-intents.create': { request: createCommand(PAYMENT_INTENT_PARAMS_SCHEMA), reply: PAYMENT_INTENT_SCHEMA },
+  'payment-intents.get': { request: OBJECT_COMMAND, reply: PAYMENT_INTENT_SCHEMA },
+  'payment-intents.simulate': { request: simulateCommand(SIMULATE_PAYMENT_INTENT_PARAMS_SCHEMA), reply: PAYMENT_INTENT_SCHEMA },
+  'payment-intents.cancel': { request: OBJECT_COMMAND, reply: PAYMENT_INTENT_SCHEMA },
+  'invoices.create': { request: createCommand(INVOICE_PARAMS_SCHEMA), reply: INVOICE_SCHEMA },
+  'invoices.get': { request: OBJECT_COMMAND, reply: INVOICE_SCHEMA },
+  'invoices.simulate': { request: simulateCommand(SIMULATE_INVOICE_PARAMS_SCHEMA), reply: INVOICE_SIMULATE_SCHEMA },
+};

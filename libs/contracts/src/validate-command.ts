@@ -1,0 +1,56 @@
+import { parseMoneyString } from '@payments/money';
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { SESSIONS_COMMAND_SCHEMAS } from './command.schemas';
+import type { SessionsCommandName } from './sessions.contract';
+
+export type CommandCheck = { ok: true } | { ok: false; param: string; message: string };
+
+// strictTypes off: metadata values are any JSON, and their length limit applies to the strings among them.
+const ajv = new Ajv({ allErrors: false, strict: true, strictTypes: false, strictRequired: false, allowUnionTypes: true });
+addFormats(ajv);
+// OpenAPI annotations the schemas carry for the API document.
+ajv.addKeyword('example');
+// A MoneyString within bounds: the same parser the services use for amounts.
+ajv.addKeyword({
+  keyword: 'x-money',
+  type: 'string',
+  schemaType: 'object',
+  errors: true,
+  validate: function money(bounds: { min: string; max: string }, value: string): boolean {
+    const min = parseMoneyString(bounds.min);
+    const max = parseMoneyString(bounds.max);
+    const result = parseMoneyString(value, { minCents: min.ok ? min.cents : undefined, maxCents: max.ok ? max.cents : undefined });
+    if (result.ok) return true;
+    (money as unknown as { errors: Partial<ErrorObject>[] }).errors = [{ keyword: 'x-money', message: result.message, params: {} }];
+    return false;
+  },
+});
+
+// Compiled once, at load: a command is checked on every call.
+const validators = new Map<SessionsCommandName, ValidateFunction>(
+  Object.entries(SESSIONS_COMMAND_SCHEMAS).map(([name, { request }]) => [name as SessionsCommandName, ajv.compile(request)]),
+);
+
+/** The API field an error is about: the command's `params` are the request body, so their prefix goes. */
+function paramOf(error: ErrorObject): string {
+  const params = error.params as { missingProperty?: string; additionalProperty?: string; propertyName?: string };
+  const segments = error.instancePath.split('/').filter(Boolean);
+  if (params.missingProperty) segments.push(params.missingProperty);
+  if (params.additionalProperty) segments.push(params.additionalProperty);
+  if (segments[0] === 'params') segments.shift();
+  // Metadata keys are the merchant's own, not fields of the API: a problem inside it is about `metadata`.
+  if (segments[0] === 'metadata') return 'metadata';
+  return segments.join('.') || 'body';
+}
+
+/** Checks a sessions command's body against its schema; the first problem names the field at fault. */
+export function validateCommand(name: SessionsCommandName, body: unknown): CommandCheck {
+  const validate = validators.get(name);
+  if (!validate) throw new Error(`no schema for command ${name}`);
+  if (validate(body)) return { ok: true };
+  const error = validate.errors![0]!;
+  const param = paramOf(error);
+  const message = error.keyword === 'additionalProperties' ? 'is not an accepted field' : (error.message ?? 'is invalid');
+  return { ok: false, param, message: `${param} ${message}` };
+}
