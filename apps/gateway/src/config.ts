@@ -1,10 +1,19 @@
 import { WebhookServiceConfig } from '@payments/config';
+import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import { ArrayNotEmpty, IsInt, IsUrl, Max, Min } from 'class-validator';
 
 const urlList = ({ value }: { value: unknown }) =>
   typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : value;
-const commandUrl = { require_tld: false, protocols: ['http', 'https'], require_protocol: true };
+
+/** A comma-separated list of an owning service's instances, e.g. `http://sessions-0:4001,http://sessions-1:4001`. */
+function CommandUrls(): PropertyDecorator {
+  return applyDecorators(
+    Transform(urlList),
+    ArrayNotEmpty(),
+    IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true }, { each: true }),
+  ) as PropertyDecorator;
+}
 
 /** Settings of the gateway (environment variables; see README); the webhook settings are shared with the dispatcher. */
 export class GatewayConfig extends WebhookServiceConfig {
@@ -18,24 +27,16 @@ export class GatewayConfig extends WebhookServiceConfig {
    * Where each owning service takes commands: its instances' internal command ports, comma-separated
    * (`http://sessions-0:4001,http://sessions-1:4001`). Commands go round-robin; a dead instance is passed over.
    */
-  @Transform(urlList)
-  @ArrayNotEmpty()
-  @IsUrl(commandUrl, { each: true })
+  @CommandUrls()
   SESSIONS_URL: string[] = ['http://127.0.0.1:4001'];
 
-  @Transform(urlList)
-  @ArrayNotEmpty()
-  @IsUrl(commandUrl, { each: true })
+  @CommandUrls()
   LEDGER_URL: string[] = ['http://127.0.0.1:4002'];
 
-  @Transform(urlList)
-  @ArrayNotEmpty()
-  @IsUrl(commandUrl, { each: true })
+  @CommandUrls()
   REFUNDS_URL: string[] = ['http://127.0.0.1:4003'];
 
-  @Transform(urlList)
-  @ArrayNotEmpty()
-  @IsUrl(commandUrl, { each: true })
+  @CommandUrls()
   WEBHOOKS_URL: string[] = ['http://127.0.0.1:4004'];
 
   /** Keep-alive connections the gateway holds to each instance of a service. */

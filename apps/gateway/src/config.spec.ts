@@ -1,0 +1,17 @@
+import { ConfigError, loadConfig } from '@payments/config';
+import { GATEWAY_DEFAULTS, GatewayConfig } from './config';
+
+describe('the gateway\'s command settings', () => {
+  it('point at the development ports by default and take a comma-separated list of instances', () => {
+    const defaults = loadConfig(GatewayConfig, {}, GATEWAY_DEFAULTS);
+    expect(defaults.SESSIONS_URL).toEqual(['http://127.0.0.1:4001']);
+    expect(defaults.WEBHOOKS_URL).toEqual(['http://127.0.0.1:4004']);
+    const two = loadConfig(GatewayConfig, { SESSIONS_URL: 'http://sessions-0:4001, http://sessions-1:4001' }, GATEWAY_DEFAULTS);
+    expect(two.SESSIONS_URL).toEqual(['http://sessions-0:4001', 'http://sessions-1:4001']);
+  });
+
+  it('refuses a value that is not a list of http(s) URLs, naming the variable', () => {
+    expect(() => loadConfig(GatewayConfig, { SESSIONS_URL: 'sessions:4001' }, GATEWAY_DEFAULTS)).toThrow(ConfigError);
+    expect(() => loadConfig(GatewayConfig, { LEDGER_URL: 'ftp://ledger:4002' }, GATEWAY_DEFAULTS)).toThrow(/LEDGER_URL/);
+  });
+});
