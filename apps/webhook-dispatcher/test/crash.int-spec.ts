@@ -106,4 +106,25 @@ describe('several dispatcher instances and a crash', () => {
     expect(new Set(receiver.handled.map((e) => e.webhook.id))).toEqual(new Set(events.map((e) => e.id)));
     await survivor.stop();
   }, 120_000);
+
+  it('an instance stopped with SIGTERM leaves its consumer group at once, without waiting out its session', async () => {
+    const [leaving, staying] = await Promise.all([h.startDispatcher(settings), h.startDispatcher(settings)]);
+    const admin = testKafka().admin();
+    await admin.connect();
+    const group = `${h.namespace}.webhooks.public-events`;
+    const members = async () => {
+      const { groups } = await admin.describeGroups([group]);
+      return groups[0]?.state === 'Stable' ? groups[0].members.map((m) => m.clientId) : undefined;
+    };
+    try {
+      await waitFor(async () => ((await members())?.length ?? 0) >= 2, 60_000, 'both instances in the group');
+      const before = (await members())!;
+      expect(await leaving.stop()).toBe(0);
+      // Well inside the 6 s session timeout: only a member that left is gone this soon.
+      await waitFor(async () => (await members())?.length === before.length - 1, 4_000, 'the stopped instance out of the group');
+    } finally {
+      await admin.disconnect();
+      await staying.stop();
+    }
+  }, 120_000);
 });
