@@ -61,7 +61,7 @@ describe('bad input never produces a 5xx', () => {
     );
   });
 
-  it('raw text bodies and odd content types are 400', async () => {
+  it('raw text bodies and odd content types are 400 (forms 415)', async () => {
     const contentType = fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=utf-8');
     await fc.assert(
       fc.asyncProperty(fc.string({ maxLength: 500 }), contentType, async (text, type) => {
@@ -72,7 +72,7 @@ describe('bad input never produces a 5xx', () => {
           parsed = undefined; // not JSON at all: must be 400 too
         }
         if (type.startsWith('application/json') && isValidCreate(parsed)) return;
-        expectErrorShape(await post('/api/v1/invoices', text, { 'content-type': type }), [400]);
+        expectErrorShape(await post('/api/v1/invoices', text, { 'content-type': type }), [type === 'application/x-www-form-urlencoded' ? 415 : 400]);
       }),
       { numRuns: 200 },
     );
@@ -96,5 +96,24 @@ describe('bad input never produces a 5xx', () => {
       }),
       { numRuns: 100 },
     );
+  });
+
+  it('answers outside the contract, closed: an over-long path id is a 404 in the Error shape, not Fastify\'s 414', async () => {
+    for (const length of [101, 500, 4000]) {
+      for (const path of [`/api/v1/payment-intents/pi_test_${'a'.repeat(length)}`, `/api/v1/invoices/inv_test_${'a'.repeat(length)}`]) {
+        const res = await stack.call('GET', path, { key: merchant.test_key });
+        expectErrorShape(res, [404]);
+        expect(res.body.error.code).toBe('not_found');
+      }
+    }
+  });
+
+  it('answers outside the contract, closed: a form body on the JSON API is 415 unsupported_media_type and creates nothing', async () => {
+    const key = randomUUID();
+    const res = await post('/api/v1/payment-intents', 'amount=10.00&currency=USD', { 'content-type': 'application/x-www-form-urlencoded', 'idempotency-key': key });
+    expectErrorShape(res, [415]);
+    expect(res.body.error.code).toBe('unsupported_media_type');
+    const db = await stack.db.dataSource('sessions');
+    expect(await db.query(`SELECT 1 FROM sessions.idempotency_keys WHERE key = $1`, [key])).toEqual([]);
   });
 });

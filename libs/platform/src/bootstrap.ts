@@ -2,10 +2,12 @@ import { DynamicModule, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { MicroserviceOptions } from '@nestjs/microservices';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyInstance } from 'fastify';
 import { ConfigError, loadConfig, ServiceConfig } from '@payments/config';
 import { Logger } from 'nestjs-pino';
 import pino, { type Logger as PinoInstance } from 'pino';
 import { DatabaseOptions } from './database/database.module';
+import { ApiError } from './errors/api-error';
 import { ApiExceptionFilter } from './errors/api-exception.filter';
 import { logOptions, requestLogLine } from './logging/log-options';
 import { requestIdFor } from './logging/request-id';
@@ -14,6 +16,9 @@ import { PlatformModule } from './platform.module';
 import { HttpCommandServer } from './rpc/http-command.server';
 
 export const MAX_BODY_BYTES = 64 * 1024;
+/** Longer than any id the API issues; an id past it is still only a 404 (the URL itself is bounded by Node). */
+const MAX_PATH_PARAM_LENGTH = 8 * 1024;
+const API_PREFIX = '/api/';
 /** Probes and scrapes, which would drown the request log. */
 const QUIET_ROUTES = /^\/(health|metrics)/;
 
@@ -67,11 +72,15 @@ export function rootModule<C extends ServiceConfig>(definition: ServiceDefinitio
 /** Starts one service: HTTP (health, metrics, routes), its command port if it owns commands, graceful shutdown. */
 export async function bootstrapService<C extends ServiceConfig>(definition: ServiceDefinition<C>): Promise<NestFastifyApplication> {
   const config = loadConfigOrExit(definition);
-  const adapter = new FastifyAdapter({ genReqId: requestIdFor, bodyLimit: MAX_BODY_BYTES, trustProxy: true });
+  // maxParamLength: an over-long path id reaches the route (and its Error-shaped 404) instead of Fastify's own 414.
+  const adapter = new FastifyAdapter({ genReqId: requestIdFor, bodyLimit: MAX_BODY_BYTES, trustProxy: true, maxParamLength: MAX_PATH_PARAM_LENGTH });
   const logger = pino(logOptions(definition.service, config.LOG_LEVEL));
+  // Fastify's own JSON parser (bodyParser off: Nest would also accept forms on every route, see acceptForms).
   const app = await NestFactory.create<NestFastifyApplication>(rootModule(definition, config, logger), adapter, {
     bufferLogs: true,
+    bodyParser: false,
   });
+  acceptForms(app.getHttpAdapter().getInstance());
   app.useLogger(app.get(Logger));
   app.useGlobalFilters(new ApiExceptionFilter());
 
@@ -123,4 +132,18 @@ function handleShutdownSignals(app: NestFastifyApplication, timeoutMs: number, c
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
+}
+
+/**
+ * Form bodies are for pages (the hosted checkout), never for the JSON API: there they are 415
+ * unsupported_media_type, not parsed into a command.
+ */
+function acceptForms(fastify: FastifyInstance): void {
+  fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (request, body, done) => {
+    if (request.url.startsWith(API_PREFIX)) {
+      done(new ApiError('unsupported_media_type', 'The API takes JSON bodies: send Content-Type: application/json.'), undefined);
+      return;
+    }
+    done(null, Object.fromEntries(new URLSearchParams(String(body))));
+  });
 }
