@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { Stack, startStack, TestMerchant } from '@payments/testing';
 
-// No input, however malformed, produces a 5xx: generated bad bodies and headers get 400/401 in the Error shape.
+// No input, however malformed, produces a 5xx: generated bad bodies, headers and path ids (over 10,000 requests,
+// NUL, lone surrogates, deep nesting and over-long ids among them) get a 4xx in the Error shape.
 describe('bad input never produces a 5xx', () => {
   let stack: Stack;
   let merchant: TestMerchant;
@@ -42,7 +43,7 @@ describe('bad input never produces a 5xx', () => {
       fc.asyncProperty(fc.jsonValue().filter((v) => !isValidCreate(v)), async (body) => {
         expectErrorShape(await post('/api/v1/payment-intents', JSON.stringify(body)), [400]);
       }),
-      { numRuns: 300 },
+      { numRuns: 2600 },
     );
   });
 
@@ -57,7 +58,7 @@ describe('bad input never produces a 5xx', () => {
         if (res.status === 201) return; // the generated value happened to be valid for that field
         expectErrorShape(res, [400]);
       }),
-      { numRuns: 300 },
+      { numRuns: 2600 },
     );
   });
 
@@ -115,5 +116,63 @@ describe('bad input never produces a 5xx', () => {
     expect(res.body.error.code).toBe('unsupported_media_type');
     const db = await stack.db.dataSource('sessions');
     expect(await db.query(`SELECT 1 FROM sessions.idempotency_keys WHERE key = $1`, [key])).toEqual([]);
+  });
+
+  // Postgres text and jsonb refuse NUL and lone surrogates; they answered 500 wherever they reached a write.
+  const unstorable = fc.tuple(fc.string({ maxLength: 20 }), fc.constantFrom('\u0000', '\uD800', '\uDBFF', '\uDC00', '\uDFFF'), fc.string({ maxLength: 20 })).map(
+    ([before, bad, after]) => `${before}${bad}${after}`.replace(/[\uD800-\uDBFF]$/, '$&x'),
+  );
+
+  it('unstorable strings (NUL, lone surrogates) in any string field, metadata key or value are 400 naming the field', async () => {
+    const placements: Array<[string, (text: string) => object]> = [
+      ['external_ref', (t) => ({ external_ref: t })],
+      ['description', (t) => ({ description: t })],
+      ['success_url', (t) => ({ success_url: `https://example.com/${t}` })],
+      ['customer.name', (t) => ({ customer: { name: t } })],
+      ['customer.email', (t) => ({ customer: { email: `${t}@example.com` } })],
+      ['customer.phone', (t) => ({ customer: { phone: t } })],
+      ['customer.city', (t) => ({ customer: { city: t } })],
+      ['metadata', (t) => ({ metadata: { note: t } })],
+      ['metadata', (t) => ({ metadata: { [t]: 'v' } })],
+      ['methods', (t) => ({ methods: [t] })],
+    ];
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...placements), unstorable, fc.constantFrom('/api/v1/payment-intents', '/api/v1/invoices'), async ([param, place], text, path) => {
+        const res = await post(path, JSON.stringify({ amount: '10.00', currency: 'USD', ...place(text) }));
+        expectErrorShape(res, [400]);
+        expect(res.body.error).toMatchObject({ code: 'invalid_request', param });
+      }),
+      { numRuns: 3600 },
+    );
+    const endpoint = await stack.call('POST', '/api/v1/webhook-endpoints', { key: merchant.test_key, body: { url: 'https://example.com/hooks\u0000' } });
+    expectErrorShape(endpoint, [400]);
+    expect(endpoint.body.error.param).toBe('url');
+  });
+
+  it('deeply nested bodies are 400, never a 500 from a recursive walk', async () => {
+    const nested = (levels: number) => `${'['.repeat(levels)}1${']'.repeat(levels)}`;
+    for (const levels of [33, 1000, 10000]) {
+      const res = await post('/api/v1/payment-intents', `{"amount":"10.00","currency":"USD","metadata":{"a":${nested(levels)}}}`);
+      expectErrorShape(res, [400]);
+      expect(res.body.error.param).toBe('metadata');
+    }
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 33, max: 3000 }), fc.constantFrom('metadata', 'customer', 'extra'), async (levels, field) => {
+        const body = `{"amount":"10.00","currency":"USD","${field}":${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}}`;
+        expectErrorShape(await post('/api/v1/payment-intents', body), [400]);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('over-long and odd path ids are a 404 in the Error shape', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 60, max: 6000 }), fc.constantFrom('payment-intents', 'invoices'), async (length, kind) => {
+        const prefix = kind === 'invoices' ? 'inv_test_' : 'pi_test_';
+        const res = await stack.call('GET', `/api/v1/${kind}/${prefix}${'z'.repeat(length)}`, { key: merchant.test_key });
+        expectErrorShape(res, [404]);
+      }),
+      { numRuns: 500 },
+    );
   });
 });

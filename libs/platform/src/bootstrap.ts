@@ -8,6 +8,7 @@ import { Logger } from 'nestjs-pino';
 import pino, { type Logger as PinoInstance } from 'pino';
 import { DatabaseOptions } from './database/database.module';
 import { ApiError } from './errors/api-error';
+import { jsonBodyProblem } from './http/json-body';
 import { ApiExceptionFilter } from './errors/api-exception.filter';
 import { logOptions, requestLogLine } from './logging/log-options';
 import { requestIdFor } from './logging/request-id';
@@ -75,12 +76,12 @@ export async function bootstrapService<C extends ServiceConfig>(definition: Serv
   // maxParamLength: an over-long path id reaches the route (and its Error-shaped 404) instead of Fastify's own 414.
   const adapter = new FastifyAdapter({ genReqId: requestIdFor, bodyLimit: MAX_BODY_BYTES, trustProxy: true, maxParamLength: MAX_PATH_PARAM_LENGTH });
   const logger = pino(logOptions(definition.service, config.LOG_LEVEL));
-  // Fastify's own JSON parser (bodyParser off: Nest would also accept forms on every route, see acceptForms).
+  // Bodies are parsed by parseBodies (bodyParser off: Nest would also accept forms on every route).
   const app = await NestFactory.create<NestFastifyApplication>(rootModule(definition, config, logger), adapter, {
     bufferLogs: true,
     bodyParser: false,
   });
-  acceptForms(app.getHttpAdapter().getInstance());
+  parseBodies(app.getHttpAdapter().getInstance());
   app.useLogger(app.get(Logger));
   app.useGlobalFilters(new ApiExceptionFilter());
 
@@ -135,10 +136,21 @@ function handleShutdownSignals(app: NestFastifyApplication, timeoutMs: number, c
 }
 
 /**
- * Form bodies are for pages (the hosted checkout), never for the JSON API: there they are 415
- * unsupported_media_type, not parsed into a command.
+ * JSON bodies are parsed as Fastify does (prototype poisoning refused), then refused with a 400 naming the field
+ * when something downstream could not take them (jsonBodyProblem). Form bodies are for pages (the hosted
+ * checkout), never for the JSON API: there they are 415 unsupported_media_type, not parsed into a command.
  */
-function acceptForms(fastify: FastifyInstance): void {
+function parseBodies(fastify: FastifyInstance): void {
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    parseJson(request, String(body), (error: Error | null, value?: unknown) => {
+      if (error) return done(error, undefined);
+      const problem = jsonBodyProblem(value);
+      if (problem) return done(new ApiError('invalid_request', problem.message, problem.param), undefined);
+      done(null, value);
+    });
+  });
   fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (request, body, done) => {
     if (request.url.startsWith(API_PREFIX)) {
       done(new ApiError('unsupported_media_type', 'The API takes JSON bodies: send Content-Type: application/json.'), undefined);
