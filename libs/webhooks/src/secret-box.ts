@@ -8,6 +8,16 @@ import { randomBase62 } from '@payments/ids';
  */
 export const DEVELOPMENT_WEBHOOK_SECRETS_KEY = Buffer.from('DEVELOPMENT-ONLY-webhook-key-32!', 'utf8').toString('base64');
 
+/**
+ * Every WEBHOOK_SECRETS_KEY written in this repository: the built-in one, and the development key of
+ * docker-compose.yml and the k8s dev overlay. All public, so all refused when NODE_ENV=production (a test scans
+ * the repository's deployment files and fails on a key missing here).
+ */
+export const PUBLISHED_WEBHOOK_SECRETS_KEYS: readonly string[] = [
+  DEVELOPMENT_WEBHOOK_SECRETS_KEY,
+  'ZGV2LW9ubHktd2ViaG9vay1zZWNyZXRzLWtleS0wMDE=',
+];
+
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 const VERSION = 'v1';
 const KEY_BYTES = 32;
