@@ -12,6 +12,15 @@ export class SessionsConfig extends ServiceConfig {
   @Min(100)
   @Max(60000)
   EXPIRY_INTERVAL_MS: number = 1000;
+
+  /**
+   * How long an Idempotency-Key holds its object: the gateway's setting of the same name (one ConfigMap sets both).
+   * Past it, the key makes a new object, as it does at the gateway once its replay record has expired.
+   */
+  @IsInt()
+  @Min(60)
+  @Max(30 * 86400)
+  IDEMPOTENCY_TTL_SECONDS: number = 86400;
 }
 
 export const SESSIONS_DEFAULTS = { PORT: '3001', COMMAND_PORT: '4001', DB_SCHEMA: 'sessions' };

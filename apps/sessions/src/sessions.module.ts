@@ -3,6 +3,7 @@ import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { SessionsConfig } from './config';
 import { ExpiryScheduler } from './expiry/expiry.scheduler';
+import { IdempotencyKeysPruner } from './idempotency/idempotency-keys.pruner';
 import { InvoicesController } from './invoices/invoices.controller';
 import { InvoicesService } from './invoices/invoices.service';
 import { PaymentIntentsController } from './payment-intents/payment-intents.controller';
@@ -23,6 +24,7 @@ import { SessionsDatabase } from './shared/sessions-database';
     PaymentIntentsService,
     InvoicesService,
     ExpiryScheduler,
+    IdempotencyKeysPruner,
   ],
 })
 export class SessionsModule {}

@@ -14,11 +14,19 @@ export interface IdempotencyScope {
 
 export type IdempotencyClaim =
   | { readonly claimed: true }
-  | { readonly claimed: false; readonly objectType: IdempotentObjectType; readonly objectId: string; readonly fingerprint: string };
+  | {
+      readonly claimed: false;
+      readonly objectType: IdempotentObjectType;
+      readonly objectId: string;
+      readonly fingerprint: string;
+      readonly createdAt: Date;
+    };
 
 /**
  * One object per (merchant, environment, key), decided in the creating transaction. A claim racing another with
  * the same key waits for it: when that one commits, this one sees its object; when it rolls back, this one wins.
+ * A claim holds its key for the retention (IDEMPOTENCY_TTL_SECONDS, as the gateway's replay record): older, it
+ * no longer counts (the key makes a new object), and pruneExpired deletes it.
  */
 export class IdempotencyKeysRepository {
   private readonly table: string;
@@ -34,13 +42,17 @@ export class IdempotencyKeysRepository {
     objectType: IdempotentObjectType,
     objectId: string,
     fingerprint: string,
+    expiredBefore: Date,
   ): Promise<IdempotencyClaim> {
+    // A claim past the retention is taken over in place (row-locked, so two takers cannot both win).
     const inserted: unknown[] = await manager.query(
-      `INSERT INTO ${this.table} (merchant_id, environment, key, object_type, object_id, fingerprint)
+      `INSERT INTO ${this.table} AS claim (merchant_id, environment, key, object_type, object_id, fingerprint)
        VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (merchant_id, environment, key) DO NOTHING
+       ON CONFLICT (merchant_id, environment, key) DO UPDATE
+         SET object_type = EXCLUDED.object_type, object_id = EXCLUDED.object_id, fingerprint = EXCLUDED.fingerprint, created_at = now()
+         WHERE claim.created_at < $7
        RETURNING object_id`,
-      [scope.merchantId, scope.environment, key, objectType, objectId, fingerprint],
+      [scope.merchantId, scope.environment, key, objectType, objectId, fingerprint, expiredBefore],
     );
     if (inserted.length === 1) return { claimed: true };
     const existing = await this.find(manager, scope, key);
@@ -61,10 +73,31 @@ export class IdempotencyKeysRepository {
   }
 
   async find(manager: EntityManager, scope: IdempotencyScope, key: string): Promise<Extract<IdempotencyClaim, { claimed: false }> | null> {
-    const [existing]: Array<{ object_type: IdempotentObjectType; object_id: string; fingerprint: string }> = await manager.query(
-      `SELECT object_type, object_id, fingerprint FROM ${this.table} WHERE merchant_id = $1 AND environment = $2 AND key = $3`,
+    const [existing]: Array<{ object_type: IdempotentObjectType; object_id: string; fingerprint: string; created_at: Date }> = await manager.query(
+      `SELECT object_type, object_id, fingerprint, created_at FROM ${this.table} WHERE merchant_id = $1 AND environment = $2 AND key = $3`,
       [scope.merchantId, scope.environment, key],
     );
-    return existing ? { claimed: false, objectType: existing.object_type, objectId: existing.object_id, fingerprint: existing.fingerprint } : null;
+    return existing
+      ? { claimed: false, objectType: existing.object_type, objectId: existing.object_id, fingerprint: existing.fingerprint, createdAt: existing.created_at }
+      : null;
+  }
+
+  /** Deletes this key's claim if it is past the retention (so the create that found it can claim the key). */
+  async releaseExpired(manager: EntityManager, scope: IdempotencyScope, key: string, expiredBefore: Date): Promise<void> {
+    await manager.query(`DELETE FROM ${this.table} WHERE merchant_id = $1 AND environment = $2 AND key = $3 AND created_at < $4`, [
+      scope.merchantId,
+      scope.environment,
+      key,
+      expiredBefore,
+    ]);
+  }
+
+  /** Deletes claims past the retention, at most `batch` of them; answers how many went. */
+  async pruneExpired(manager: EntityManager, expiredBefore: Date, batch: number): Promise<number> {
+    const [, deleted] = (await manager.query(
+      `DELETE FROM ${this.table} WHERE ctid = ANY (ARRAY(SELECT ctid FROM ${this.table} WHERE created_at < $1 LIMIT $2))`,
+      [expiredBefore, batch],
+    )) as [unknown, number];
+    return deleted;
   }
 }

@@ -62,7 +62,8 @@ export class InvoicesService {
       const now = this.clock.now();
       const id = newInvoiceId(scope.environment);
       // The key first: a repeated create must not take (and hold the lock of) a number it will not use.
-      const claim = await this.idempotency.claim(manager, scope, key, 'invoice', id, fingerprint);
+      const expiredBefore = new Date(now.getTime() - this.config.IDEMPOTENCY_TTL_SECONDS * 1000);
+      const claim = await this.idempotency.claim(manager, scope, key, 'invoice', id, fingerprint, expiredBefore);
       if (!claim.claimed) return this.replay(manager, scope, claim, fingerprint, now);
 
       const methods = resolveInvoiceMethods(params.methods, merchant.enabledMethods);

@@ -52,8 +52,11 @@ export class PaymentIntentsService {
     this.payments = new PaymentsRepository(db.schema);
   }
 
-  /** Creates an intent, or answers the one already created under the same idempotency key. */
-  async create(body: unknown, correlationId: string): Promise<PaymentIntentResource> {
+  /**
+   * Creates an intent, or answers the one already created under the same idempotency key. A key whose claim is
+   * past the retention is released and the create runs again (once): the key makes a new intent.
+   */
+  async create(body: unknown, correlationId: string, retryAfterRelease = true): Promise<PaymentIntentResource> {
     const { command, ...scope } = parseCommand(SESSIONS_COMMANDS.createPaymentIntent, body);
     const key = command.idempotency_key as string;
     const merchant = parseMerchantSettings(command.merchant);
@@ -84,7 +87,7 @@ export class PaymentIntentsService {
       });
     } catch (error) {
       // A key already used answers with its intent even if this request would now be refused.
-      return this.replayIfClaimed(scope, key, fingerprint, error);
+      return this.replayIfClaimed(scope, key, fingerprint, error, retryAfterRelease ? () => this.create(body, correlationId, false) : undefined);
     }
     const intent = PaymentIntent.fromEvents(events);
     const resource = this.render(intent.state, now);
@@ -100,18 +103,37 @@ export class PaymentIntentsService {
       await executePrepared(this.db.dataSource, write);
     } catch (error) {
       if (!isUniqueViolation(error, IDEMPOTENCY_KEY_CONSTRAINT)) throw error;
-      return this.replayIfClaimed(scope, key, fingerprint, error);
+      return this.replayIfClaimed(scope, key, fingerprint, error, retryAfterRelease ? () => this.create(body, correlationId, false) : undefined);
     }
     await this.db.outbox.committed(this.db.dataSource);
     return resource;
   }
 
-  /** The intent an earlier request created under this key, or `error` when the key is not taken. */
-  private async replayIfClaimed(scope: Scope, key: string, fingerprint: string, error: unknown): Promise<PaymentIntentResource> {
+  /**
+   * The intent an earlier request created under this key, or `error` when the key is not taken. A claim past the
+   * retention is released and `retry` answers instead.
+   */
+  private async replayIfClaimed(
+    scope: Scope,
+    key: string,
+    fingerprint: string,
+    error: unknown,
+    retry?: () => Promise<PaymentIntentResource>,
+  ): Promise<PaymentIntentResource> {
     const manager = this.db.dataSource.manager;
     const claim = await this.idempotency.find(manager, scope, key);
     if (claim === null) throw error;
-    return this.replay(manager, scope, claim, fingerprint, this.clock.now());
+    const now = this.clock.now();
+    const expiredBefore = this.idempotencyExpiredBefore(now);
+    if (retry && claim.createdAt < expiredBefore) {
+      await this.idempotency.releaseExpired(manager, scope, key, expiredBefore);
+      return retry();
+    }
+    return this.replay(manager, scope, claim, fingerprint, now);
+  }
+
+  private idempotencyExpiredBefore(now: Date): Date {
+    return new Date(now.getTime() - this.config.IDEMPOTENCY_TTL_SECONDS * 1000);
   }
 
   async get(body: unknown): Promise<PaymentIntentResource> {
