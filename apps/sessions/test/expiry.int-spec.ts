@@ -1,5 +1,8 @@
 import type { InvoiceResource, PaymentIntentResource } from '@payments/contracts';
-import { createHarness, intentCommand, invoiceCommand, type SessionsHarness, testMerchant } from './support/sessions-harness';
+import { ExpiryScheduler, EXPIRY_BATCH_SIZE } from '../src/expiry/expiry.scheduler';
+import type { PaymentIntentsService } from '../src/payment-intents/payment-intents.service';
+import { createHarness, intentCommand, invoiceCommand, SCHEMA, type SessionsHarness, testMerchant } from './support/sessions-harness';
+import { TestClock } from './support/test-clock';
 
 // The expiry job against a real Postgres: due sessions expire once through their aggregate, whoever runs it.
 describe('expiry job', () => {
@@ -89,4 +92,40 @@ describe('expiry job', () => {
       if (outcomes[0].status === 'rejected') expect((outcomes[0].reason as { code: string }).code).toBe('invalid_state');
     }
   });
+
+  it('sets rows whose expiry keeps failing aside with a backoff, so the rest behind them still expire (no endless loop)', async () => {
+    // More failing rows than a batch, all due before the good ones: before, every batch locked the same failing
+    // rows first, and a run never ended.
+    const failing = new Set<string>();
+    for (let i = 0; i < EXPIRY_BATCH_SIZE + 5; i += 1) failing.add((await dueIntent()).id);
+    const good: string[] = [];
+    for (let i = 0; i < 3; i += 1) good.push((await h.clock.shifted(-300_500, () => h.intents.create(intentCommand(merchant, {}, { expires_in: 300 }), 'r'))).id);
+    const breaking = Object.assign(Object.create(h.intents) as PaymentIntentsService, {
+      expireLocked: (...args: Parameters<PaymentIntentsService['expireLocked']>) => {
+        if (failing.has(args[1].id)) return Promise.reject(new Error('this intent cannot be expired'));
+        return h.intents.expireLocked(...args);
+      },
+    });
+    const job = new ExpiryScheduler(h.sessions, breaking, h.invoices, h.config, new TestClock());
+
+    expect(await job.runOnce()).toEqual({ expired: 3, failed: failing.size });
+    for (const id of good) expect((await h.intents.get({ ...scope, id })).status).toBe('expired');
+    const setAside = async () =>
+      (await h.dataSource.query(
+        `SELECT expiry_failures, extract(epoch FROM expiry_retry_at - now()) AS wait_s FROM "${SCHEMA}".payment_intents WHERE id = ANY($1)`,
+        [[...failing]],
+      )) as Array<{ expiry_failures: number; wait_s: number }>;
+    const first = await setAside();
+    expect(first.every((r) => r.expiry_failures === 1 && r.wait_s > 0 && r.wait_s <= 1.5)).toBe(true);
+    // Out of line until their retry time: the next run does not touch them.
+    expect(await job.runOnce()).toEqual({ expired: 0, failed: 0 });
+    // Due again, they fail again and wait twice as long; the job still ends.
+    await h.dataSource.query(`UPDATE "${SCHEMA}".payment_intents SET expiry_retry_at = now() - interval '1 second' WHERE id = ANY($1)`, [[...failing]]);
+    expect(await job.runOnce()).toEqual({ expired: 0, failed: failing.size });
+    expect((await setAside()).every((r) => r.expiry_failures === 2 && r.wait_s > 1 && r.wait_s <= 2.5)).toBe(true);
+    // Once they can be expired, they are.
+    failing.clear();
+    await h.dataSource.query(`UPDATE "${SCHEMA}".payment_intents SET expiry_retry_at = now() - interval '1 second' WHERE expiry_failures > 0`);
+    expect((await job.runOnce()).expired).toBe(EXPIRY_BATCH_SIZE + 5);
+  }, 120_000);
 });

@@ -73,11 +73,28 @@ export class InvoicesRepository {
     const rows: Array<{ id: string; merchant_id: string; environment: 'live' | 'test' }> = await manager.query(
       `SELECT id, merchant_id, environment FROM ${this.table}
        WHERE status IN ('pending', 'failed') AND expires_at <= $1
+         AND (expiry_retry_at IS NULL OR expiry_retry_at <= $1)
        ORDER BY expires_at
        LIMIT $2
        FOR UPDATE SKIP LOCKED`,
       [now, limit],
     );
     return rows.map((row) => ({ id: row.id, merchantId: row.merchant_id, environment: row.environment }));
+  }
+
+  /**
+   * After a failed expiry (its savepoint rolled back): out of line until a later retry, one second doubling with
+   * each failure up to an hour. Answers how many times it has failed.
+   */
+  async setAsideExpiry(manager: EntityManager, id: string, now: Date): Promise<number> {
+    const [row]: Array<{ expiry_failures: number }> = await manager.query(
+      `UPDATE ${this.table}
+       SET expiry_failures = expiry_failures + 1,
+           expiry_retry_at = $2::timestamptz + least(interval '1 second' * power(2, expiry_failures), interval '1 hour')
+       WHERE id = $1
+       RETURNING expiry_failures`,
+      [id, now],
+    );
+    return row?.expiry_failures ?? 0;
   }
 }

@@ -181,6 +181,11 @@ export class PaymentIntentsService {
     return this.intents.lockDue(manager, now, limit);
   }
 
+  /** Sets a session whose expiry failed aside for a while (see ExpiryScheduler); answers its failure count. */
+  setAsideExpiry(manager: EntityManager, due: DueSession, now: Date): Promise<number> {
+    return this.intents.setAsideExpiry(manager, due.id, now);
+  }
+
   /** Read, decide, write in one statement; a command that lost a race runs again from the read. */
   private async change(scope: Scope, id: string, caller: CommandMeta, decide: Decide): Promise<PaymentIntentResource> {
     if (environmentOfPaymentIntentId(id) !== scope.environment) throw notFound('payment intent', id);
