@@ -384,10 +384,34 @@ describe('webhook endpoints API', () => {
     }
     const again = await create({ url: PUBLIC_URL, events: ['invoice.paid'] }, merchant.test_key, { 'idempotency-key': key });
     expect(again.status).toBe(201);
-    expect(again.body).toEqual(first.body);
+    // The same endpoint, but its secret is not shown again (see the next test).
+    expect(again.body).toEqual({ ...first.body, secret: null });
     const [{ count }] = await db.query(`SELECT count(*)::int AS count FROM gateway.webhook_endpoints WHERE idempotency_key = $1`, [key]);
     expect(count).toBe(1);
     expect(await outbox(first.body.id)).toHaveLength(1);
+  });
+
+  it('shows a secret once: a create replayed after its replay record is gone never reveals it, not even after rolls', async () => {
+    // A merchant of its own: the others' endpoint counts are near the limit other tests check.
+    const owner = await stack.createMerchant({ testLimit: 10000 });
+    const key = randomUUID();
+    const first = await create({ url: `${PUBLIC_URL}/once` }, owner.test_key, { 'idempotency-key': key });
+    expect(first.status).toBe(201);
+    const rolled = await stack.call('POST', `/api/v1/webhook-endpoints/${first.body.id}/roll-secret`, { key: owner.test_key });
+    expect(rolled.status).toBe(200);
+    const redis = new Redis(REDIS_URL);
+    try {
+      // As 24 h later: the replay record has expired.
+      expect(await redis.del(`${stack.namespace}:idempotency:${owner.merchant_id}:test:${key}`)).toBe(1);
+    } finally {
+      redis.disconnect();
+    }
+    const late = await create({ url: `${PUBLIC_URL}/once` }, owner.test_key, { 'idempotency-key': key });
+    expect(late.status).toBe(201);
+    expect(late.body).toMatchObject({ id: first.body.id, secret: null });
+    const text = JSON.stringify(late.body);
+    expect(text).not.toContain(first.body.secret);
+    expect(text).not.toContain(rolled.body.secret);
   });
 
   it('limits a merchant to 16 endpoints per environment', async () => {

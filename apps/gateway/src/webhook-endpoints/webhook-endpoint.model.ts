@@ -51,7 +51,8 @@ export interface WebhookEndpointResource {
 }
 
 /** The create and roll answers: the one time the plaintext secret is shown. */
-export type WebhookEndpointWithSecret = WebhookEndpointResource & { secret: string };
+/** A create or roll answer: the secret, or null for a create replayed after its replay record expired. */
+export type WebhookEndpointWithSecret = WebhookEndpointResource & { secret: string | null };
 
 export function newWebhookEndpointId(): string {
   return `we_${randomBase62()}`;

@@ -31,7 +31,13 @@ export const WEBHOOK_ENDPOINT_WITH_SECRET_SCHEMA: SchemaObject = {
   required: [...(WEBHOOK_ENDPOINT_SCHEMA.required ?? []), 'secret'],
   properties: {
     ...WEBHOOK_ENDPOINT_SCHEMA.properties,
-    secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9]+$', description: 'signing secret; shown only in this answer' },
+    secret: orNull({
+      type: 'string',
+      pattern: '^whsec_[A-Za-z0-9]+$',
+      description:
+        'signing secret; shown only in this answer and its replays while the replay record lasts (IDEMPOTENCY_TTL_SECONDS); ' +
+        'null when the Idempotency-Key is used again after that (roll the secret to see a new one)',
+    }),
   },
 };
 

@@ -153,12 +153,17 @@ export class WebhookEndpointsService {
    * A creation whose Idempotency-Key was used before (its replay record was lost, e.g. Redis was away): the
    * same request gets the same endpoint back, with its current secret, instead of a second endpoint.
    */
+  /**
+   * The endpoint an earlier create made under this key, reached only once the gateway's replay record (which
+   * holds the first answer, secret included, encrypted) is gone. A secret is shown once: this answer never
+   * reveals it (the current one may even be a later roll's). The merchant rolls the secret to see a new one.
+   */
   private replayCreation(earlier: WebhookEndpointState, input: CreateEndpointInput): WebhookEndpointWithSecret {
     const sameRequest = earlier.url === input.url && JSON.stringify(earlier.events) === JSON.stringify(input.events);
     if (!sameRequest || earlier.status === 'deleted') {
       throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request.');
     }
-    return { ...resourceOf(earlier), secret: this.secrets.decrypt(earlier.secretEncrypted) };
+    return { ...resourceOf(earlier), secret: null };
   }
 
   private async publish(manager: EntityManager, type: GatewayEventType, endpoint: WebhookEndpointState, correlationId: string): Promise<void> {
