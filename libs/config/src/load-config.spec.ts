@@ -37,4 +37,18 @@ describe('loadConfig', () => {
     expect(message).toContain('DATABASE_URL');
     expect(message).not.toContain('LOG_LEVEL');
   });
+
+  it('never prints the password of a URL setting it refuses', () => {
+    let message = '';
+    try {
+      loadConfig(Sample, { DATABASE_URL: 'postgres://payments:hunter2@db host/payments', REDIS_URL: 'redis://:s3cr3t-pass@redis host:6379' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('DATABASE_URL');
+    expect(message).toContain('REDIS_URL');
+    expect(message).toContain('[redacted]');
+    expect(message).not.toContain('hunter2');
+    expect(message).not.toContain('s3cr3t-pass');
+  });
 });

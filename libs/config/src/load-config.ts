@@ -26,6 +26,8 @@ function describe(error: ValidationError, raw: Record<string, string>): string[]
   return Object.values(error.constraints ?? {}).map((message) => `${error.property}: ${message}${given}`);
 }
 
+/** Secret-named settings whole, and the password of any URL (`postgres://user:pass@…`), are never printed. */
 function redactIfSecret(name: string, value: string | undefined): string | undefined {
-  return /SECRET|PASSWORD|KEY|TOKEN/i.test(name) ? '[redacted]' : value;
+  if (/SECRET|PASSWORD|KEY|TOKEN/i.test(name)) return '[redacted]';
+  return value?.replace(/(\/\/[^/?#@:]*:)[^/?#@]*@/g, '$1[redacted]@');
 }

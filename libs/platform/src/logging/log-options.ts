@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { LoggerOptions } from 'pino';
+import pino, { type LoggerOptions } from 'pino';
 
 /** Paths never written to a log line: credentials, secrets and personal data that a log does not need. */
 export const REDACT_PATHS = [
@@ -16,9 +16,22 @@ export const REDACT_PATHS = [
   'err.config',
 ];
 
-/** The logger of every service: JSON lines with the service's name, secrets redacted. */
+// What a database error carries besides its message: the SQL text, its bound parameters (customers' e-mail,
+// phone, metadata, idempotency keys) and Postgres' detail ("Key (…)=(…) already exists"). None of it is logged.
+const DATABASE_ERROR_FIELDS = ['query', 'parameters', 'driverError', 'detail', 'where', 'internalQuery', 'hint'];
+
+/** pino's error serializer, without what a database error would leak (see DATABASE_ERROR_FIELDS), causes included. */
+export function serializeError(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const serialized = pino.stdSerializers.err(error) as unknown as Record<string, unknown>;
+  for (const field of DATABASE_ERROR_FIELDS) delete serialized[field];
+  if (serialized.cause !== undefined) serialized.cause = serializeError((error as { cause?: unknown }).cause);
+  return serialized;
+}
+
+/** The logger of every service: JSON lines with the service's name, secrets and SQL parameters redacted. */
 export function logOptions(service: string, level: string): LoggerOptions {
-  return { level, base: { service }, redact: { paths: REDACT_PATHS, censor: '[redacted]' } };
+  return { level, base: { service }, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, serializers: { err: serializeError } };
 }
 
 export function correlationIdOf(req: { headers: IncomingHttpHeaders; id?: unknown }): string {
