@@ -414,6 +414,46 @@ describe('webhook endpoints API', () => {
     expect(text).not.toContain(rolled.body.secret);
   });
 
+  it('rolls once per Idempotency-Key even when the replay record is lost (Redis away, a crash before it was written)', async () => {
+    const owner = await stack.createMerchant({ testLimit: 10000 });
+    const endpoint = (await create({ url: `${PUBLIC_URL}/roll-once` }, owner.test_key)).body;
+    const original = (await row(endpoint.id)).secret_encrypted;
+    const rollKey = randomUUID();
+    const roll = (key = rollKey) =>
+      stack.call('POST', `/api/v1/webhook-endpoints/${endpoint.id}/roll-secret`, { key: owner.test_key, headers: { 'idempotency-key': key } });
+    const dropRecord = async (key: string) => {
+      const redis = new Redis(REDIS_URL);
+      try {
+        expect(await redis.del(`${stack.namespace}:idempotency:${owner.merchant_id}:test:${key}`)).toBe(1);
+      } finally {
+        redis.disconnect();
+      }
+    };
+    const rolled = await roll();
+    expect(rolled.status).toBe(200);
+    await dropRecord(rollKey);
+    const retried = await roll();
+    expect(retried.status).toBe(200);
+    // The same roll's secret, and the original still the previous one: S0 -> S1, never S0 -> S1 -> S2.
+    expect(retried.body.secret).toBe(rolled.body.secret);
+    expect((await row(endpoint.id)).previous_secret_encrypted).toBe(original);
+    expect((await outbox(endpoint.id)).map((e) => e.payload.type)).toEqual(['webhook_endpoint.created', 'webhook_endpoint.updated']);
+    // The key is that roll's: another action under it is a conflict, even without the replay record.
+    const enableWithRollKey = await stack.call('POST', `/api/v1/webhook-endpoints/${endpoint.id}/enable`, {
+      key: owner.test_key,
+      headers: { 'idempotency-key': rollKey },
+    });
+    expect(enableWithRollKey.status).toBe(409);
+    expect(enableWithRollKey.body.error.code).toBe('idempotency_key_reused');
+    const enableKey = randomUUID();
+    const enable = () => stack.call('POST', `/api/v1/webhook-endpoints/${endpoint.id}/enable`, { key: owner.test_key, headers: { 'idempotency-key': enableKey } });
+    expect((await enable()).status).toBe(200);
+    await dropRecord(enableKey);
+    expect((await enable()).status).toBe(200);
+    // Created, rolled, enabled: one event each.
+    expect((await outbox(endpoint.id)).length).toBe(3);
+  });
+
   it('limits a merchant to 16 endpoints per environment', async () => {
     const fresh = await stack.createMerchant({ testLimit: 10000 });
     for (let i = 0; i < 16; i += 1) await created({ url: `${PUBLIC_URL}/${i}` }, fresh.test_key);

@@ -105,7 +105,7 @@ export class WebhookEndpointsController {
     @Body(new OptionalBodyPipe(apiValidationPipe({ forbidUnknown: true }))) body: RollWebhookSecretDto,
     @Req() request: FastifyRequest,
   ): Promise<WebhookEndpointWithSecret> {
-    return this.endpoints.rollSecret(scopeOf(auth), requireEndpointId(id), body.expires_in_hours, String(request.id));
+    return this.endpoints.rollSecret(scopeOf(auth), requireEndpointId(id), body.expires_in_hours, String(request.id), request.idempotencyKey);
   }
 
   @Post(':id/enable')
@@ -120,6 +120,6 @@ export class WebhookEndpointsController {
   @ApiResponse({ status: 200, schema: WEBHOOK_ENDPOINT_SCHEMA })
   @ApiErrors(401, 403, 404, 409, 429)
   enable(@Auth() auth: AuthContext, @Param('id') id: string, @Req() request: FastifyRequest): Promise<WebhookEndpointResource> {
-    return this.endpoints.enable(scopeOf(auth), requireEndpointId(id), String(request.id));
+    return this.endpoints.enable(scopeOf(auth), requireEndpointId(id), String(request.id), request.idempotencyKey);
   }
 }

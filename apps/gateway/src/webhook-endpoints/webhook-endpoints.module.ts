@@ -33,7 +33,11 @@ const DISPATCHER_EVENTS_CONSUMER = Symbol('DISPATCHER_EVENTS_CONSUMER');
           new WebhookEndpointsRepository(dataSource, config.DB_SCHEMA),
           new WebhookSecrets(config.WEBHOOK_SECRETS_KEY),
           new WebhookTargetPolicy(config.WEBHOOK_ALLOW_INSECURE_TARGETS),
-          { schema: config.DB_SCHEMA, eventsTopic: topicName(config.KAFKA_NAMESPACE, STREAMS.gateway) },
+          {
+            schema: config.DB_SCHEMA,
+            eventsTopic: topicName(config.KAFKA_NAMESPACE, STREAMS.gateway),
+            idempotencyTtlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
+          },
         ),
     },
     eventConsumerProvider(DISPATCHER_EVENTS_CONSUMER, DISPATCHER_EVENTS, WebhookEndpointsService, (service) => async (envelope, manager) => {

@@ -9,6 +9,14 @@ export interface EndpointScope {
   environment: Environment;
 }
 
+/** An action done under an Idempotency-Key (see WebhookEndpointActions1763810000000). */
+export interface RecordedAction {
+  action: 'roll_secret' | 'enable';
+  endpointId: string;
+  fingerprint: string;
+  secretEncrypted: string | null;
+}
+
 /** Every query on webhook endpoints. A deleted endpoint is found by nothing but its idempotency key. */
 export class WebhookEndpointsRepository {
   constructor(
@@ -84,5 +92,28 @@ export class WebhookEndpointsRepository {
       },
     );
     if ((result.affected ?? 0) !== 1) throw new Error(`webhook endpoint ${before.id} changed under its lock (version ${before.version})`);
+  }
+
+  /**
+   * The action an Idempotency-Key already did (and is still kept: younger than `expiredBefore`). Older records of
+   * the merchant are deleted on the way, so the table holds about a retention's worth of keys.
+   */
+  async findAction(manager: EntityManager, scope: EndpointScope, key: string, expiredBefore: Date): Promise<RecordedAction | null> {
+    const table = qualified(this.schema, 'webhook_endpoint_actions');
+    await manager.query(`DELETE FROM ${table} WHERE merchant_id = $1 AND created_at < $2`, [scope.merchantId, expiredBefore]);
+    const [row]: Array<{ action: RecordedAction['action']; endpoint_id: string; fingerprint: string; secret_encrypted: string | null }> =
+      await manager.query(
+        `SELECT action, endpoint_id, fingerprint, secret_encrypted FROM ${table} WHERE merchant_id = $1 AND environment = $2 AND idempotency_key = $3`,
+        [scope.merchantId, scope.environment, key],
+      );
+    return row ? { action: row.action, endpointId: row.endpoint_id, fingerprint: row.fingerprint, secretEncrypted: row.secret_encrypted } : null;
+  }
+
+  async recordAction(manager: EntityManager, scope: EndpointScope, key: string, action: RecordedAction): Promise<void> {
+    await manager.query(
+      `INSERT INTO ${qualified(this.schema, 'webhook_endpoint_actions')}
+         (merchant_id, environment, idempotency_key, action, endpoint_id, fingerprint, secret_encrypted) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [scope.merchantId, scope.environment, key, action.action, action.endpointId, action.fingerprint, action.secretEncrypted],
+    );
   }
 }

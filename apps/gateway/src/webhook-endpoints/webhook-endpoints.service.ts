@@ -18,7 +18,7 @@ import {
   type WebhookEndpointState,
   type WebhookEndpointWithSecret,
 } from './webhook-endpoint.model';
-import type { EndpointScope, WebhookEndpointsRepository } from './webhook-endpoints.repository';
+import type { EndpointScope, RecordedAction, WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import type { WebhookSecrets } from './webhook-secrets';
 import type { WebhookTargetPolicy } from './webhook-target.policy';
 
@@ -40,7 +40,7 @@ export class WebhookEndpointsService {
     private readonly repository: WebhookEndpointsRepository,
     private readonly secrets: WebhookSecrets,
     private readonly targets: WebhookTargetPolicy,
-    private readonly options: { schema: string; eventsTopic: string },
+    private readonly options: { schema: string; eventsTopic: string; idempotencyTtlSeconds: number },
   ) {
     this.outbox = new OutboxWriter({ schema: options.schema });
   }
@@ -98,22 +98,64 @@ export class WebhookEndpointsService {
     return { id, object: 'webhook_endpoint', deleted: true };
   }
 
-  /** A new secret, shown once; the old one keeps signing for `overlapHours` (default 24, 0 = not at all). */
-  async rollSecret(scope: EndpointScope, id: string, overlapHours: number | undefined, correlationId: string): Promise<WebhookEndpointWithSecret> {
+  /**
+   * A new secret, shown once; the old one keeps signing for `overlapHours` (default 24, 0 = not at all). Under an
+   * Idempotency-Key it rolls once: a retry answers the secret of that roll (never a second roll, which would make
+   * the first new secret "previous" and drop the original at once).
+   */
+  async rollSecret(
+    scope: EndpointScope,
+    id: string,
+    overlapHours: number | undefined,
+    correlationId: string,
+    idempotencyKey?: string,
+  ): Promise<WebhookEndpointWithSecret> {
+    const hours = overlapHours ?? ROLL_OVERLAP_HOURS;
     const secret = newWebhookSecret();
     const secretEncrypted = this.secrets.encrypt(secret);
-    const endpoint = await this.change(scope, id, correlationId, 'webhook_endpoint.updated', (current, now) =>
-      rollSecret(current, secretEncrypted, overlapHours ?? ROLL_OVERLAP_HOURS, now),
-    );
-    return { ...resourceOf(endpoint), secret };
+    const action = { action: 'roll_secret' as const, endpointId: id, fingerprint: `roll_secret:${id}:${hours}`, secretEncrypted };
+    const outcome = await this.changeOnce(scope, id, correlationId, idempotencyKey, action, (current, now) => rollSecret(current, secretEncrypted, hours, now));
+    const shown = outcome.earlier ? this.secrets.decrypt(outcome.earlier.secretEncrypted!) : secret;
+    return { ...resourceOf(outcome.endpoint), secret: shown };
   }
 
   /**
    * Enabled again (also when this gateway never saw it disabled: the dispatcher disables endpoints that keep
-   * failing, and re-enabling is the merchant's word that the receiver works again).
+   * failing, and re-enabling is the merchant's word that the receiver works again). Once per Idempotency-Key.
    */
-  async enable(scope: EndpointScope, id: string, correlationId: string): Promise<WebhookEndpointResource> {
-    return resourceOf(await this.change(scope, id, correlationId, 'webhook_endpoint.updated', (current, now) => enable(current, now)));
+  async enable(scope: EndpointScope, id: string, correlationId: string, idempotencyKey?: string): Promise<WebhookEndpointResource> {
+    const action = { action: 'enable' as const, endpointId: id, fingerprint: `enable:${id}`, secretEncrypted: null };
+    return resourceOf((await this.changeOnce(scope, id, correlationId, idempotencyKey, action, (current, now) => enable(current, now))).endpoint);
+  }
+
+  /**
+   * change(), done at most once per Idempotency-Key: the key is recorded in the same transaction as the change,
+   * so a retry finds it however the first answer was lost; the same key on another action is 409. The endpoint's
+   * row lock orders concurrent retries. Without a key it is a plain change.
+   */
+  private async changeOnce(
+    scope: EndpointScope,
+    id: string,
+    correlationId: string,
+    idempotencyKey: string | undefined,
+    action: RecordedAction,
+    apply: (endpoint: WebhookEndpointState, now: Date) => WebhookEndpointState,
+  ): Promise<{ endpoint: WebhookEndpointState; earlier?: RecordedAction }> {
+    if (idempotencyKey === undefined) return { endpoint: await this.change(scope, id, correlationId, 'webhook_endpoint.updated', apply) };
+    return this.repository.transaction(async (manager) => {
+      const current = await this.require(scope, id, manager, true);
+      const expiredBefore = new Date(Date.now() - this.options.idempotencyTtlSeconds * 1000);
+      const earlier = await this.repository.findAction(manager, scope, idempotencyKey, expiredBefore);
+      if (earlier) {
+        if (earlier.fingerprint !== action.fingerprint) {
+          throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request.');
+        }
+        return { endpoint: current, earlier };
+      }
+      const endpoint = await this.changeIn(manager, current, correlationId, 'webhook_endpoint.updated', apply);
+      await this.repository.recordAction(manager, scope, idempotencyKey, action);
+      return { endpoint };
+    });
   }
 
   /**
@@ -138,21 +180,25 @@ export class WebhookEndpointsService {
     type: GatewayEventType,
     apply: (endpoint: WebhookEndpointState, now: Date) => WebhookEndpointState,
   ): Promise<WebhookEndpointState> {
-    return this.repository.transaction(async (manager) => {
-      const before = await this.require(scope, id, manager, true);
-      // Never before the last change: events of one endpoint keep increasing times as well as versions.
-      const now = new Date(Math.max(Date.now(), before.updatedAt.getTime()));
-      const after = apply(before, now);
-      await this.repository.update(manager, before, after);
-      await this.publish(manager, type, after, correlationId);
-      return after;
-    });
+    return this.repository.transaction(async (manager) => this.changeIn(manager, await this.require(scope, id, manager, true), correlationId, type, apply));
   }
 
-  /**
-   * A creation whose Idempotency-Key was used before (its replay record was lost, e.g. Redis was away): the
-   * same request gets the same endpoint back, with its current secret, instead of a second endpoint.
-   */
+  /** The change of a locked endpoint, in the caller's transaction: the row, then its event. */
+  private async changeIn(
+    manager: EntityManager,
+    before: WebhookEndpointState,
+    correlationId: string,
+    type: GatewayEventType,
+    apply: (endpoint: WebhookEndpointState, now: Date) => WebhookEndpointState,
+  ): Promise<WebhookEndpointState> {
+    // Never before the last change: events of one endpoint keep increasing times as well as versions.
+    const now = new Date(Math.max(Date.now(), before.updatedAt.getTime()));
+    const after = apply(before, now);
+    await this.repository.update(manager, before, after);
+    await this.publish(manager, type, after, correlationId);
+    return after;
+  }
+
   /**
    * The endpoint an earlier create made under this key, reached only once the gateway's replay record (which
    * holds the first answer, secret included, encrypted) is gone. A secret is shown once: this answer never
