@@ -8,6 +8,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { WebhookDispatcherConfig } from './config';
 import { DeliveriesController } from './deliveries/deliveries.controller';
 import { DeliveriesRepository } from './deliveries/deliveries.repository';
+import { CommandResultsRepository } from './deliveries/command-results.repository';
 import { DeliveriesService } from './deliveries/deliveries.service';
 import { DeliveryRunner } from './deliveries/delivery.runner';
 import { DeliveryWorker } from './deliveries/delivery.worker';
@@ -86,13 +87,19 @@ const asHandler =
       provide: DeliveriesService,
       inject: [WebhooksDatabase, EndpointsRepository, EventsRepository, DeliveriesRepository, WebhookDispatcherConfig],
       useFactory: (db: WebhooksDatabase, endpoints: EndpointsRepository, events: EventsRepository, deliveries: DeliveriesRepository, config: WebhookDispatcherConfig) =>
-        new DeliveriesService(db, endpoints, events, deliveries, config.WEBHOOK_EVENT_RETENTION_DAYS),
+        new DeliveriesService(db, endpoints, events, deliveries, new CommandResultsRepository(db.table('command_results')), config.WEBHOOK_EVENT_RETENTION_DAYS),
     },
     {
       provide: RetentionJob,
-      inject: [EventsRepository, WebhookDispatcherConfig],
-      useFactory: (events: EventsRepository, config: WebhookDispatcherConfig) => new RetentionJob(events, config.WEBHOOK_EVENT_RETENTION_DAYS),
+      inject: [EventsRepository, WebhooksDatabase, WebhookDispatcherConfig],
+      useFactory: (events: EventsRepository, db: WebhooksDatabase, config: WebhookDispatcherConfig) =>
+        new RetentionJob(events, config.WEBHOOK_EVENT_RETENTION_DAYS, () =>
+          new CommandResultsRepository(db.table('command_results')).prune(db.dataSource.manager, new Date(Date.now() - COMMAND_RESULT_RETENTION_MS)),
+        ),
     },
   ],
 })
 export class WebhookDispatcherModule {}
+
+/** As long as the gateway keeps an Idempotency-Key's replay record (IDEMPOTENCY_TTL_SECONDS' default). */
+const COMMAND_RESULT_RETENTION_MS = 24 * 3600 * 1000;

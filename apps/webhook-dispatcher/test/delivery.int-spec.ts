@@ -318,6 +318,30 @@ describe('webhook delivery', () => {
       expect(latest).toMatchObject({ id: delivery.id, status: 'succeeded', attempt_count: 1 });
     });
 
+    it('resends, replays and sends a test once per command id, however often the command comes (a lost answer retried)', async () => {
+      const { merchant, endpoint, receiver: r } = await merchantWithEndpoint();
+      const from = new Date(Date.now() - 1000);
+      const event = intentEvent(merchant, 'test');
+      await h.publish('sessions', [event]);
+      const [delivery] = await h.settled(event.id);
+      const resendId = uniqueName('cmd');
+      const resent = await commands.resend({ ...scope(merchant, endpoint), delivery_id: delivery!.id }, resendId);
+      expect(await commands.resend({ ...scope(merchant, endpoint), delivery_id: delivery!.id }, resendId)).toMatchObject({ id: resent.id });
+      const replayId = uniqueName('cmd');
+      const window = { from: from.toISOString(), to: new Date(Date.now() + 60_000).toISOString() };
+      const replayed = await commands.replay({ ...scope(merchant, endpoint), ...window }, replayId);
+      expect(await commands.replay({ ...scope(merchant, endpoint), ...window }, replayId)).toEqual(replayed);
+      const testId = uniqueName('cmd');
+      const tested = await commands.sendTest(scope(merchant, endpoint), testId);
+      expect(await commands.sendTest(scope(merchant, endpoint), testId)).toMatchObject({ id: tested.id, event_id: tested.event_id });
+      // One delivery each: first, one resend, one replay; one test event.
+      await waitFor(async () => (await h.deliveriesOf(event.id)).length === 3 && r.requests.length >= 4, 30_000, 'the deliveries');
+      expect((await h.deliveriesOf(event.id)).map((d) => d.kind).sort()).toEqual(['first', 'replay', 'resend']);
+      expect((await h.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhooks.deliveries WHERE endpoint_id = $1 AND kind = 'test'`, [endpoint.snapshot.id]))[0]!.n).toBe(1);
+      // The same id on another command is a conflict, not a second action.
+      await expect(commands.sendTest(scope(merchant, endpoint), resendId)).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+    });
+
     it('pages deliveries newest first', async () => {
       const { merchant, endpoint } = await merchantWithEndpoint();
       const events = [intentEvent(merchant, 'test'), intentEvent(merchant, 'test'), intentEvent(merchant, 'test')];

@@ -14,9 +14,9 @@ import {
 import { commandPattern, ServiceClient, type CommandOptions } from '@payments/platform';
 
 /**
- * Typed commands to the webhook-dispatcher (delivery visibility). Only the listing is sent again after a lost
- * answer: the dispatcher does not yet deduplicate resend, replay and test by command id, so a lost answer there
- * is a 503 and the merchant's retry (with its Idempotency-Key) decides.
+ * Typed commands to the webhook-dispatcher (delivery visibility). Every one is safe to send again after a lost
+ * answer: the listing reads, and the dispatcher does resend, replay and test once per command id (the merchant's
+ * Idempotency-Key where it sent one).
  */
 @Injectable()
 export class WebhooksClient {
@@ -27,21 +27,21 @@ export class WebhooksClient {
   constructor(private readonly services: ServiceClient) {}
 
   listDeliveries(command: ListDeliveriesCommand, caller: CommandOptions): Promise<DeliveryList> {
-    return this.send(WEBHOOKS_COMMANDS.listDeliveries, command, { ...caller, retryable: true });
+    return this.send(WEBHOOKS_COMMANDS.listDeliveries, command, caller);
   }
 
   /** Answers the delivery with its new attempt scheduled. */
   resendDelivery(command: ResendDeliveryCommand, caller: CommandOptions): Promise<DeliveryView> {
-    return this.send(WEBHOOKS_COMMANDS.resendDelivery, command, { ...caller, retryable: false });
+    return this.send(WEBHOOKS_COMMANDS.resendDelivery, command, caller);
   }
 
   replayEndpoint(command: ReplayEndpointCommand, caller: CommandOptions): Promise<ReplayResult> {
-    return this.send(WEBHOOKS_COMMANDS.replayEndpoint, command, { ...caller, retryable: false });
+    return this.send(WEBHOOKS_COMMANDS.replayEndpoint, command, caller);
   }
 
   /** Answers the delivery of the test event. */
   sendTestEvent(command: SendTestEventCommand, caller: CommandOptions): Promise<DeliveryView> {
-    return this.send(WEBHOOKS_COMMANDS.sendTestEvent, command, { ...caller, retryable: false });
+    return this.send(WEBHOOKS_COMMANDS.sendTestEvent, command, caller);
   }
 
   private send<T>(name: WebhooksCommandName, body: object, caller: CommandOptions): Promise<T> {

@@ -14,7 +14,7 @@ import {
 import { commandPattern, serveCommand, type RpcReply, type RpcRequest } from '@payments/platform';
 import { DeliveriesService } from './deliveries.service';
 
-/** The gateway's delivery commands over the command transport (WEBHOOKS_COMMANDS). */
+/** The gateway's delivery commands over the command transport (WEBHOOKS_COMMANDS); resend, replay and test act once per command id. */
 @Controller()
 export class DeliveriesController {
   constructor(private readonly deliveries: DeliveriesService) {}
@@ -26,16 +26,16 @@ export class DeliveriesController {
 
   @MessagePattern(commandPattern(WEBHOOKS_SERVICE, WEBHOOKS_COMMANDS.resendDelivery))
   resend(@Payload() request: RpcRequest<ResendDeliveryCommand>): Promise<RpcReply<DeliveryView>> {
-    return serveCommand(request, (body) => this.deliveries.resend(body));
+    return serveCommand(request, (body) => this.deliveries.resend(body, request.command_id || undefined));
   }
 
   @MessagePattern(commandPattern(WEBHOOKS_SERVICE, WEBHOOKS_COMMANDS.replayEndpoint))
   replay(@Payload() request: RpcRequest<ReplayEndpointCommand>): Promise<RpcReply<ReplayResult>> {
-    return serveCommand(request, (body) => this.deliveries.replay(body));
+    return serveCommand(request, (body) => this.deliveries.replay(body, request.command_id || undefined));
   }
 
   @MessagePattern(commandPattern(WEBHOOKS_SERVICE, WEBHOOKS_COMMANDS.sendTestEvent))
   sendTest(@Payload() request: RpcRequest<SendTestEventCommand>): Promise<RpcReply<DeliveryView>> {
-    return serveCommand(request, (body) => this.deliveries.sendTest(body));
+    return serveCommand(request, (body) => this.deliveries.sendTest(body, request.command_id || undefined));
   }
 }

@@ -17,6 +17,7 @@ import type { EndpointsRepository } from '../endpoints/endpoints.repository';
 import type { EventsRepository } from '../events/events.repository';
 import { isActive, type EndpointRow } from '../shared/endpoint-row';
 import type { WebhooksDatabase } from '../shared/webhooks-database';
+import type { CommandResultsRepository } from './command-results.repository';
 import type { DeliveriesRepository } from './deliveries.repository';
 
 const DEFAULT_LIMIT = 50;
@@ -76,8 +77,14 @@ export class DeliveriesService {
     private readonly endpoints: EndpointsRepository,
     private readonly events: EventsRepository,
     private readonly deliveries: DeliveriesRepository,
+    private readonly commandResults: CommandResultsRepository,
     private readonly retentionDays: number,
   ) {}
+
+  /** Who sent a command that schedules deliveries, for doing it once per command id. */
+  private origin(name: string, scope: EndpointScope, command: object, commandId: string | undefined) {
+    return { merchantId: scope.merchant_id, environment: scope.environment, commandId, fingerprint: `${name}:${JSON.stringify(command)}` };
+  }
 
   async list(command: ListDeliveriesCommand): Promise<DeliveryList> {
     const scope = scopeOf(command);
@@ -110,26 +117,31 @@ export class DeliveriesService {
     return { object: 'list', data: await this.views(manager, page), has_more: rows.length > limit };
   }
 
-  /** A new delivery of the same event (same id and body) to the endpoint, due now. */
-  async resend(command: ResendDeliveryCommand): Promise<DeliveryView> {
+  /** A new delivery of the same event (same id and body) to the endpoint, due now; once per command id. */
+  async resend(command: ResendDeliveryCommand, commandId?: string): Promise<DeliveryView> {
     const scope = scopeOf(command);
     const deliveryId = requireString(command as unknown as Record<string, unknown>, 'delivery_id');
     return this.db.dataSource.transaction(async (manager) => {
-      const endpoint = await this.requireEndpoint(manager, scope);
-      this.requireActive(endpoint);
-      const original = (await manager.query(`SELECT event_id FROM ${this.db.table('deliveries')} WHERE id = $1 AND endpoint_id = $2`, [
-        deliveryId,
-        endpoint.id,
-      ])) as Array<{ event_id: string }>;
-      if (original.length === 0) throw new ApiError('not_found', `No such delivery: ${deliveryId}`, 'delivery_id');
-      const [id] = await this.deliveries.schedule(manager, endpoint.id, [original[0]!.event_id], 'resend');
-      await this.db.notifyDeliveries(manager);
-      return this.view(manager, id!);
+      const id = await this.commandResults.once(manager, this.origin('resend', scope, command, commandId), () => this.scheduleResend(manager, scope, deliveryId));
+      return this.view(manager, id);
     });
   }
 
+  private async scheduleResend(manager: EntityManager, scope: EndpointScope, deliveryId: string): Promise<string> {
+    const endpoint = await this.requireEndpoint(manager, scope);
+    this.requireActive(endpoint);
+    const original = (await manager.query(`SELECT event_id FROM ${this.db.table('deliveries')} WHERE id = $1 AND endpoint_id = $2`, [
+      deliveryId,
+      endpoint.id,
+    ])) as Array<{ event_id: string }>;
+    if (original.length === 0) throw new ApiError('not_found', `No such delivery: ${deliveryId}`, 'delivery_id');
+    const [id] = await this.deliveries.schedule(manager, endpoint.id, [original[0]!.event_id], 'resend');
+    await this.db.notifyDeliveries(manager);
+    return id!;
+  }
+
   /** New deliveries of every event of the endpoint that occurred in [from, to) (events are kept 30 days). */
-  async replay(command: ReplayEndpointCommand): Promise<ReplayResult> {
+  async replay(command: ReplayEndpointCommand, commandId?: string): Promise<ReplayResult> {
     const scope = scopeOf(command);
     const from = parseTime(command.from, 'from');
     const requestedTo = parseTime(command.to, 'to');
@@ -138,44 +150,51 @@ export class DeliveriesService {
     const oldest = now.getTime() - this.retentionDays * 24 * 3600 * 1000;
     if (from.getTime() < oldest) throw invalid(`Events are kept ${this.retentionDays} days: from must be within them.`, 'from');
     const to = new Date(Math.min(requestedTo.getTime(), now.getTime()));
-    return this.db.dataSource.transaction(async (manager) => {
-      const endpoint = await this.requireEndpoint(manager, scope);
-      this.requireActive(endpoint);
-      const eventIds = await this.events.idsInRange(manager, endpoint, from, to);
-      await this.deliveries.schedule(manager, endpoint.id, eventIds, 'replay');
-      if (eventIds.length > 0) await this.db.notifyDeliveries(manager);
-      return { object: 'webhook_replay', endpoint_id: endpoint.id, from: from.toISOString(), to: to.toISOString(), scheduled: eventIds.length };
-    });
+    return this.db.dataSource.transaction(async (manager) =>
+      this.commandResults.once(manager, this.origin('replay', scope, command, commandId), async (): Promise<ReplayResult> => {
+        const endpoint = await this.requireEndpoint(manager, scope);
+        this.requireActive(endpoint);
+        const eventIds = await this.events.idsInRange(manager, endpoint, from, to);
+        await this.deliveries.schedule(manager, endpoint.id, eventIds, 'replay');
+        if (eventIds.length > 0) await this.db.notifyDeliveries(manager);
+        return { object: 'webhook_replay', endpoint_id: endpoint.id, from: from.toISOString(), to: to.toISOString(), scheduled: eventIds.length };
+      }),
+    );
   }
 
   /** A signed `webhook_endpoint.test` event to the endpoint (one attempt; also to a disabled endpoint). */
-  async sendTest(command: SendTestEventCommand): Promise<DeliveryView> {
+  async sendTest(command: SendTestEventCommand, commandId?: string): Promise<DeliveryView> {
     const scope = scopeOf(command);
     return this.db.dataSource.transaction(async (manager) => {
-      const endpoint = await this.requireEndpoint(manager, scope);
-      const now = new Date();
-      const id = newEventId();
-      const rendered = renderTestWebhook({
-        id,
-        endpoint: { id: endpoint.id, url: endpoint.url, environment: endpoint.environment, sequence: endpoint.sequence },
-        occurredAt: now,
-      });
-      await this.events.insert(manager, {
-        id,
-        merchantId: endpoint.merchant_id,
-        environment: endpoint.environment,
-        type: TEST_EVENT_TYPE,
-        aggregateId: endpoint.id,
-        sequence: endpoint.sequence,
-        occurredAt: now,
-        scheme: rendered.scheme,
-        body: rendered.body,
-        endpointId: endpoint.id,
-      });
-      const [deliveryId] = await this.deliveries.schedule(manager, endpoint.id, [id], 'test');
-      await this.db.notifyDeliveries(manager);
-      return this.view(manager, deliveryId!);
+      const deliveryId = await this.commandResults.once(manager, this.origin('test', scope, command, commandId), () => this.scheduleTest(manager, scope));
+      return this.view(manager, deliveryId);
     });
+  }
+
+  private async scheduleTest(manager: EntityManager, scope: EndpointScope): Promise<string> {
+    const endpoint = await this.requireEndpoint(manager, scope);
+    const now = new Date();
+    const id = newEventId();
+    const rendered = renderTestWebhook({
+      id,
+      endpoint: { id: endpoint.id, url: endpoint.url, environment: endpoint.environment, sequence: endpoint.sequence },
+      occurredAt: now,
+    });
+    await this.events.insert(manager, {
+      id,
+      merchantId: endpoint.merchant_id,
+      environment: endpoint.environment,
+      type: TEST_EVENT_TYPE,
+      aggregateId: endpoint.id,
+      sequence: endpoint.sequence,
+      occurredAt: now,
+      scheme: rendered.scheme,
+      body: rendered.body,
+      endpointId: endpoint.id,
+    });
+    const [deliveryId] = await this.deliveries.schedule(manager, endpoint.id, [id], 'test');
+    await this.db.notifyDeliveries(manager);
+    return deliveryId!;
   }
 
   private async requireEndpoint(manager: EntityManager, scope: EndpointScope): Promise<EndpointRow> {

@@ -3,7 +3,10 @@ import type { EventsRepository } from '../events/events.repository';
 
 const INTERVAL_MS = 60 * 60 * 1000;
 
-/** Hourly: events older than the retention (30 days) go, with their finished deliveries and attempts. */
+/**
+ * Hourly: events older than the retention (30 days) go, with their finished deliveries and attempts; and the
+ * results of commands done once by id (pruneCommandResults) once no retry can come any more.
+ */
 export class RetentionJob implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Retention');
   private timer?: NodeJS.Timeout;
@@ -12,13 +15,14 @@ export class RetentionJob implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     private readonly events: EventsRepository,
     private readonly retentionDays: number,
+    private readonly pruneCommandResults: () => Promise<number> = async () => 0,
   ) {}
 
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => {
       if (this.running) return;
-      this.running = this.events
-        .prune(this.retentionDays)
+      this.running = Promise.all([this.events.prune(this.retentionDays), this.pruneCommandResults()])
+        .then(([deleted]) => deleted)
         .then(
           (deleted) => {
             if (deleted > 0) this.logger.log({ deleted, retentionDays: this.retentionDays }, 'old events pruned');

@@ -42,11 +42,12 @@ export const TEST_SETTINGS: Record<string, string> = {
   LOG_LEVEL: 'warn',
 };
 
+/** The gateway's commands; `commandId` as the gateway sends it (the merchant's Idempotency-Key), else a fresh one. */
 export interface WebhooksCommands {
   list(body: ListDeliveriesCommand): Promise<DeliveryList>;
-  resend(body: ResendDeliveryCommand): Promise<DeliveryView>;
-  replay(body: ReplayEndpointCommand): Promise<ReplayResult>;
-  sendTest(body: SendTestEventCommand): Promise<DeliveryView>;
+  resend(body: ResendDeliveryCommand, commandId?: string): Promise<DeliveryView>;
+  replay(body: ReplayEndpointCommand, commandId?: string): Promise<ReplayResult>;
+  sendTest(body: SendTestEventCommand, commandId?: string): Promise<DeliveryView>;
 }
 
 export interface DeliveryRow {
@@ -160,13 +161,13 @@ export async function createHarness(prefix: string): Promise<Harness> {
       if (!dispatcher) throw new Error('start the dispatcher before sending it commands');
       const client = new HttpCommandClient({ upstreams: { [WEBHOOKS_SERVICE]: [dispatcher.commandUrl!] }, connections: 4 });
       const service = new ServiceClient(client, 20_000);
-      const send = <T>(name: string, body: unknown) =>
-        service.request<T>(commandPattern(WEBHOOKS_SERVICE, name), body, { correlationId: uniqueName('req'), retryable: false });
+      const send = <T>(name: string, body: unknown, commandId?: string) =>
+        service.request<T>(commandPattern(WEBHOOKS_SERVICE, name), body, { correlationId: uniqueName('req'), retryable: false, commandId });
       const commands: WebhooksCommands = {
         list: (body) => send(WEBHOOKS_COMMANDS.listDeliveries, body),
-        resend: (body) => send(WEBHOOKS_COMMANDS.resendDelivery, body),
-        replay: (body) => send(WEBHOOKS_COMMANDS.replayEndpoint, body),
-        sendTest: (body) => send(WEBHOOKS_COMMANDS.sendTestEvent, body),
+        resend: (body, commandId) => send(WEBHOOKS_COMMANDS.resendDelivery, body, commandId),
+        replay: (body, commandId) => send(WEBHOOKS_COMMANDS.replayEndpoint, body, commandId),
+        sendTest: (body, commandId) => send(WEBHOOKS_COMMANDS.sendTestEvent, body, commandId),
       };
       commandClient = { client, commands };
       return commands;
