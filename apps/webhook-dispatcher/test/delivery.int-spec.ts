@@ -147,6 +147,40 @@ describe('webhook delivery', () => {
     expect(r.handled.map((e) => e.webhook.id).sort()).toEqual([older.id, atCreation.id, newer.id].sort());
   });
 
+  it('catches up an endpoint whose created event arrives after the payment events meant for it (other topic, other group)', async () => {
+    const merchant = uniqueName('acct');
+    const placeholder = newEndpoint(merchant, 'test', 'http://127.0.0.1:9/none');
+    const r = await receiver(placeholder.secret);
+    const endpoint = { ...placeholder, snapshot: { ...placeholder.snapshot, url: r.url } };
+    const createdAt = Date.parse(endpoint.snapshot.created_at);
+    const before = { ...intentEvent(merchant, 'test'), occurred_at: new Date(createdAt - 60_000).toISOString() };
+    const after = [intentEvent(merchant, 'test'), invoicePaidEvent(merchant, 'test')];
+    // The payment events first, the endpoint's event held back until they are handled.
+    await h.publish('sessions', [before, ...after]);
+    for (const event of [before, ...after]) await h.handled(event.id);
+    expect(await h.deliveriesOf(after[0]!.id)).toEqual([]);
+    await h.configure(endpoint);
+    for (const event of after) expect((await h.settled(event.id)).map((d) => d.status)).toEqual(['succeeded']);
+    await waitFor(() => r.handled.length === after.length, 30_000, 'the caught-up events');
+    expect(r.handled.map((e) => e.webhook.id).sort()).toEqual(after.map((e) => e.id).sort());
+    // Not what occurred before the endpoint existed, as for a first send.
+    expect(await h.deliveriesOf(before.id)).toEqual([]);
+  });
+
+  it('an endpoint first seen disabled gets everything since its creation once it is enabled', async () => {
+    const merchant = uniqueName('acct');
+    const placeholder = newEndpoint(merchant, 'test', 'http://127.0.0.1:9/none');
+    const r = await receiver(placeholder.secret);
+    const endpoint = { ...placeholder, snapshot: { ...placeholder.snapshot, url: r.url, status: 'disabled' as const } };
+    const event = intentEvent(merchant, 'test');
+    await h.publish('sessions', [event]);
+    await h.handled(event.id);
+    await h.configure(endpoint);
+    await h.configure(changed(endpoint, { status: 'enabled' }), 'webhook_endpoint.updated');
+    await waitFor(() => r.handled.length === 1, 30_000, 'the event missed before the endpoint was first seen');
+    expect(r.handled[0]!.webhook.id).toBe(event.id);
+  });
+
   it('retries a receiver that answers 500, and the retry delivers the event', async () => {
     const { merchant, endpoint, receiver: r } = await merchantWithEndpoint();
     r.failNext(1);

@@ -15,7 +15,9 @@ export type EndpointEventOutcome = 'applied' | 'stale' | 'ignored';
  * than the stored version (sequence) is ignored. An endpoint that stops being active has its pending deliveries
  * ended; one that becomes active again gets what it missed meanwhile replayed. A newer enabled snapshot also
  * lifts the dispatcher's own disabling (410 or failing for days): re-enabling is the merchant's word that the
- * receiver works again.
+ * receiver works again. An endpoint seen for the first time catches up from its creation: endpoint and payment
+ * events come on different topics and consumer groups, so a payment's events may be here before the endpoint
+ * they were meant for (a relay in backoff, a rebalance, clocks apart).
  */
 @Injectable()
 export class EndpointEventsHandler {
@@ -55,8 +57,11 @@ export class EndpointEventsHandler {
     };
     const wasActive = existing !== null && isActive(existing);
     const nowActive = isActive(next);
-    if (!nowActive && (wasActive || existing === null)) next.inactive_since = now;
-    const replayFrom = existing !== null && !wasActive && nowActive ? existing.inactive_since : null;
+    // First seen inactive: when it is enabled, everything since its creation is what it missed.
+    if (!nowActive && (wasActive || existing === null)) next.inactive_since = existing === null ? new Date(snapshot.created_at) : now;
+    // First seen active: every event since its creation that is already here (missedSince keeps to those that
+    // occurred from its creation on and have no delivery to it).
+    const replayFrom = existing === null && nowActive ? new Date(snapshot.created_at) : existing !== null && !wasActive && nowActive ? existing.inactive_since : null;
     if (nowActive) next.inactive_since = null;
 
     await this.endpoints.save(manager, snapshot, next);
@@ -71,7 +76,8 @@ export class EndpointEventsHandler {
       await this.deliveries.schedule(manager, snapshot.id, missed, 'replay');
       if (missed.length > 0) {
         await this.db.notifyDeliveries(manager);
-        this.logger.log({ endpoint: snapshot.id, replayed: missed.length }, 'endpoint enabled again: missed events replayed');
+        const why = existing === null ? 'endpoint seen after events meant for it: caught up' : 'endpoint enabled again: missed events replayed';
+        this.logger.log({ endpoint: snapshot.id, replayed: missed.length }, why);
       }
     }
     return 'applied';
