@@ -20,6 +20,7 @@ import { ENDPOINT_EVENTS, PUBLIC_EVENTS } from './events/event-topics';
 import { EventsRepository } from './events/events.repository';
 import { PublicEventsHandler } from './events/public-events.handler';
 import { RetentionJob } from './retention/retention.job';
+import { CatchUpSweep } from './endpoints/catch-up.sweep';
 import { WebhooksDatabase } from './shared/webhooks-database';
 
 const PUBLIC_EVENTS_CONSUMER = Symbol('PUBLIC_EVENTS_CONSUMER');
@@ -88,6 +89,11 @@ const asHandler =
       inject: [WebhooksDatabase, EndpointsRepository, EventsRepository, DeliveriesRepository, WebhookDispatcherConfig],
       useFactory: (db: WebhooksDatabase, endpoints: EndpointsRepository, events: EventsRepository, deliveries: DeliveriesRepository, config: WebhookDispatcherConfig) =>
         new DeliveriesService(db, endpoints, events, deliveries, new CommandResultsRepository(db.table('command_results')), config.WEBHOOK_EVENT_RETENTION_DAYS),
+    },
+    {
+      provide: CatchUpSweep,
+      inject: [WebhooksDatabase, DeliveriesRepository],
+      useFactory: (db: WebhooksDatabase, deliveries: DeliveriesRepository) => new CatchUpSweep(db, deliveries),
     },
     {
       provide: RetentionJob,

@@ -1,6 +1,9 @@
 import { uniqueName, waitFor } from '@payments/testing';
 import { verifyWebhook } from '@payments/webhook-receiver';
 import { changed, endpointEvent, intentEvent, intentResource, invoicePaidEvent, newEndpoint, rolled, type TestEndpoint } from './support/fixtures';
+import { DeliveriesRepository } from '../src/deliveries/deliveries.repository';
+import { CatchUpSweep } from '../src/endpoints/catch-up.sweep';
+import { WebhooksDatabase } from '../src/shared/webhooks-database';
 import { createHarness, SCHEMA, type Harness, type WebhooksCommands } from './support/harness';
 import { startReceiver, type TestReceiver } from './support/receiver';
 
@@ -165,6 +168,28 @@ describe('webhook delivery', () => {
     expect(r.handled.map((e) => e.webhook.id).sort()).toEqual(after.map((e) => e.id).sort());
     // Not what occurred before the endpoint existed, as for a first send.
     expect(await h.deliveriesOf(before.id)).toEqual([]);
+  });
+
+  it('the catch-up sweep schedules what a race around an endpoint\'s first sight left without a delivery', async () => {
+    const { merchant, endpoint, receiver: r } = await merchantWithEndpoint();
+    const event = intentEvent(merchant, 'test');
+    await h.publish('sessions', [event]);
+    await h.settled(event.id);
+    // What the race leaves: the event stored, no delivery of it to the endpoint (each side read before the other committed).
+    await h.query(`DELETE FROM ${SCHEMA}.attempts WHERE delivery_id IN (SELECT id FROM ${SCHEMA}.deliveries WHERE event_id = $1)`, [event.id]);
+    await h.query(`DELETE FROM ${SCHEMA}.deliveries WHERE event_id = $1`, [event.id]);
+    const dataSource = await h.db.dataSource(SCHEMA);
+    const webhooks = new WebhooksDatabase(dataSource, SCHEMA);
+    const sweep = new CatchUpSweep(webhooks, new DeliveriesRepository(webhooks));
+    expect(await sweep.sweep()).toBe(1);
+    expect((await h.settled(event.id)).map((d) => [d.kind, d.status])).toEqual([['replay', 'succeeded']]);
+    expect(r.requests.length).toBe(2);
+    expect(await sweep.sweep()).toBe(0);
+    // Only endpoints first seen in the last minutes are swept.
+    await h.query(`DELETE FROM ${SCHEMA}.attempts WHERE delivery_id IN (SELECT id FROM ${SCHEMA}.deliveries WHERE event_id = $1)`, [event.id]);
+    await h.query(`DELETE FROM ${SCHEMA}.deliveries WHERE event_id = $1`, [event.id]);
+    await h.query(`UPDATE ${SCHEMA}.endpoints SET first_seen_at = now() - interval '1 hour' WHERE id = $1`, [endpoint.snapshot.id]);
+    expect(await sweep.sweep()).toBe(0);
   });
 
   it('an endpoint first seen disabled gets everything since its creation once it is enabled', async () => {

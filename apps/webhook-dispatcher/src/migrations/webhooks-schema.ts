@@ -2,6 +2,7 @@ import { MESSAGING_MIGRATIONS } from '@payments/messaging';
 import { WebhooksTables1763900000000 } from './1763900000000-webhooks-tables.migration';
 import { HeldDeliveries1763910000000 } from './1763910000000-held-deliveries.migration';
 import { CommandResults1763920000000 } from './1763920000000-command-results.migration';
+import { EndpointFirstSeen1763930000000 } from './1763930000000-endpoint-first-seen.migration';
 
 /** Every migration of the webhooks schema, in order (the service runs them at boot; tests run the same list). */
-export const WEBHOOKS_MIGRATIONS = [...MESSAGING_MIGRATIONS, WebhooksTables1763900000000, HeldDeliveries1763910000000, CommandResults1763920000000];
+export const WEBHOOKS_MIGRATIONS = [...MESSAGING_MIGRATIONS, WebhooksTables1763900000000, HeldDeliveries1763910000000, CommandResults1763920000000, EndpointFirstSeen1763930000000];

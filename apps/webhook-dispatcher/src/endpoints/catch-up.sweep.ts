@@ -1,0 +1,69 @@
+import { Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import type { DeliveriesRepository } from '../deliveries/deliveries.repository';
+import { activeEndpointSql } from '../shared/endpoint-row';
+import type { WebhooksDatabase } from '../shared/webhooks-database';
+
+const SWEEP_EVERY_MS = 30_000;
+/** How long after its first sight an endpoint is swept: far longer than any transaction in flight at that moment. */
+const SWEEP_WINDOW = '10 minutes';
+// One sweeper at a time across instances (two would both see an event undelivered and both schedule it).
+const SWEEP_LOCK = 0x77656273; // 'webs'
+
+/**
+ * Closes the window the first-sight catch-up leaves (EndpointEventsHandler): a payment event whose transaction
+ * commits while an endpoint's first sight is in flight is seen by neither (each read before the other
+ * committed). For endpoints first seen in the last minutes it schedules every event they take, from their
+ * creation on, that has no delivery to them at all.
+ */
+export class CatchUpSweep implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('CatchUpSweep');
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<unknown>;
+
+  constructor(
+    private readonly db: WebhooksDatabase,
+    private readonly deliveries: DeliveriesRepository,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => {
+      if (this.running) return;
+      this.running = this.sweep()
+        .catch((error: unknown) => this.logger.error({ err: error }, 'catch-up sweep failed; trying again next interval'))
+        .finally(() => (this.running = undefined));
+    }, SWEEP_EVERY_MS);
+    this.timer.unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** One sweep; answers how many deliveries it scheduled (0 when another instance is sweeping). */
+  async sweep(): Promise<number> {
+    return this.db.dataSource.transaction(async (manager) => {
+      const [{ locked }] = (await manager.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [SWEEP_LOCK])) as [{ locked: boolean }];
+      if (!locked) return 0;
+      const t = (name: string) => this.db.table(name);
+      const missed = (await manager.query(
+        `SELECT ep.id AS endpoint_id, ev.id AS event_id
+         FROM ${t('endpoints')} ep
+         JOIN ${t('events')} ev ON ev.merchant_id = ep.merchant_id AND ev.environment = ep.environment
+         WHERE ep.first_seen_at > now() - interval '${SWEEP_WINDOW}' AND ${activeEndpointSql('ep')}
+           AND ev.endpoint_id IS NULL AND ev.occurred_at >= ep.created_at
+           AND (ep.events IS NULL OR ev.type = ANY(ep.events))
+           AND NOT EXISTS (SELECT 1 FROM ${t('deliveries')} d WHERE d.event_id = ev.id AND d.endpoint_id = ep.id)
+         ORDER BY ev.occurred_at, ev.id`,
+      )) as Array<{ endpoint_id: string; event_id: string }>;
+      const byEndpoint = new Map<string, string[]>();
+      for (const row of missed) byEndpoint.set(row.endpoint_id, [...(byEndpoint.get(row.endpoint_id) ?? []), row.event_id]);
+      for (const [endpointId, eventIds] of byEndpoint) await this.deliveries.schedule(manager, endpointId, eventIds, 'replay');
+      if (missed.length > 0) {
+        await this.db.notifyDeliveries(manager);
+        this.logger.warn({ scheduled: missed.length, endpoints: byEndpoint.size }, 'events missed around an endpoint\'s first sight: scheduled');
+      }
+      return missed.length;
+    });
+  }
+}
