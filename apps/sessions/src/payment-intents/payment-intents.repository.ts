@@ -1,5 +1,6 @@
 import { qualified, type SqlStatement } from '@payments/messaging';
 import type { EntityManager } from 'typeorm';
+import { setAsideExpiry } from '../expiry/set-aside';
 import type { PaymentIntentResource, PaymentIntentState } from '../domain';
 import type { StreamScope } from '../event-store/event-store';
 import type { DueSession } from '../expiry/due-session';
@@ -91,19 +92,8 @@ export class PaymentIntentsRepository {
     return rows.map((row) => ({ id: row.id, merchantId: row.merchant_id, environment: row.environment }));
   }
 
-  /**
-   * After a failed expiry (its savepoint rolled back): out of line until a later retry, one second doubling with
-   * each failure up to an hour. Answers how many times it has failed.
-   */
-  async setAsideExpiry(manager: EntityManager, id: string, now: Date): Promise<number> {
-    const [row]: Array<{ expiry_failures: number }> = await manager.query(
-      `UPDATE ${this.table}
-       SET expiry_failures = expiry_failures + 1,
-           expiry_retry_at = $2::timestamptz + least(interval '1 second' * power(2, expiry_failures), interval '1 hour')
-       WHERE id = $1
-       RETURNING expiry_failures`,
-      [id, now],
-    );
-    return row?.expiry_failures ?? 0;
+  /** See setAsideExpiry. */
+  setAsideExpiry(manager: EntityManager, id: string, now: Date): Promise<number> {
+    return setAsideExpiry(manager, this.table, id, now);
   }
 }

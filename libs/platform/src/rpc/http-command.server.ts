@@ -104,8 +104,8 @@ export class HttpCommandServer extends Server implements CustomTransportStrategy
     let body: unknown;
     try {
       body = JSON.parse(await readBody(req));
-    } catch {
-      return answer(res, 400, failure('invalid_request', 'The command body is not JSON within the size limit.'));
+    } catch (error) {
+      return answer(res, 400, failure('invalid_request', `The command body is not JSON within the size limit: ${(error as Error).message}`));
     }
     // By exact pattern: Nest's getHandlerByPattern first tries the pattern as JSON, a thrown exception per call.
     const handler = this.messageHandlers.get(pattern);
