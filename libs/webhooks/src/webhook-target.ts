@@ -44,21 +44,9 @@ export interface WebhookTarget {
 
 export type TargetCheck = { ok: true; target: WebhookTarget } | { ok: false; reason: TargetRefusal; message: string; address?: string };
 
-const KIND_TEXT: Record<Exclude<AddressKind, 'public' | 'invalid'>, string> = {
-  unspecified: 'the unspecified address',
-  loopback: 'a loopback address',
-  private: 'a private-network address',
-  unique_local: 'a unique-local (private) IPv6 address',
-  link_local: 'a link-local address',
-  cgnat: 'a carrier-grade NAT address',
-  multicast: 'a multicast address',
-  broadcast: 'the broadcast address',
-  metadata: 'a cloud metadata service address',
-  documentation: 'a documentation address',
-  reserved: 'a reserved address',
-};
 
 const refuse = (reason: TargetRefusal, message: string, address?: string): TargetCheck => ({ ok: false, reason, message, address });
+const NOT_PUBLIC = 'does not resolve to a public address';
 
 const unbracket = (host: string) => (host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host);
 
@@ -113,11 +101,10 @@ export async function resolveWebhookTarget(raw: string, policy: TargetPolicy, lo
 
   for (const { address } of addresses) {
     const kind = classifyAddress(address);
-    if (kind === 'invalid') return refuse('unresolvable', `resolves to ${address}, which is not an address`, address);
-    if (!addressAllowed(kind, policy)) {
-      const refused = kind as Exclude<AddressKind, 'public' | 'invalid'>;
-      return refuse(refused, `resolves to ${address}, which is ${KIND_TEXT[refused]}, not a public address`, address);
-    }
+    // The message never names the address or its kind: a merchant could map internal names to internal
+    // addresses with it. The reason and the address stay on the result, for the service's own log.
+    if (kind === 'invalid') return refuse('unresolvable', NOT_PUBLIC, address);
+    if (!addressAllowed(kind, policy)) return refuse(kind as Exclude<AddressKind, 'public' | 'invalid'>, NOT_PUBLIC, address);
   }
 
   const chosen = addresses[0]!;
@@ -139,7 +126,7 @@ export async function resolveWebhookTarget(raw: string, policy: TargetPolicy, lo
 
 /**
  * The configuration-time check (gateway): whether `url` may receive webhooks now. `reason` reads after the
- * field name, e.g. "url resolves to 10.0.0.7, which is a private-network address, not a public address".
+ * field name, e.g. "url does not resolve to a public address" (never which address, nor which kind).
  */
 export async function checkWebhookTarget(
   url: string,

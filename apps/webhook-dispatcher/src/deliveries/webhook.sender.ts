@@ -1,9 +1,12 @@
+import { Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import type { ConnectionOptions } from 'node:tls';
 import { resolveWebhookTarget, systemLookup, type AttemptOutcome, type HostLookup, type TargetRefusal } from '@payments/webhooks';
 import { Agent, request } from 'undici';
 
 /** Most of an answer kept with the attempt. */
+const logger = new Logger('WebhookSender');
+
 export const RESPONSE_EXCERPT_BYTES = 1024;
 
 export interface WebhookSenderOptions {
@@ -87,6 +90,8 @@ export class WebhookSender {
     try {
       const check = await raceAbort(resolveWebhookTarget(url, { allowInsecure: this.options.allowInsecure }, this.lookup), controller.signal);
       if (!check.ok) {
+        // The attempt (which the merchant can read) says only that; the address and its kind go to our log.
+        logger.warn({ reason: check.reason, address: check.address, url }, 'webhook target refused at delivery');
         const error = `target refused: ${check.message}`;
         return { outcome: { kind: 'error', error }, statusCode: null, latencyMs: null, responseExcerpt: null, error, refused: check.reason };
       }
