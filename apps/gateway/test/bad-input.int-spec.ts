@@ -175,4 +175,22 @@ describe('bad input never produces a 5xx', () => {
       { numRuns: 500 },
     );
   });
+
+  it('a flood of made-up API keys from one client stops at its lookup limit (429), before the database; others go on', async () => {
+    const made = () => `pay_test_${randomUUID().replace(/-/g, '').slice(0, 24)}.${randomUUID().replace(/-/g, '')}${randomUUID().replace(/-/g, '')}`;
+    const answers: number[] = [];
+    for (let i = 0; i < 120; i++) {
+      const res = await stack.call('GET', '/api/v1/payment-intents/pi_test_abc', { headers: { authorization: `Bearer ${made()}`, 'x-forwarded-for': '198.51.100.9' } });
+      expectErrorShape(res, [401, 429]);
+      if (res.status === 429) {
+        expect(res.body.error.code).toBe('rate_limited');
+        expect(res.headers.get('retry-after')).toBe('1');
+      }
+      answers.push(res.status);
+    }
+    expect(answers.filter((s) => s === 429).length).toBeGreaterThan(0);
+    // Another client, and a known key (cached), are not held up by it.
+    const other = await stack.call('GET', '/api/v1/payment-intents/pi_test_abc', { key: merchant.test_key, headers: { 'x-forwarded-for': '198.51.100.10' } });
+    expect(other.status).toBe(404);
+  });
 });

@@ -26,7 +26,7 @@ export class ApiAccessGuard implements CanActivate {
     if (!isApiRoute(request) || request.auth) return true;
     const reply = context.switchToHttp().getResponse<FastifyReply>();
 
-    const holder = await this.authenticator.authenticate(request.headers.authorization);
+    const holder = await this.authenticator.authenticate(request.headers.authorization, request.ip);
     const limit = await this.rateLimiter.consume({
       keyId: holder.context.keyId,
       environment: holder.context.environment,

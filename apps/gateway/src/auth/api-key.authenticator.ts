@@ -6,8 +6,11 @@ import type { MerchantEntity } from '../merchants/merchant.entity';
 import type { AuthContext } from './auth-context';
 import type { ApiKeyDirectory } from './api-key.directory';
 import type { KeyUsageTracker } from './key-usage.tracker';
+import { LookupLimiter } from './lookup-limiter';
 
 const BEARER = /^Bearer +(\S+) *$/i;
+/** Uncached key lookups one client may cause per second (twice that in a burst), per gateway instance. */
+const LOOKUPS_PER_CLIENT_PER_SEC = 20;
 
 /** Who holds a key whose record was found and whose secret matched. */
 export interface KeyHolder {
@@ -25,9 +28,11 @@ export class ApiKeyAuthenticator {
   constructor(
     private readonly directory: ApiKeyDirectory,
     private readonly usage: KeyUsageTracker,
+    private readonly lookups: LookupLimiter = new LookupLimiter(LOOKUPS_PER_CLIENT_PER_SEC),
   ) {}
 
-  async authenticate(authorization: string | string[] | undefined): Promise<KeyHolder> {
+  /** `client` (the caller's address) bounds how many uncached key ids it can make the gateway look up. */
+  async authenticate(authorization: string | string[] | undefined, client = ''): Promise<KeyHolder> {
     if (authorization === undefined || authorization === '') {
       throw invalidKey('No API key provided. Send it as "Authorization: Bearer <API key>".');
     }
@@ -36,7 +41,7 @@ export class ApiKeyAuthenticator {
     const parsed = parseApiKey(match[1]);
     if (!parsed) throw invalidKey('Invalid API key: it should look like pay_test_<id>.<secret> or pay_live_<id>.<secret>.');
 
-    const key = await this.lookup(parsed.keyId);
+    const key = await this.lookup(parsed.keyId, client);
     // One answer for "no such key", "other environment" and "wrong secret": nothing to learn by guessing.
     if (!key || !key.merchant || key.environment !== parsed.env || !secretMatches(parsed.secret, key.secretHash)) {
       throw invalidKey('Invalid API key provided.');
@@ -46,15 +51,20 @@ export class ApiKeyAuthenticator {
     return { key, context: contextOf(key, key.merchant) };
   }
 
-  private async lookup(keyId: string): Promise<ApiKeyEntity | null> {
+  private async lookup(keyId: string, client: string): Promise<ApiKeyEntity | null> {
+    let found: ApiKeyEntity | null | 'limited';
     try {
-      return await this.directory.find(keyId);
+      found = await this.directory.find(keyId, () => this.lookups.take(client));
     } catch (error) {
       this.logger.error({ err: error }, 'API key lookup failed');
       throw new ApiError('service_unavailable', 'The service is temporarily unavailable. Retry later.', undefined, {
         'Retry-After': '1',
       });
     }
+    if (found === 'limited') {
+      throw new ApiError('rate_limited', 'Too many requests with unknown API keys. Retry later.', undefined, { 'Retry-After': '1' });
+    }
+    return found;
   }
 }
 

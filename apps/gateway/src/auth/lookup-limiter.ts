@@ -1,0 +1,26 @@
+import { LRUCache } from 'lru-cache';
+
+/**
+ * How many key lookups that miss the cache (and so cost a database query) one client may cause, per second, in
+ * one gateway instance. A merchant's own keys stay cached, so its misses are a few a second at most; a flood of
+ * made-up key ids is refused here before it reaches the database.
+ */
+export class LookupLimiter {
+  private readonly buckets = new LRUCache<string, { tokens: number; at: number }>({ max: 50_000 });
+
+  constructor(
+    private readonly perSecond: number,
+    private readonly burst: number = perSecond * 2,
+  ) {}
+
+  /** Takes a lookup for `client`; false when it has none left (try again in a second). */
+  take(client: string, now = Date.now()): boolean {
+    const bucket = this.buckets.get(client) ?? { tokens: this.burst, at: now };
+    bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.perSecond);
+    bucket.at = now;
+    const allowed = bucket.tokens >= 1;
+    if (allowed) bucket.tokens -= 1;
+    this.buckets.set(client, bucket);
+    return allowed;
+  }
+}
