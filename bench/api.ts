@@ -21,8 +21,9 @@ const connections = arg('connections', 64);
 // measured below saturation varies much less from run to run than throughput at saturation.
 const rate = arg('rate', 0);
 // --only baseline|live|self|ping|create|create-1|create-half|get runs one phase (profiling); default all of them.
-// `live` is GET /health/live (the VM's bare HTTP figure); `self` and `ping` are the keyed ping route answered by
-// the gateway itself and by sessions (one command, no database): they differ by what the command hop costs.
+// `live` is GET /health/live (the VM's bare HTTP figure); `self` and `ping` are the gateway's ping diagnostic on
+// its operations port, answered by the gateway itself and by sessions (one command, no database): they differ by
+// what the command hop costs.
 const onlyIndex = process.argv.indexOf('--only');
 const only = onlyIndex > 0 ? process.argv[onlyIndex + 1] : undefined;
 const runs = (phase: string) => only === undefined || only === phase;
@@ -89,8 +90,8 @@ function meanMs(before: Map<string, number>, after: Map<string, number>, metric:
 }
 
 async function breakdown(stack: Stack, name: string, run: () => Promise<Result>, command: string, route: string): Promise<Result & { serverCpuMs: number }> {
-  const gw = stack.gatewayUrl;
-  const sessions = stack.services.sessions!.url;
+  const gw = stack.services.gateway!.opsUrl;
+  const sessions = stack.services.sessions!.opsUrl;
   const pids = new Map(Object.values(stack.services).map((service) => [service!.process.pid!, service!.app]));
   const [g0, s0] = await Promise.all([scrape(gw), scrape(sessions)]);
   const cpu0 = cpuSnapshot(pids);
@@ -143,11 +144,15 @@ async function main(): Promise<void> {
     }
 
     let selfCpuMs: number | undefined;
-    const phases = [['live', '/health/live'], ['self', '/internal/services/gateway/ping'], ['ping', '/internal/services/sessions/ping']] as const;
+    const ops = stack.services.gateway!.opsUrl;
+    const phases = [
+      ['live', `${stack.gatewayUrl}/health/live`],
+      ['self', `${ops}/internal/services/gateway/ping`],
+      ['ping', `${ops}/internal/services/sessions/ping`],
+    ] as const;
     for (const [phase, path] of phases) {
       if (!runs(phase)) continue;
-      const headers = phase === 'live' ? {} : { authorization: auth };
-      const result = await breakdown(stack, phase, () => run({ url: `${stack.gatewayUrl}${path}`, headers }), 'ping', phase === 'live' ? 'live"' : 'ping"');
+      const result = await breakdown(stack, phase, () => run({ url: path }), 'ping', phase === 'live' ? 'live"' : 'ping"');
       if (phase === 'live') console.log(`  this VM's bare HTTP (gateway /health/live): ${Math.round(result.requests.average)} req/s`);
       if (phase === 'self') selfCpuMs = result.serverCpuMs;
       if (phase === 'ping' && selfCpuMs !== undefined) {

@@ -85,7 +85,8 @@ echo "  API                                 $base/api/v1"
 echo "  API docs (OpenAPI)                  $base/docs"
 for entry in "${services[@]}"; do
   IFS=: read -r name port _ <<<"$entry"
-  printf '  %-20s health http://127.0.0.1:%s/health/ready   metrics http://127.0.0.1:%s/metrics\n' "$name" "$port" "$port"
+  # Metrics and detailed readiness are on each service's operations port (its PORT + 6000 by default).
+  printf '  %-20s health http://127.0.0.1:%s/health/ready   metrics http://127.0.0.1:%s/metrics\n' "$name" "$port" "$((port + 6000))"
 done
 echo "  Logs and pid files: $run   (stop everything with: npm stop)"
 

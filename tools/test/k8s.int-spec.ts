@@ -214,6 +214,19 @@ describe.each(['k8s/base', 'k8s/overlays/dev', 'k8s/overlays/production'])('comm
     const gatewayService = find(docs, 'Service', 'gateway');
     expect(gatewayService?.spec?.ports?.map((p) => p.port)).toEqual([3000]);
   });
+
+  it('scrapes metrics on each service\'s operations port, which no Service publishes', () => {
+    for (const name of services) {
+      const { pod } = deployment(docs, name);
+      const container = pod.containers[0];
+      const ops = container.ports?.find((p) => p.name === 'ops')?.containerPort;
+      const env = Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value]));
+      expect(Number(env.OPS_PORT)).toBe(ops);
+      const template = byKind(docs, 'Deployment').find((d) => d.metadata.name === name)!.spec!.template!;
+      expect((template.metadata as Meta & { annotations?: Record<string, string> }).annotations?.['prometheus.io/port']).toBe(String(ops));
+      for (const service of byKind(docs, 'Service')) expect(service.spec?.ports?.map((p) => p.port)).not.toContain(ops);
+    }
+  });
 });
 
 describe('production overlay', () => {

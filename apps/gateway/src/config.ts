@@ -92,4 +92,4 @@ export class GatewayConfig extends WebhookServiceConfig {
   IDEMPOTENCY_WAIT_MS: number = 10000;
 }
 
-export const GATEWAY_DEFAULTS = { PORT: '3000', DB_SCHEMA: 'gateway' };
+export const GATEWAY_DEFAULTS = { PORT: '3000', OPS_PORT: '9000', DB_SCHEMA: 'gateway' };

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { ApiAccessModule } from './auth/api-access.module';
-import { PingController } from './diagnostics/ping.controller';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { MerchantsModule } from './merchants/merchants.module';
 import { ResourceCacheModule } from './resource-cache/resource-cache.module';
@@ -10,6 +9,5 @@ import { WebhookEndpointsModule } from './webhook-endpoints/webhook-endpoints.mo
 
 @Module({
   imports: [ServicesModule, ResourceCacheModule, MerchantsModule, ApiAccessModule, IdempotencyModule, SessionsApiModule, WebhookEndpointsModule],
-  controllers: [PingController],
 })
 export class GatewayModule {}

@@ -84,21 +84,26 @@ describe('command transport', () => {
   const succeededEvents = (id: string) =>
     countRows(`SELECT count(*)::int AS n FROM sessions.events WHERE stream_id = $1 AND type = 'PaymentIntentSucceeded'`, [id]);
 
-  it('answers the ping diagnostic through the command transport, with a key only', async () => {
-    const res = await stack.call('GET', '/internal/services/sessions/ping', { key: merchant.test_key });
+  it('answers the ping diagnostic through the command transport, on the operations port only', async () => {
+    const ops = stack.services.gateway!.opsUrl;
+    const res = await fetch(`${ops}/internal/services/sessions/ping`);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ service: 'sessions', latency_ms: expect.any(Number) });
-    const anonymous = await stack.call('GET', '/internal/services/sessions/ping');
-    expect(anonymous.status).toBe(401);
-    expect(anonymous.body.error.code).toBe('invalid_api_key');
-    const unknown = await stack.call('GET', '/internal/services/nope/ping', { key: merchant.test_key });
+    expect(await res.json()).toMatchObject({ service: 'sessions', latency_ms: expect.any(Number) });
+    const unknown = await fetch(`${ops}/internal/services/nope/ping`);
     expect(unknown.status).toBe(404);
-    expect(unknown.body.error.code).toBe('not_found');
+    // Not on the public port, with or without a key.
+    for (const key of [undefined, merchant.test_key]) {
+      const publicPing = await stack.call('GET', '/internal/services/sessions/ping', { key });
+      expect(publicPing.status).toBe(404);
+      expect(publicPing.body.error.code).toBe('not_found');
+    }
     // Both sides time the command, so a slow request can be split into transit and handling.
-    const gatewayMetrics = await (await fetch(`${stack.gatewayUrl}/metrics`)).text();
+    const gatewayMetrics = await (await fetch(`${ops}/metrics`)).text();
     expect(gatewayMetrics).toMatch(/rpc_round_trip_seconds_count\{[^}]*command="sessions\.ping"[^}]*\} [1-9]/);
-    const sessionsMetrics = await (await fetch(`${stack.services.sessions!.url}/metrics`)).text();
+    const sessionsMetrics = await (await fetch(`${stack.services.sessions!.opsUrl}/metrics`)).text();
     expect(sessionsMetrics).toMatch(/command_handle_seconds_count\{[^}]*command="sessions\.ping"[^}]*\} [1-9]/);
+    // Metrics are not on the public port either.
+    expect((await fetch(`${stack.gatewayUrl}/metrics`)).status).toBe(404);
   });
 
   it('never serves the command route on the gateway\'s public listener', async () => {
@@ -162,7 +167,10 @@ describe('command transport', () => {
   it('answers 503 service_unavailable at once when the owner is down, never a hang', async () => {
     await stack.services.sessions!.kill();
     const started = Date.now();
-    const res = await stack.call('GET', '/internal/services/sessions/ping', { key: merchant.test_key, headers: { 'Request-Id': 'req_test_503_check' } });
+    const res = await stack.call('GET', '/api/v1/payment-intents/pi_test_000000000000000000000000', {
+      key: merchant.test_key,
+      headers: { 'Request-Id': 'req_test_503_check' },
+    });
     const elapsed = Date.now() - started;
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('1');

@@ -23,4 +23,4 @@ export class SessionsConfig extends ServiceConfig {
   IDEMPOTENCY_TTL_SECONDS: number = 86400;
 }
 
-export const SESSIONS_DEFAULTS = { PORT: '3001', COMMAND_PORT: '4001', DB_SCHEMA: 'sessions' };
+export const SESSIONS_DEFAULTS = { PORT: '3001', OPS_PORT: '9001', COMMAND_PORT: '4001', DB_SCHEMA: 'sessions' };

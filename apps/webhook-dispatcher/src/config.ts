@@ -63,4 +63,4 @@ export class WebhookDispatcherConfig extends WebhookServiceConfig {
   WEBHOOK_EVENT_RETENTION_DAYS: number = 30;
 }
 
-export const WEBHOOK_DISPATCHER_DEFAULTS = { PORT: '3004', COMMAND_PORT: '4004', DB_SCHEMA: 'webhooks' };
+export const WEBHOOK_DISPATCHER_DEFAULTS = { PORT: '3004', OPS_PORT: '9004', COMMAND_PORT: '4004', DB_SCHEMA: 'webhooks' };

@@ -35,6 +35,15 @@ export class ServiceConfig {
   @IsUrl({ protocols: ['redis', 'rediss'], require_tld: false, require_protocol: true })
   REDIS_URL: string = 'redis://127.0.0.1:6379';
 
+  /**
+   * Operations port: Prometheus metrics, probes with what is down and why, diagnostics. Never published (neither
+   * the compose file nor any Kubernetes Service exposes it); scrapers and operators reach it inside the cluster.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  OPS_PORT: number = 9000;
+
   /** Internal port of a service that owns commands (the gateway sends them there; never published). */
   @IsInt()
   @Min(1)

@@ -8,7 +8,9 @@ import { Logger } from 'nestjs-pino';
 import pino, { type Logger as PinoInstance } from 'pino';
 import { DatabaseOptions } from './database/database.module';
 import { ApiError } from './errors/api-error';
+import { Readiness } from './health/readiness';
 import { jsonBodyProblem } from './http/json-body';
+import { OperationsServer, type OperationsRoute } from './http/operations.server';
 import { ApiExceptionFilter } from './errors/api-exception.filter';
 import { logOptions, requestLogLine } from './logging/log-options';
 import { requestIdFor } from './logging/request-id';
@@ -20,8 +22,8 @@ export const MAX_BODY_BYTES = 64 * 1024;
 /** Longer than any id the API issues; an id past it is still only a 404 (the URL itself is bounded by Node). */
 const MAX_PATH_PARAM_LENGTH = 8 * 1024;
 const API_PREFIX = '/api/';
-/** Probes and scrapes, which would drown the request log. */
-const QUIET_ROUTES = /^\/(health|metrics)/;
+/** Probes, which would drown the request log. */
+const QUIET_ROUTES = /^\/health/;
 
 export interface ServiceDefinition<C extends ServiceConfig> {
   /** Service name: logs, metrics, Kafka client id and consumer group. */
@@ -36,6 +38,8 @@ export interface ServiceDefinition<C extends ServiceConfig> {
   servesCommands?: boolean;
   /** Extra set-up of the HTTP app before listen (OpenAPI, content parsers, ...). */
   configure?: (app: NestFastifyApplication, config: C) => void | Promise<void>;
+  /** The service's diagnostics on the operations port (e.g. the gateway's ping of the command path). */
+  operations?: (app: NestFastifyApplication) => OperationsRoute[];
 }
 
 /** Loads settings or exits with a message naming what is wrong: a service never starts half-configured. */
@@ -100,10 +104,12 @@ export async function bootstrapService<C extends ServiceConfig>(definition: Serv
   if (commands) app.connectMicroservice<MicroserviceOptions>({ strategy: commands }, { inheritAppConfig: true });
   await definition.configure?.(app, config);
 
-  handleShutdownSignals(app, config.SHUTDOWN_TIMEOUT_MS, commands);
+  const operations = new OperationsServer(app.get(Readiness), definition.operations?.(app) ?? []);
+  handleShutdownSignals(app, config.SHUTDOWN_TIMEOUT_MS, commands, operations);
 
   if (commands) await app.startAllMicroservices();
   await app.listen(config.PORT, '0.0.0.0');
+  await operations.listen(config.OPS_PORT);
   return app;
 }
 
@@ -112,7 +118,7 @@ export async function bootstrapService<C extends ServiceConfig>(definition: Serv
  * finish the rest of the work, flush the outbox, commit offsets and leave consumer groups (the modules' shutdown
  * hooks), then exit 0. A shutdown that hangs is cut off after SHUTDOWN_TIMEOUT_MS with exit 1.
  */
-function handleShutdownSignals(app: NestFastifyApplication, timeoutMs: number, commands?: HttpCommandServer): void {
+function handleShutdownSignals(app: NestFastifyApplication, timeoutMs: number, commands: HttpCommandServer | undefined, operations: OperationsServer): void {
   let closing = false;
   const shutdown = (signal: NodeJS.Signals) => {
     if (closing) return;
@@ -123,6 +129,7 @@ function handleShutdownSignals(app: NestFastifyApplication, timeoutMs: number, c
     }, timeoutMs).unref();
     Promise.resolve(commands?.close())
       .then(() => app.close())
+      .then(() => operations.close())
       .then(
         () => process.exit(0),
         (error: unknown) => {

@@ -22,3 +22,5 @@ export { ServiceClient, type CommandOptions } from './rpc/service-client';
 export { HttpCommandClient, CommandUnavailableError, type HttpCommandClientOptions } from './rpc/http-command.client';
 export { HttpCommandServer, CommandContext } from './rpc/http-command.server';
 export { type PingAnswer } from './rpc/ping.controller';
+export { OperationsServer, type OperationsRoute } from './http/operations.server';
+export { Readiness, type ReadinessResult } from './health/readiness';

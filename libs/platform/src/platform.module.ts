@@ -5,10 +5,10 @@ import { LoggerModule } from 'nestjs-pino';
 import type { Logger as PinoInstance } from 'pino';
 import { DatabaseModule, DatabaseOptions } from './database/database.module';
 import { HealthController } from './health/health.controller';
+import { Readiness } from './health/readiness';
 import { KafkaHealthIndicator } from './health/kafka.health';
 import { KafkaModule } from './kafka/kafka.module';
 import { OutboxRelayHost } from './kafka/outbox-relay.host';
-import { MetricsController } from './metrics/metrics.controller';
 import { SERVICE_NAME } from './platform.tokens';
 import { createPingController } from './rpc/ping.controller';
 
@@ -49,15 +49,15 @@ export class PlatformModule {
       ],
       controllers: [
         HealthController,
-        MetricsController,
         ...(options.servesCommands ? [createPingController(options.service)] : []),
       ],
       providers: [
         ...configProviders,
         KafkaHealthIndicator,
+        Readiness,
         OutboxRelayHost,
       ],
-      exports: [...configProviders.map((p) => p.provide), KafkaModule, DatabaseModule, OutboxRelayHost],
+      exports: [...configProviders.map((p) => p.provide), KafkaModule, DatabaseModule, OutboxRelayHost, Readiness],
     };
   }
 }

@@ -27,7 +27,8 @@ class Relay {
   }
 }
 
-// /health/ready answers 200 only while the service's Postgres answers; /health/live stays 200; metrics are served.
+// /health/ready answers 200 only while the service's Postgres answers; /health/live stays 200; metrics and the
+// details of what is down are served on the operations port only.
 describe('readiness follows the database', () => {
   let db: TestDatabase;
   let relay: Relay;
@@ -53,7 +54,7 @@ describe('readiness follows the database', () => {
   it('is ready, live and exports Prometheus metrics while Postgres and Kafka answer', async () => {
     expect(await status('/health/ready')).toBe(200);
     expect(await status('/health/live')).toBe(200);
-    const metrics = await (await fetch(`${service!.url}/metrics`)).text();
+    const metrics = await (await fetch(`${service!.opsUrl}/metrics`)).text();
     expect(metrics).toContain('process_cpu_seconds_total');
     expect(metrics).toContain('http_request_duration_seconds');
   });
@@ -61,8 +62,10 @@ describe('readiness follows the database', () => {
   it('turns not ready (503, naming postgres) when Postgres is cut off, and ready again when it is back', async () => {
     await relay.cut();
     await waitFor(async () => (await status('/health/ready')) === 503, 15000);
-    const body = (await (await fetch(`${service!.url}/health/ready`)).json()) as { error?: Record<string, unknown> };
+    // What is down and why: on the operations port; the public probe says only that it is not ready.
+    const body = (await (await fetch(`${service!.opsUrl}/health/ready`)).json()) as { error?: Record<string, unknown> };
     expect(body.error).toHaveProperty('postgres');
+    expect(await (await fetch(`${service!.url}/health/ready`)).json()).toEqual({ status: 'unavailable' });
     expect(await status('/health/live')).toBe(200);
     await relay.open();
     await waitFor(async () => (await status('/health/ready')) === 200, 20000);

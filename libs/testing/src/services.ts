@@ -20,6 +20,8 @@ export interface RunningService {
   url: string;
   /** Base URL of its internal command port (apps that own commands). */
   commandUrl?: string;
+  /** Base URL of its operations port: /metrics, /health/ready with details, diagnostics. */
+  opsUrl: string;
   /** The environment it was started with (ports included): a restart reuses it. */
   env: Record<string, string>;
   process: ChildProcess;
@@ -41,6 +43,7 @@ export async function startService(
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`);
   // Every command-serving app gets its own command port unless the caller chose one.
   if (COMMAND_URL_SETTINGS[app] && env.COMMAND_PORT === undefined) env = { ...env, COMMAND_PORT: String(await freePort()) };
+  if (env.OPS_PORT === undefined) env = { ...env, OPS_PORT: String(await freePort()) };
   // A gateway not told where a service is must not reach a development stack on the default ports: port 1 refuses.
   if (app === 'gateway') env = { ...Object.fromEntries(Object.values(COMMAND_URL_SETTINGS).map((s) => [s, 'http://127.0.0.1:1'])), ...env };
   // SERVICE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the services of a benchmark run.
@@ -60,6 +63,7 @@ export async function startService(
     app,
     url,
     ...(env.COMMAND_PORT && COMMAND_URL_SETTINGS[app] ? { commandUrl: `http://127.0.0.1:${env.COMMAND_PORT}` } : {}),
+    opsUrl: `http://127.0.0.1:${env.OPS_PORT}`,
     env,
     process: child,
     output: () => output,

@@ -5,8 +5,7 @@ import { ApiKeyAuthenticator, assertEnvironmentAllowed } from './api-key.authent
 
 /** Routes under this prefix are the merchant API: every one needs an API key and is rate limited. */
 export const API_PREFIX = '/api/v1/';
-/** Diagnostics that cost a hop to a service (ping): keyed and limited like the API, never open on the public port. */
-const INTERNAL_PREFIX = '/internal/';
+
 
 /**
  * The merchant API's front door, registered globally (and usable as `@UseGuards(ApiAccessGuard)`):
@@ -44,5 +43,5 @@ export class ApiAccessGuard implements CanActivate {
 
 function isApiRoute(request: FastifyRequest): boolean {
   const path = request.routeOptions?.url ?? request.url;
-  return path.startsWith(API_PREFIX) || path.startsWith(INTERNAL_PREFIX);
+  return path.startsWith(API_PREFIX);
 }
