@@ -5,7 +5,9 @@ import {
   freePort,
   startService,
   startStack,
+  startTestDnsServer,
   uniqueName,
+  waitFor,
   type RunningService,
   type Stack,
   type TestMerchant,
@@ -662,6 +664,43 @@ describe('webhook endpoints API', () => {
         const res = await post(url);
         expect(res.status).toBe(400);
         expect(((await res.json()) as { error: { param: string } }).error.param).toBe('url');
+      }
+    });
+
+    it('slow DNS class: a host name on a name server that drops queries is refused on the resolver timeout, and the gateway keeps answering meanwhile', async () => {
+      const dns = await startTestDnsServer({ zone: { 'hooks.shop.test': ['93.184.216.34'] }, drops: (name) => name.endsWith('.dropped.test') });
+      const resolving = await startService('gateway', {
+        DATABASE_URL: stack.db.url,
+        KAFKA_NAMESPACE: uniqueName('dns'),
+        PORT: String(await freePort()),
+        WEBHOOK_DNS_SERVERS: dns.address,
+        WEBHOOK_DNS_TIMEOUT_MS: '500',
+        WEBHOOK_DNS_TRIES: '2',
+      });
+      try {
+        const post = (url: string) =>
+          fetch(`${resolving.url}/api/v1/webhook-endpoints`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${merchant.test_key}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ url }),
+          });
+        expect((await post('https://hooks.shop.test/payments')).status).toBe(201);
+        // More dropped names than libuv has threads: getaddrinfo would have held all four.
+        const stuck = Array.from({ length: 6 }, (_, i) => post(`https://e${i}.dropped.test/hooks`));
+        await waitFor(async () => dns.dropped() >= 4, 5000);
+        const list = await fetch(`${resolving.url}/api/v1/webhook-endpoints`, { headers: { authorization: `Bearer ${other.test_key}` } });
+        expect(list.status).toBe(200);
+        for (const res of await Promise.all(stuck)) {
+          expect(res.status).toBe(400);
+          expect(((await res.json()) as { error: { param: string; message: string } }).error).toMatchObject({
+            param: 'url',
+            message: expect.stringContaining('could not be resolved'),
+          });
+        }
+        expect(dns.queries.some((q) => q.endsWith(' hooks.shop.test'))).toBe(true);
+      } finally {
+        await resolving.stop();
+        await dns.close();
       }
     });
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigError, loadConfig } from '@payments/config';
+import { ConfigError, loadConfig, webhookDnsOptions } from '@payments/config';
 import { DEFAULT_RETRY_SCHEDULE_MS, DEVELOPMENT_WEBHOOK_SECRETS_KEY } from '@payments/webhooks';
 import { WebhookDispatcherConfig, WEBHOOK_DISPATCHER_DEFAULTS } from './config';
 
@@ -33,6 +33,14 @@ describe('WebhookDispatcherConfig', () => {
     expect(load({ WEBHOOK_ALLOW_INSECURE_TARGETS: '0' }).WEBHOOK_ALLOW_INSECURE_TARGETS).toBe(false);
     expect(problems({ WEBHOOK_ALLOW_INSECURE_TARGETS: 'maybe' })).toContain('WEBHOOK_ALLOW_INSECURE_TARGETS');
     expect(problems({ WEBHOOK_RETRY_SCHEDULE_MS: '100,soon' })).toContain('WEBHOOK_RETRY_SCHEDULE_MS');
+  });
+
+  it('reads the webhook name servers and refuses what is not an address', () => {
+    const config = load({ WEBHOOK_DNS_SERVERS: '10.96.0.10, 127.0.0.1:5353', WEBHOOK_DNS_TIMEOUT_MS: '800', WEBHOOK_DNS_LOOKUPS_PER_MERCHANT: '2' });
+    expect(webhookDnsOptions(config)).toEqual({ servers: ['10.96.0.10', '127.0.0.1:5353'], timeoutMs: 800, tries: 2, perOwnerInFlight: 2 });
+    expect(webhookDnsOptions(load({})).servers).toEqual([]);
+    expect(problems({ WEBHOOK_DNS_SERVERS: 'kube-dns.kube-system' })).toContain('WEBHOOK_DNS_SERVERS must be a comma-separated list of name server addresses');
+    expect(problems({ WEBHOOK_DNS_TRIES: '0' })).toContain('WEBHOOK_DNS_TRIES');
   });
 
   it('refuses to start in production with the insecure-targets flag or the development key', () => {

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { STREAMS, topicName, type EventEnvelope } from '@payments/events';
+import { webhookDnsOptions } from '@payments/config';
 import { OutboxWriter } from '@payments/messaging';
 import { eventConsumerProvider } from '@payments/platform';
 import { parseSecretsKey } from '@payments/webhooks';
@@ -56,7 +57,7 @@ const asHandler =
       provide: WebhookSender,
       inject: [WebhookDispatcherConfig],
       useFactory: (config: WebhookDispatcherConfig) =>
-        new WebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowInsecure: config.WEBHOOK_ALLOW_INSECURE_TARGETS }),
+        new WebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowInsecure: config.WEBHOOK_ALLOW_INSECURE_TARGETS, dns: webhookDnsOptions(config) }),
     },
     {
       provide: DeliveryRunner,

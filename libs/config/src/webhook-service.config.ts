@@ -1,6 +1,6 @@
-import { DEVELOPMENT_WEBHOOK_SECRETS_KEY, parseSecretsKey, PUBLISHED_WEBHOOK_SECRETS_KEYS } from '@payments/webhooks';
+import { DEVELOPMENT_WEBHOOK_SECRETS_KEY, parseNameServers, parseSecretsKey, PUBLISHED_WEBHOOK_SECRETS_KEYS, type HostResolverOptions } from '@payments/webhooks';
 import { Transform } from 'class-transformer';
-import { IsBoolean } from 'class-validator';
+import { IsBoolean, IsInt, IsString, Max, Min } from 'class-validator';
 import { NotDefaultInProduction, OffInProduction, parseFlag, Parses } from './config.validators';
 import { ServiceConfig } from './service-config';
 
@@ -39,4 +39,40 @@ export class WebhookServiceConfig extends ServiceConfig {
   @IsBoolean()
   @OffInProduction()
   WEBHOOK_ALLOW_INSECURE_TARGETS: boolean = false;
+
+  /**
+   * Name servers for webhook host names (comma-separated `address` or `address:port`); empty: the system's
+   * (/etc/resolv.conf). The hosts file is not read: `localhost` is loopback, every other name is asked of DNS.
+   */
+  @IsString()
+  @Parses(parseNameServers, 'a comma-separated list of name server addresses (address or address:port)')
+  WEBHOOK_DNS_SERVERS: string = '';
+
+  /** How long one name server is given to answer before it is asked again. */
+  @IsInt()
+  @Min(50)
+  @Max(30_000)
+  WEBHOOK_DNS_TIMEOUT_MS: number = 1500;
+
+  /** How often each name server is asked before a lookup fails. */
+  @IsInt()
+  @Min(1)
+  @Max(10)
+  WEBHOOK_DNS_TRIES: number = 2;
+
+  /** Webhook host names of one merchant being looked up at once (per instance); more wait for one to finish. */
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  WEBHOOK_DNS_LOOKUPS_PER_MERCHANT: number = 4;
+}
+
+/** The HostResolver settings of a webhook service. */
+export function webhookDnsOptions(config: WebhookServiceConfig): HostResolverOptions {
+  return {
+    servers: parseNameServers(config.WEBHOOK_DNS_SERVERS),
+    timeoutMs: config.WEBHOOK_DNS_TIMEOUT_MS,
+    tries: config.WEBHOOK_DNS_TRIES,
+    perOwnerInFlight: config.WEBHOOK_DNS_LOOKUPS_PER_MERCHANT,
+  };
 }

@@ -2,3 +2,4 @@ export * from './services';
 export * from './postgres';
 export * from './kafka';
 export * from './stack';
+export * from './dns-server';

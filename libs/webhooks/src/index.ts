@@ -1,5 +1,6 @@
 export * from './ip-address';
 export * from './webhook-target';
+export * from './host-resolver';
 export * from './signature';
 export * from './webhook-scheme';
 export * from './webhook-body';

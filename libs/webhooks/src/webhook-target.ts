@@ -1,16 +1,19 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
 import { classifyAddress, type AddressKind } from './ip-address';
 
-/** One resolved address of a host name, as `dns.lookup(name, { all: true })` gives them. */
+/** One resolved address of a host name. */
 export interface ResolvedAddress {
   address: string;
   family: number;
 }
 
-export type HostLookup = (hostname: string) => Promise<ResolvedAddress[]>;
+/** Who a lookup is for (its merchant, whose lookups in flight are capped) and when its caller gives up. */
+export interface LookupContext {
+  owner?: string;
+  signal?: AbortSignal;
+}
 
-/** The operating system's resolver (getaddrinfo: /etc/hosts, then DNS), every address in its order. */
-export const systemLookup: HostLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+/** Every address of a host name; `HostResolver.lookup` in the services, a table in tests. */
+export type HostLookup = (hostname: string, context?: LookupContext) => Promise<ResolvedAddress[]>;
 
 export interface TargetPolicy {
   /** Development and tests only: also `http://` and loopback addresses. */
@@ -19,7 +22,6 @@ export interface TargetPolicy {
 
 /** A URL longer than this is refused outright. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
-const LOOKUP_TIMEOUT_MS = 5000;
 
 export type TargetRefusal =
   | 'invalid_url'
@@ -80,7 +82,7 @@ export function addressAllowed(kind: AddressKind, policy: TargetPolicy): boolean
  * and a private address is refused). Used when an endpoint is configured and again before each delivery; the
  * delivery then connects to `target.address`, so what was checked is what is reached (no DNS-rebinding gap).
  */
-export async function resolveWebhookTarget(raw: string, policy: TargetPolicy, lookup: HostLookup = systemLookup): Promise<TargetCheck> {
+export async function resolveWebhookTarget(raw: string, policy: TargetPolicy, lookup: HostLookup): Promise<TargetCheck> {
   const syntax = checkWebhookUrlSyntax(raw, policy);
   if (!syntax.ok) return refuse(syntax.reason, syntax.message);
   const url = syntax.url;
@@ -91,7 +93,8 @@ export async function resolveWebhookTarget(raw: string, policy: TargetPolicy, lo
     addresses = [{ address: host, family: host.includes(':') ? 6 : 4 }];
   } else {
     try {
-      addresses = await withTimeout(lookup(host), LOOKUP_TIMEOUT_MS);
+      // The lookup is bounded by its resolver's timeouts and tries (HostResolver).
+      addresses = await lookup(host);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
       return refuse('unresolvable', `names host ${host}, which could not be resolved (${code})`);
@@ -131,25 +134,17 @@ export async function resolveWebhookTarget(raw: string, policy: TargetPolicy, lo
 export async function checkWebhookTarget(
   url: string,
   policy: TargetPolicy,
-  lookup: HostLookup = systemLookup,
+  lookup: HostLookup,
 ): Promise<{ ok: true; addresses: string[] } | { ok: false; reason: string }> {
   const syntax = checkWebhookUrlSyntax(url, policy);
   if (!syntax.ok) return { ok: false, reason: syntax.message };
   const resolved: ResolvedAddress[] = [];
-  const recording: HostLookup = async (host) => {
-    const found = await lookup(host);
+  const recording: HostLookup = async (host, context) => {
+    const found = await lookup(host, context);
     resolved.push(...found);
     return found;
   };
   const check = await resolveWebhookTarget(url, policy, recording);
   if (!check.ok) return { ok: false, reason: check.message };
   return { ok: true, addresses: resolved.length > 0 ? resolved.map((a) => a.address) : [check.target.address] };
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(Object.assign(new Error('lookup timed out'), { code: 'ETIMEOUT' })), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { STREAMS, topicName } from '@payments/events';
+import { webhookDnsOptions } from '@payments/config';
 import { eventConsumerProvider, type ConsumerDefinition } from '@payments/platform';
+import { HostResolver } from '@payments/webhooks';
 import { DataSource } from 'typeorm';
 import { GatewayConfig } from '../config';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
@@ -32,7 +34,7 @@ const DISPATCHER_EVENTS_CONSUMER = Symbol('DISPATCHER_EVENTS_CONSUMER');
         new WebhookEndpointsService(
           new WebhookEndpointsRepository(dataSource, config.DB_SCHEMA),
           new WebhookSecrets(config.WEBHOOK_SECRETS_KEY),
-          new WebhookTargetPolicy(config.WEBHOOK_ALLOW_INSECURE_TARGETS),
+          new WebhookTargetPolicy(config.WEBHOOK_ALLOW_INSECURE_TARGETS, new HostResolver(webhookDnsOptions(config)).lookup),
           {
             schema: config.DB_SCHEMA,
             eventsTopic: topicName(config.KAFKA_NAMESPACE, STREAMS.gateway),

@@ -47,7 +47,7 @@ export class WebhookEndpointsService {
 
   async create(scope: EndpointScope, input: CreateEndpointInput, correlationId: string): Promise<WebhookEndpointWithSecret> {
     // Resolved before the transaction: a slow DNS answer must not hold the merchant's lock.
-    await this.targets.assertAllowed(input.url, 'url');
+    await this.targets.assertAllowed(input.url, 'url', scope.merchantId);
     return this.repository.transaction(async (manager) => {
       if (!(await this.repository.lockMerchant(manager, scope.merchantId))) {
         throw new Error(`merchant ${scope.merchantId} of an authenticated key is missing`);

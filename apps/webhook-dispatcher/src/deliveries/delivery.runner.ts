@@ -124,7 +124,7 @@ export class DeliveryRunner {
       secrets,
       userAgent: this.settings.userAgent,
     });
-    return this.sender.send(claimed.endpoint.url, claimed.event.body, headers);
+    return this.sender.send(claimed.endpoint.url, claimed.event.body, headers, claimed.endpoint.merchant_id);
   }
 
   private record(result: SendResult, attemptedAt: Date, step: NextStep): AttemptRecord {

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import type { ConnectionOptions } from 'node:tls';
-import { resolveWebhookTarget, systemLookup, type AttemptOutcome, type HostLookup, type TargetRefusal } from '@payments/webhooks';
+import { HostResolver, resolveWebhookTarget, type AttemptOutcome, type HostLookup, type HostResolverOptions, type TargetRefusal } from '@payments/webhooks';
 import { Agent, request } from 'undici';
 
 /** Most of an answer kept with the attempt. */
@@ -14,7 +14,8 @@ export interface WebhookSenderOptions {
   timeoutMs: number;
   /** Development and tests: `http://` and loopback targets too. */
   allowInsecure: boolean;
-  /** Name resolution (tests give a table; the default is the system resolver). */
+  /** Name resolution: a HostResolver with these settings, unless `lookup` is given (tests give a table). */
+  dns?: HostResolverOptions;
   lookup?: HostLookup;
   /** Extra TLS settings (tests trust their own certificate authority). */
   tls?: Pick<ConnectionOptions, 'ca'>;
@@ -42,24 +43,6 @@ function describeError(error: unknown): string {
   return code && !message.includes(code) ? `${code}: ${message}` : message;
 }
 
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
 /**
  * Sends one webhook attempt. The URL is resolved and every address checked against the SSRF rules at each
  * attempt; the request then goes to the checked address itself (the URL's host is replaced by it), with the
@@ -72,7 +55,7 @@ export class WebhookSender {
   private readonly lookup: HostLookup;
 
   constructor(private readonly options: WebhookSenderOptions) {
-    this.lookup = options.lookup ?? systemLookup;
+    this.lookup = options.lookup ?? new HostResolver(options.dns).lookup;
     this.agent = new Agent({
       connect: { timeout: options.timeoutMs, ...(options.tls ?? {}) },
       headersTimeout: options.timeoutMs,
@@ -82,13 +65,15 @@ export class WebhookSender {
     });
   }
 
-  async send(url: string, body: string, headers: Record<string, string>): Promise<SendResult> {
+  /** `owner` (the endpoint's merchant) shares a cap on name lookups in flight with the owner's other attempts. */
+  async send(url: string, body: string, headers: Record<string, string>, owner?: string): Promise<SendResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new Error(`timed out after ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
     try {
-      const check = await raceAbort(resolveWebhookTarget(url, { allowInsecure: this.options.allowInsecure }, this.lookup), controller.signal);
+      const lookup: HostLookup = (host) => this.lookup(host, { owner, signal: controller.signal });
+      const check = await resolveWebhookTarget(url, { allowInsecure: this.options.allowInsecure }, lookup);
       if (!check.ok) {
         // The attempt (which the merchant can read) says only that; the address and its kind go to our log.
         logger.warn({ reason: check.reason, address: check.address, url }, 'webhook target refused at delivery');

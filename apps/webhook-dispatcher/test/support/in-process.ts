@@ -5,7 +5,7 @@ import { OutboxWriter } from '@payments/messaging';
 import type { DataSource } from 'typeorm';
 import { DeliveriesRepository } from '../../src/deliveries/deliveries.repository';
 import { DeliveryRunner } from '../../src/deliveries/delivery.runner';
-import { WebhookSender } from '../../src/deliveries/webhook.sender';
+import { WebhookSender, type WebhookSenderOptions } from '../../src/deliveries/webhook.sender';
 import { EndpointEventsHandler } from '../../src/endpoints/endpoint-events.handler';
 import { EndpointsRepository } from '../../src/endpoints/endpoints.repository';
 import { EventsRepository } from '../../src/events/events.repository';
@@ -24,14 +24,14 @@ export interface InProcessDispatcher {
   receive(envelope: EventEnvelope<unknown>): Promise<unknown>;
 }
 
-export function inProcessDispatcher(dataSource: DataSource, retryScheduleMs: readonly number[]): InProcessDispatcher {
+export function inProcessDispatcher(dataSource: DataSource, retryScheduleMs: readonly number[], sending: Partial<WebhookSenderOptions> = {}): InProcessDispatcher {
   const webhooks = new WebhooksDatabase(dataSource, 'webhooks');
   const endpoints = new EndpointsRepository(webhooks);
   const events = new EventsRepository(webhooks);
   const deliveries = new DeliveriesRepository(webhooks);
   const endpointEvents = new EndpointEventsHandler(webhooks, endpoints, deliveries, events);
   const publicEvents = new PublicEventsHandler(events, deliveries);
-  const sender = new WebhookSender({ timeoutMs: 5000, allowInsecure: true });
+  const sender = new WebhookSender({ timeoutMs: 5000, allowInsecure: true, ...sending });
   const runner = new DeliveryRunner(
     webhooks,
     deliveries,
