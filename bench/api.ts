@@ -30,7 +30,9 @@ const runs = (phase: string) => only === undefined || only === phase;
 
 function summary(name: string, r: Result): string {
   const ok = r.requests.total - r.non2xx - r.errors;
-  return `${name.padEnd(10)} ${String(Math.round(r.requests.average)).padStart(6)} req/s  p50 ${r.latency.p50} ms  p90 ${r.latency.p90} ms  p99 ${r.latency.p99} ms  max ${r.latency.max} ms  ok ${ok}  non2xx ${r.non2xx}  errors ${r.errors}`;
+  // Which statuses the failures were, so a 429 or a 503 is told apart from a bug.
+  const statuses = r.non2xx > 0 ? ` (${Object.entries(r.statusCodeStats ?? {}).filter(([code]) => !code.startsWith('2')).map(([code, { count }]) => `${code}×${count}`).join(', ')})` : '';
+  return `${name.padEnd(10)} ${String(Math.round(r.requests.average)).padStart(6)} req/s  p50 ${r.latency.p50} ms  p90 ${r.latency.p90} ms  p99 ${r.latency.p99} ms  max ${r.latency.max} ms  ok ${ok}  non2xx ${r.non2xx}${statuses}  errors ${r.errors}`;
 }
 
 function run(options: autocannon.Options): Promise<Result> {

@@ -54,7 +54,7 @@ export class ApiKeyAuthenticator {
   private async lookup(keyId: string, client: string): Promise<ApiKeyEntity | null> {
     let found: ApiKeyEntity | null | 'limited';
     try {
-      found = await this.directory.find(keyId, () => this.lookups.take(client));
+      found = await this.directory.find(keyId, { take: () => this.lookups.take(client), refund: () => this.lookups.refund(client) });
     } catch (error) {
       this.logger.error({ err: error }, 'API key lookup failed');
       throw new ApiError('service_unavailable', 'The service is temporarily unavailable. Retry later.', undefined, {

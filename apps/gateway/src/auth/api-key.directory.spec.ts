@@ -1,11 +1,14 @@
 import type { ApiKeyEntity } from '../merchants/api-key.entity';
 import type { MerchantsRepository } from '../merchants/merchants.repository';
-import { ApiKeyDirectory } from './api-key.directory';
+import { ApiKeyDirectory, type LookupBudget } from './api-key.directory';
 import { LookupLimiter } from './lookup-limiter';
 
 // Unknown API key ids cost a database query each before any limit applied: a flood of made-up ids was a flood
 // of queries. The directory now asks the client's lookup limit before every query, and only then.
 describe('ApiKeyDirectory with a lookup limit per client', () => {
+  const budget = (limiter: LookupLimiter, client: string, at: number): LookupBudget => ({ take: () => limiter.take(client, at), refund: () => limiter.refund(client) });
+  const none: LookupBudget = { take: () => false, refund: () => undefined };
+
   function directory() {
     const queried: string[] = [];
     const repository = {
@@ -22,14 +25,52 @@ describe('ApiKeyDirectory with a lookup limit per client', () => {
     const limiter = new LookupLimiter(20, 40);
     const at = Date.now();
     const flood = [];
-    for (let i = 0; i < 200; i++) flood.push(await keys.find(`made-up-${i}`, () => limiter.take('203.0.113.7', at)));
+    for (let i = 0; i < 200; i++) flood.push(await keys.find(`made-up-${i}`, budget(limiter, '203.0.113.7', at)));
     expect(flood.filter((r) => r === 'limited')).toHaveLength(160);
     expect(queried).toHaveLength(40);
     // Another client is not held up; a cached id needs no lookup at all, so the limit does not apply to it.
-    expect(await keys.find('known', () => limiter.take('203.0.113.8', at))).toEqual({ keyId: 'known' });
-    expect(await keys.find('known', () => false)).toEqual({ keyId: 'known' });
-    expect(await keys.find('made-up-0', () => false)).toBeNull();
+    expect(await keys.find('known', budget(limiter, '203.0.113.8', at))).toEqual({ keyId: 'known' });
+    expect(await keys.find('known', none)).toEqual({ keyId: 'known' });
+    expect(await keys.find('made-up-0', none)).toBeNull();
     expect(queried).toHaveLength(41);
+  });
+
+  it('concurrent requests with one key whose cache entry expired share one query and spend one lookup', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const queried: string[] = [];
+    const repository = {
+      findKeyWithMerchant: async (keyId: string) => {
+        queried.push(keyId);
+        await gate;
+        return { keyId } as ApiKeyEntity;
+      },
+    } as unknown as MerchantsRepository;
+    const keys = new ApiKeyDirectory(repository, 60_000);
+    let taken = 0;
+    let refunded = 0;
+    const counting: LookupBudget = { take: () => ++taken <= 1, refund: () => (refunded += 1) };
+    const concurrent = Array.from({ length: 64 }, () => keys.find('busy-merchant-key', counting));
+    release();
+    expect(await Promise.all(concurrent)).toEqual(Array.from({ length: 64 }, () => ({ keyId: 'busy-merchant-key' })));
+    expect(taken).toBe(1);
+    // It found a key: the lookup is given back.
+    expect(refunded).toBe(1);
+    expect(queried).toEqual(['busy-merchant-key']);
+  });
+
+  it('a merchant\'s own keys never use up its client\'s lookups, even with the cache off; made-up ids do', async () => {
+    const queried: string[] = [];
+    const repository = {
+      findKeyWithMerchant: async (keyId: string) => (queried.push(keyId), keyId.startsWith('real') ? ({ keyId } as ApiKeyEntity) : null),
+    } as unknown as MerchantsRepository;
+    const uncached = new ApiKeyDirectory(repository, 0);
+    const limiter = new LookupLimiter(20, 40);
+    const at = Date.now();
+    for (let i = 0; i < 500; i++) expect(await uncached.find(`real-${i % 3}`, budget(limiter, '198.51.100.1', at))).not.toBe('limited');
+    const madeUp = [];
+    for (let i = 0; i < 100; i++) madeUp.push(await uncached.find(`made-up-${i}`, budget(limiter, '198.51.100.1', at)));
+    expect(madeUp.filter((r) => r === 'limited')).toHaveLength(60);
   });
 
   it('refills the limit over time', () => {

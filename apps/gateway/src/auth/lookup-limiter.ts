@@ -23,4 +23,10 @@ export class LookupLimiter {
     this.buckets.set(client, bucket);
     return allowed;
   }
+
+  /** Gives back a lookup taken for `client` (it found a key: only made-up ids are limited). */
+  refund(client: string): void {
+    const bucket = this.buckets.get(client);
+    if (bucket) bucket.tokens = Math.min(this.burst, bucket.tokens + 1);
+  }
 }
