@@ -5,13 +5,16 @@ import { SessionsConfig } from './config';
 import { ExpiryScheduler } from './expiry/expiry.scheduler';
 import { IdempotencyKeysPruner } from './idempotency/idempotency-keys.pruner';
 import { InvoicesController } from './invoices/invoices.controller';
-import { InvoicesService } from './invoices/invoices.service';
+import { InvoiceHandlers } from './invoices/invoice.handlers';
 import { PaymentIntentsController } from './payment-intents/payment-intents.controller';
-import { PaymentIntentsService } from './payment-intents/payment-intents.service';
+import { PaymentIntentHandlers } from './payment-intents/payment-intent.handlers';
+import { createSessions, type Sessions } from './sessions.composition';
 import { Clock, SystemClock } from './shared/clock';
 import { SessionsDatabase } from './shared/sessions-database';
 
-/** Payment intents and invoices: commands over Kafka, their event store and read models, and the expiry job. */
+const SESSIONS = Symbol('Sessions');
+
+/** Payment intents and invoices: their commands, event store and read models, and the expiry job (wiring only: see createSessions). */
 @Module({
   controllers: [PaymentIntentsController, InvoicesController],
   providers: [
@@ -21,9 +24,18 @@ import { SessionsDatabase } from './shared/sessions-database';
       inject: [getDataSourceToken(), SessionsConfig],
       useFactory: (dataSource: DataSource, config: SessionsConfig) => new SessionsDatabase(dataSource, config),
     },
-    PaymentIntentsService,
-    InvoicesService,
-    ExpiryScheduler,
+    {
+      provide: SESSIONS,
+      inject: [SessionsDatabase, SessionsConfig, Clock],
+      useFactory: (db: SessionsDatabase, config: SessionsConfig, clock: Clock) => createSessions(db, config, clock),
+    },
+    { provide: PaymentIntentHandlers, inject: [SESSIONS], useFactory: (sessions: Sessions) => sessions.intents },
+    { provide: InvoiceHandlers, inject: [SESSIONS], useFactory: (sessions: Sessions) => sessions.invoices },
+    {
+      provide: ExpiryScheduler,
+      inject: [SessionsDatabase, SESSIONS, SessionsConfig, Clock],
+      useFactory: (db: SessionsDatabase, sessions: Sessions, config: SessionsConfig, clock: Clock) => new ExpiryScheduler(db, sessions.expirers, config, clock),
+    },
     IdempotencyKeysPruner,
   ],
 })

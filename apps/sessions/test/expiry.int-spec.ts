@@ -1,6 +1,6 @@
 import type { InvoiceResource, PaymentIntentResource } from '@payments/contracts';
 import { ExpiryScheduler, EXPIRY_BATCH_SIZE } from '../src/expiry/expiry.scheduler';
-import type { PaymentIntentsService } from '../src/payment-intents/payment-intents.service';
+import type { Expirer } from '../src/sessions.composition';
 import { createHarness, intentCommand, invoiceCommand, SCHEMA, type SessionsHarness, testMerchant } from './support/sessions-harness';
 import { TestClock } from './support/test-clock';
 
@@ -100,13 +100,14 @@ describe('expiry job', () => {
     for (let i = 0; i < EXPIRY_BATCH_SIZE + 5; i += 1) failing.add((await dueIntent()).id);
     const good: string[] = [];
     for (let i = 0; i < 3; i += 1) good.push((await h.clock.shifted(-300_500, () => h.intents.create(intentCommand(merchant, {}, { expires_in: 300 }), 'r'))).id);
-    const breaking = Object.assign(Object.create(h.intents) as PaymentIntentsService, {
-      expireLocked: (...args: Parameters<PaymentIntentsService['expireLocked']>) => {
+    const breaking: Expirer = {
+      ...h.expirers.payment_intent,
+      expireLocked: (...args: Parameters<Expirer['expireLocked']>) => {
         if (failing.has(args[1].id)) return Promise.reject(new Error('this intent cannot be expired'));
-        return h.intents.expireLocked(...args);
+        return h.expirers.payment_intent.expireLocked(...args);
       },
-    });
-    const job = new ExpiryScheduler(h.sessions, breaking, h.invoices, h.config, new TestClock());
+    };
+    const job = new ExpiryScheduler(h.sessions, { ...h.expirers, payment_intent: breaking }, h.config, new TestClock());
 
     expect(await job.runOnce()).toEqual({ expired: 3, failed: failing.size });
     for (const id of good) expect((await h.intents.get({ ...scope, id })).status).toBe('expired');

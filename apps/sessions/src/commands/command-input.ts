@@ -90,7 +90,3 @@ export function parseSessionParams(value: unknown): ParsedSessionParams {
     expiresInSeconds: params.expires_in as number | undefined,
   };
 }
-
-export function notFound(kind: 'payment intent' | 'invoice', id: string): ApiError {
-  return new ApiError('not_found', `No ${kind} ${id}`, 'id');
-}

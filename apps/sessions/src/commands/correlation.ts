@@ -6,9 +6,3 @@ export function correlationOf(request: RpcRequest): string {
   const id = request?.correlation_id;
   return typeof id === 'string' && id.length > 0 && id.length <= 200 ? id : newRequestId();
 }
-
-/** Who sent a command: its correlation id, and its command id (deduplicates a command sent again). */
-export interface CommandMeta {
-  readonly correlationId: string;
-  readonly commandId: string | undefined;
-}

@@ -1,6 +1,5 @@
 // The methods a new session offers: those asked for (default: every method the merchant has enabled), each of
 // which the merchant must have enabled. Merchants' enabled methods use the intent surface's names.
-import { ApiError } from '@payments/platform';
 import {
   DomainError,
   INTENT_PAYMENT_METHODS,
@@ -25,10 +24,10 @@ function resolve<M extends string>(asked: readonly string[] | null, enabled: rea
   }
   const methods = asked.map((name) => {
     const method = toMethod(name);
-    if (method === null) throw new ApiError('invalid_request', `methods has an unknown payment method ${name}`, 'methods');
+    if (method === null) throw new DomainError('invalid_request', `methods has an unknown payment method ${name}`, 'methods');
     return method;
   });
-  if (new Set(methods).size !== methods.length) throw new ApiError('invalid_request', 'methods must not repeat a method', 'methods');
+  if (new Set(methods).size !== methods.length) throw new DomainError('invalid_request', 'methods must not repeat a method', 'methods');
   const unavailable = methods.filter((method) => !enabled.includes(method));
   if (unavailable.length > 0) {
     throw new DomainError('payment_methods_unavailable', `payment methods not enabled for this account: ${unavailable.join(', ')}`);

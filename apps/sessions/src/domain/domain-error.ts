@@ -9,6 +9,8 @@ export class DomainError extends Error {
   constructor(
     readonly code: DomainErrorCode,
     message: string,
+    /** The request field at fault, when one is. */
+    readonly param?: string,
   ) {
     super(message);
   }

@@ -1,24 +1,15 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { randomBase62 } from '@payments/ids';
-import type { EntityManager } from 'typeorm';
-import { SessionsConfig } from '../config';
-import { InvoicesService } from '../invoices/invoices.service';
-import { PaymentIntentsService } from '../payment-intents/payment-intents.service';
-import { Clock } from '../shared/clock';
+import type { SessionsConfig } from '../config';
+import type { Clock } from '../shared/clock';
 import { expiredSessions, expiryFailures } from '../shared/sessions-metrics';
-import { SessionsDatabase } from '../shared/sessions-database';
-import type { DueSession } from './due-session';
+import type { SessionsDatabase } from '../shared/sessions-database';
+import type { Expirer } from '../sessions.composition';
 
 /** Rows one transaction locks and expires. */
 export const EXPIRY_BATCH_SIZE = 200;
 
 type Kind = 'payment_intent' | 'invoice';
-
-interface Expirer {
-  lockDue(manager: EntityManager, now: Date, limit: number): Promise<DueSession[]>;
-  expireLocked(manager: EntityManager, due: DueSession, now: Date, correlationId: string): Promise<boolean>;
-  setAsideExpiry(manager: EntityManager, due: DueSession, now: Date): Promise<number>;
-}
 
 export interface ExpiryRun {
   expired: number;
@@ -32,7 +23,6 @@ export interface ExpiryRun {
  * set aside with a backoff (1 s, doubling, up to an hour): it is not locked again before then, so rows that keep
  * failing can neither stay first in line nor hold up the rest (they did: 200 of them filled every batch).
  */
-@Injectable()
 export class ExpiryScheduler implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('ExpiryScheduler');
   private readonly expirers: Record<Kind, Expirer>;
@@ -42,12 +32,11 @@ export class ExpiryScheduler implements OnApplicationBootstrap, OnModuleDestroy 
 
   constructor(
     private readonly db: SessionsDatabase,
-    intents: PaymentIntentsService,
-    invoices: InvoicesService,
+    expirers: Record<Kind, Expirer>,
     private readonly config: SessionsConfig,
     private readonly clock: Clock,
   ) {
-    this.expirers = { payment_intent: intents, invoice: invoices };
+    this.expirers = expirers;
   }
 
   onApplicationBootstrap(): void {

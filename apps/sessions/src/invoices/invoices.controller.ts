@@ -12,12 +12,12 @@ import {
 } from '@payments/contracts';
 import { correlationOf } from '../commands/correlation';
 import { mapSessionsError } from '../commands/sessions-error.mapper';
-import { InvoicesService } from './invoices.service';
+import { InvoiceHandlers } from './invoice.handlers';
 
 /** Invoice commands over the command transport. */
 @Controller()
 export class InvoicesController {
-  constructor(private readonly invoices: InvoicesService) {}
+  constructor(private readonly invoices: InvoiceHandlers) {}
 
   @MessagePattern(commandPattern(SESSIONS_SERVICE, SESSIONS_COMMANDS.createInvoice))
   create(@Payload() request: RpcRequest<CreateInvoiceCommand>): Promise<RpcReply<InvoiceResource>> {

@@ -1,16 +1,25 @@
+import type { InvoiceEventData, PaymentIntentEventData } from '@payments/contracts';
 import { EventValidationError, validateEnvelope } from '@payments/events';
 import { newPaymentId } from '@payments/ids';
-import { PaymentIntent } from '../domain';
+import { envelopesOf } from '../command-pipeline/testing/envelopes';
+import { PaymentIntent, type Invoice, type InvoiceEvent, type InvoiceResource, type InvoiceState, type PaymentIntentEvent, type PaymentIntentResource, type PaymentIntentState } from '../domain';
 import { newInvoice } from '../domain/invoice.fixtures';
 import { at, newIntent } from '../domain/payment-intent.fixtures';
-import { invoiceEnvelopes } from '../invoices/invoice.public-events';
-import { paymentIntentEnvelopes } from './payment-intent.public-events';
+import { invoiceKind } from '../invoices/invoice.kind';
+import { paymentIntentKind } from './payment-intent.kind';
 
 const context = {
   checkoutBaseUrl: 'https://pay.example.com',
   now: at(30),
   metadata: { merchant_id: 'acct_1', environment: 'test' as const, correlation_id: 'req_1', causation_id: null },
 };
+
+const intents = paymentIntentKind('https://pay.example.com');
+const invoices = invoiceKind('https://pay.example.com');
+const paymentIntentEnvelopes = (before: PaymentIntent | null, events: PaymentIntentEvent[], ctx: typeof context) =>
+  envelopesOf<PaymentIntent, PaymentIntentState, PaymentIntentEvent, PaymentIntentResource, PaymentIntentEventData>(intents, before, events, ctx);
+const invoiceEnvelopes = (before: Invoice | null, events: InvoiceEvent[], ctx: typeof context) =>
+  envelopesOf<Invoice, InvoiceState, InvoiceEvent, InvoiceResource, InvoiceEventData>(invoices, before, events, ctx);
 
 describe('paymentIntentEnvelopes', () => {
   it('maps a simulated crypto success to processing and succeeded, skipping the internal transfer event', () => {

@@ -12,12 +12,12 @@ import {
 } from '@payments/contracts';
 import { correlationOf } from '../commands/correlation';
 import { mapSessionsError } from '../commands/sessions-error.mapper';
-import { PaymentIntentsService } from './payment-intents.service';
+import { PaymentIntentHandlers } from './payment-intent.handlers';
 
-/** Payment intent commands over the command transport; the use cases re-check the bodies. */
+/** Payment intent commands over the command transport (PaymentIntentHandlers checks each body against its schema). */
 @Controller()
 export class PaymentIntentsController {
-  constructor(private readonly intents: PaymentIntentsService) {}
+  constructor(private readonly intents: PaymentIntentHandlers) {}
 
   @MessagePattern(commandPattern(SESSIONS_SERVICE, SESSIONS_COMMANDS.createPaymentIntent))
   create(@Payload() request: RpcRequest<CreatePaymentIntentCommand>): Promise<RpcReply<PaymentIntentResource>> {

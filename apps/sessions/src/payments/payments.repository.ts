@@ -1,19 +1,5 @@
-import type { Environment } from '@payments/ids';
 import { qualified, type SqlStatement } from '@payments/messaging';
-
-export interface PaymentRecord {
-  readonly id: string;
-  readonly merchantId: string;
-  readonly environment: Environment;
-  readonly sourceType: 'payment_intent' | 'invoice';
-  readonly sourceId: string;
-  readonly method: string;
-  readonly currency: string;
-  readonly amountCents: number;
-  readonly feeCents: number;
-  readonly netCents: number;
-  readonly paidAt: string;
-}
+import type { PaymentRecord } from './payment-record';
 
 /** Payments made when an intent or invoice is paid (the numeric ids refunds address). */
 export class PaymentsRepository {

@@ -6,10 +6,9 @@ import { createTestDatabase, uniqueName, type TestDatabase } from '@payments/tes
 import type { DataSource } from 'typeorm';
 import { SessionsConfig, SESSIONS_DEFAULTS } from '../../src/config';
 import { ExpiryScheduler } from '../../src/expiry/expiry.scheduler';
-import { InvoicesService } from '../../src/invoices/invoices.service';
 import { SESSIONS_MIGRATIONS } from '../../src/migrations/sessions-schema';
-import { PaymentIntentsService } from '../../src/payment-intents/payment-intents.service';
 import { SessionsDatabase } from '../../src/shared/sessions-database';
+import { createSessions, type Sessions } from '../../src/sessions.composition';
 import { TestClock } from './test-clock';
 
 // Retries and runs are logged at debug/log level; tests only want to see what went wrong.
@@ -31,8 +30,9 @@ export interface StoredEventRow {
 export interface SessionsInstance {
   dataSource: DataSource;
   sessions: SessionsDatabase;
-  intents: PaymentIntentsService;
-  invoices: InvoicesService;
+  intents: Sessions['intents'];
+  invoices: Sessions['invoices'];
+  expirers: Sessions['expirers'];
   expiry: ExpiryScheduler;
 }
 
@@ -61,11 +61,10 @@ export async function createHarness(options: { db?: TestDatabase; namespace?: st
   const instance = async (): Promise<SessionsInstance> => {
     const dataSource = await db.dataSource(SCHEMA, SESSIONS_MIGRATIONS);
     const sessions = new SessionsDatabase(dataSource, config);
-    const intents = new PaymentIntentsService(sessions, config, clock);
-    const invoices = new InvoicesService(sessions, config, clock);
+    const { intents, invoices, expirers } = createSessions(sessions, config, clock);
     // The job keeps the real time while a test shifts the commands' clock.
-    const expiry = new ExpiryScheduler(sessions, intents, invoices, config, new TestClock());
-    return { dataSource, sessions, intents, invoices, expiry };
+    const expiry = new ExpiryScheduler(sessions, expirers, config, new TestClock());
+    return { dataSource, sessions, intents, invoices, expirers, expiry };
   };
   const first = await instance();
   const query = <T>(sql: string, params: unknown[] = []) => first.dataSource.query(sql, params) as Promise<T>;

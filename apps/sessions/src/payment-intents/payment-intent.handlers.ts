@@ -1,0 +1,39 @@
+import { SESSIONS_COMMANDS } from '@payments/contracts';
+import { parseCommand } from '../commands/command-input';
+import { SessionHandlers } from '../commands/session-handlers';
+import type { IntentPaymentMethod, PaymentIntentResource } from '../domain';
+import { CancelPaymentIntent } from './cancel-payment-intent';
+import { CreatePaymentIntent } from './create-payment-intent';
+import type { PaymentIntentCommands } from './payment-intent.commands';
+import { SimulatePaymentIntent } from './simulate-payment-intent';
+
+/**
+ * The payment intent commands as they arrive, each handed to its use case once its body passed its schema. The
+ * controller serves these over the command transport; tests call them directly.
+ */
+export class PaymentIntentHandlers extends SessionHandlers<PaymentIntentResource> {
+  private readonly simulating: SimulatePaymentIntent;
+  private readonly cancelling: CancelPaymentIntent;
+
+  constructor(intents: PaymentIntentCommands) {
+    super({ create: SESSIONS_COMMANDS.createPaymentIntent, get: SESSIONS_COMMANDS.getPaymentIntent }, new CreatePaymentIntent(intents), intents);
+    this.simulating = new SimulatePaymentIntent(intents);
+    this.cancelling = new CancelPaymentIntent(intents);
+  }
+
+  async simulate(body: unknown, correlationId: string, commandId?: string): Promise<PaymentIntentResource> {
+    const { command, ...scope } = parseCommand(SESSIONS_COMMANDS.simulatePaymentIntent, body);
+    return this.simulating.execute({
+      scope,
+      id: command.id as string,
+      result: command.result as 'succeeded' | 'failed',
+      method: command.method as IntentPaymentMethod | undefined,
+      caller: { correlationId, commandId },
+    });
+  }
+
+  async cancel(body: unknown, correlationId: string, commandId?: string): Promise<PaymentIntentResource> {
+    const { command, ...scope } = parseCommand(SESSIONS_COMMANDS.cancelPaymentIntent, body);
+    return this.cancelling.execute({ scope, id: command.id as string, caller: { correlationId, commandId } });
+  }
+}

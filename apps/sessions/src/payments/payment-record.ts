@@ -1,0 +1,48 @@
+import type { PaymentEventData } from '@payments/contracts';
+import type { Environment } from '@payments/ids';
+import { formatMoney } from '@payments/money';
+import type { Currency } from '../domain';
+
+/** A payment made when an intent or invoice is paid: what the ledger books (the numeric ids refunds address). */
+export interface PaymentRecord {
+  readonly id: string;
+  readonly merchantId: string;
+  readonly environment: Environment;
+  readonly sourceType: 'payment_intent' | 'invoice';
+  readonly sourceId: string;
+  readonly method: string;
+  readonly currency: Currency;
+  readonly amountCents: number;
+  readonly feeCents: number;
+  readonly netCents: number;
+  readonly paidAt: string;
+}
+
+/** The payment as the public events carry it (`data.payment`). */
+export function paymentEventData(payment: PaymentRecord): PaymentEventData {
+  return {
+    id: payment.id,
+    method: payment.method,
+    amount: formatMoney(payment.amountCents),
+    fee: formatMoney(payment.feeCents),
+    net: formatMoney(payment.netCents),
+    currency: payment.currency,
+  };
+}
+
+/** The payment of a paid session: its amounts, with what only the kind knows (reference, method, time). */
+export function paymentRecord(
+  session: { readonly id: string; readonly merchantId: string; readonly environment: Environment; readonly currency: Currency; readonly amountCents: number; readonly feeCents: number; readonly netCents: number },
+  paid: Pick<PaymentRecord, 'id' | 'sourceType' | 'method' | 'paidAt'>,
+): PaymentRecord {
+  return {
+    ...paid,
+    merchantId: session.merchantId,
+    environment: session.environment,
+    sourceId: session.id,
+    currency: session.currency,
+    amountCents: session.amountCents,
+    feeCents: session.feeCents,
+    netCents: session.netCents,
+  };
+}

@@ -1,0 +1,68 @@
+// The sessions service's parts, built in one place: the Nest module, the tests and the benchmarks all call
+// createSessions, so what runs in production is what is tested.
+import type { EntityManager } from 'typeorm';
+import { SessionCommands } from './command-pipeline/session-commands';
+import type { Transaction } from './command-pipeline/session-store';
+import type { SessionsConfig } from './config';
+import type { InvoiceResource, InvoiceState, PaymentIntentResource, PaymentIntentState } from './domain';
+import type { DueSession } from './expiry/due-session';
+import { IdempotencyKeysRepository } from './idempotency/idempotency-keys.repository';
+import { InvoiceNumbers } from './invoices/invoice-numbers';
+import { INVOICES_LAYOUT, invoiceKind } from './invoices/invoice.kind';
+import { InvoiceHandlers } from './invoices/invoice.handlers';
+import { PAYMENT_INTENTS_LAYOUT, paymentIntentKind } from './payment-intents/payment-intent.kind';
+import { PaymentIntentHandlers } from './payment-intents/payment-intent.handlers';
+import { PaymentsRepository } from './payments/payments.repository';
+import { PostgresSessionStore, transactionOf } from './persistence/postgres-session-store';
+import { SessionReadModel } from './persistence/session-read-model';
+import type { Clock } from './shared/clock';
+import type { SessionsDatabase } from './shared/sessions-database';
+
+/** What the expiry job does with one kind of session, in its transaction. */
+export interface Expirer {
+  lockDue(manager: EntityManager, now: Date, limit: number): Promise<DueSession[]>;
+  expireLocked(manager: EntityManager, due: DueSession, now: Date, correlationId: string): Promise<boolean>;
+  setAsideExpiry(manager: EntityManager, due: DueSession, now: Date): Promise<number>;
+}
+
+export interface Sessions {
+  intents: PaymentIntentHandlers;
+  invoices: InvoiceHandlers;
+  expirers: { payment_intent: Expirer; invoice: Expirer };
+}
+
+export function createSessions(db: SessionsDatabase, config: Pick<SessionsConfig, 'PUBLIC_BASE_URL' | 'IDEMPOTENCY_TTL_SECONDS'>, clock: Clock): Sessions {
+  const payments = new PaymentsRepository(db.schema);
+  const idempotency = new IdempotencyKeysRepository(db.schema);
+  const numbers = new InvoiceNumbers(db.schema);
+  const intentRows = new SessionReadModel<PaymentIntentState, PaymentIntentResource>(db.schema, PAYMENT_INTENTS_LAYOUT);
+  const invoiceRows = new SessionReadModel<InvoiceState, InvoiceResource>(db.schema, INVOICES_LAYOUT);
+  const intents = new SessionCommands(
+    paymentIntentKind(config.PUBLIC_BASE_URL),
+    new PostgresSessionStore(db, intentRows, payments, idempotency),
+    clock,
+    config.IDEMPOTENCY_TTL_SECONDS,
+  );
+  const invoices = new SessionCommands(
+    invoiceKind(config.PUBLIC_BASE_URL),
+    new PostgresSessionStore(db, invoiceRows, payments, idempotency, (manager, scope) => numbers.next(manager, scope)),
+    clock,
+    config.IDEMPOTENCY_TTL_SECONDS,
+  );
+  return {
+    intents: new PaymentIntentHandlers(intents),
+    invoices: new InvoiceHandlers(invoices),
+    expirers: { payment_intent: expirer(intentRows, intents), invoice: expirer(invoiceRows, invoices) },
+  };
+}
+
+function expirer(
+  rows: { lockDue: Expirer['lockDue']; setAsideExpiry(manager: EntityManager, id: string, now: Date): Promise<number> },
+  commands: { expire(scope: DueSession, id: string, now: Date, correlationId: string, within: Transaction): Promise<boolean> },
+): Expirer {
+  return {
+    lockDue: (manager, now, limit) => rows.lockDue(manager, now, limit),
+    expireLocked: (manager, due, now, correlationId) => commands.expire(due, due.id, now, correlationId, transactionOf(manager)),
+    setAsideExpiry: (manager, due, now) => rows.setAsideExpiry(manager, due.id, now),
+  };
+}
