@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { STREAMS, topicName } from '@payments/events';
-import { Stack, startStack, testKafka, TestMerchant, uniqueName, waitFor } from '@payments/testing';
+import { deadLetterTopic, STREAMS, topicName } from '@payments/events';
+import { collectMessages, Stack, startStack, testKafka, TestMerchant, uniqueName, waitFor } from '@payments/testing';
 import { Redis } from 'ioredis';
 import { ResourceCache } from '../src/resource-cache/resource-cache';
 
@@ -54,7 +54,7 @@ describe('GETs answered from the gateway read model', () => {
   const post = (path: string, body: unknown, key = merchant.test_key) =>
     stack.call('POST', path, { key, body, headers: { 'idempotency-key': randomUUID() } });
   const get = (path: string, key = merchant.test_key) => stack.call('GET', path, { key });
-  const cacheKey = (id: string, environment = 'test') => `${stack.namespace}:resource:${merchant.merchant_id}:${environment}:${id}`;
+  const cacheKey = (id: string) => `${stack.namespace}:resource:${id}`;
 
   beforeAll(async () => {
     stack = await startStack(['sessions', 'gateway'], { REQUEST_TIMEOUT_MS: '1500' });
@@ -131,6 +131,29 @@ describe('GETs answered from the gateway read model', () => {
     await producer.disconnect();
     await waitFor(async () => (await redis.hexists(cacheKey(intent.id), 'b')) === 0, 20000, 'the cached intent to be dropped');
     expect((await get(`/api/v1/payment-intents/${intent.id}`)).body).toEqual(intent);
+  });
+
+  it('swallowed-error class: an unreadable sessions event is dead-lettered and its cached resource dropped', async () => {
+    const intent = (await post('/api/v1/payment-intents', { amount: '15.50', currency: 'USD' })).body;
+    await get(`/api/v1/payment-intents/${intent.id}`);
+    expect(await redis.hexists(cacheKey(intent.id), 'b')).toBe(1);
+    const topic = topicName(stack.namespace, STREAMS.sessions);
+    const producer = testKafka().producer();
+    await producer.connect();
+    await producer.send({ topic, messages: [{ key: intent.id, value: '{"type":"payment_intent.succeeded", truncated' }] });
+    await producer.disconnect();
+    await waitFor(async () => (await redis.hexists(cacheKey(intent.id), 'b')) === 0, 20000, 'the cached intent to be dropped');
+    const [parked] = await collectMessages(deadLetterTopic(topic), 1);
+    expect(parked).toMatchObject({ key: intent.id, headers: expect.objectContaining({ 'dead-letter-reason': 'not a readable event' }) });
+    const metrics = await fetch(`${stack.services.gateway!.opsUrl}/metrics`).then((res) => res.text());
+    expect(metrics).toMatch(/^resource_invalidation_malformed_events_total 1$/m);
+  });
+
+  it('never answers a cached resource to another merchant', async () => {
+    const intent = (await post('/api/v1/payment-intents', { amount: '15.75', currency: 'USD' })).body;
+    await get(`/api/v1/payment-intents/${intent.id}`);
+    expect(await redis.hexists(cacheKey(intent.id), 'b')).toBe(1);
+    expect((await get(`/api/v1/payment-intents/${intent.id}`, other.test_key)).status).toBe(404);
   });
 
   // Last: stops sessions.

@@ -13,13 +13,15 @@ export type CacheLookup<T> = { hit: true; resource: T } | { hit: false; generati
 
 const logger = new Logger('ResourceCache');
 
-// One hash per resource: `b` the resource JSON, `g` a generation counter that every change bumps.
-// Fill writes only if the generation is still the one read before the resource was fetched, so a fetch that
-// raced a change (and may hold the state before it) never lands after the change's invalidation.
+// One hash per resource id: `b` the resource JSON, `o` its owner (merchant:environment), `g` a generation counter
+// that every change bumps. Fill writes only if the generation is still the one read before the resource was
+// fetched, so a fetch that raced a change (and may hold the state before it) never lands after the change's
+// invalidation. Keyed by id alone (ids are unique), so an event that names only its id can still drop it; the
+// owner is checked on every read.
 const FILL = `
 local g = redis.call('HGET', KEYS[1], 'g')
 if (g or '') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'b', ARGV[2])
+redis.call('HSET', KEYS[1], 'b', ARGV[2], 'o', ARGV[4])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 return 1`;
 
@@ -39,7 +41,7 @@ return #KEYS`;
  * session past expires_at reads as expired), like sessions' own reads. Redis trouble degrades to misses.
  */
 interface CacheCommands {
-  resourceCacheFill(key: string, generation: string, body: string, ttlSeconds: number): Promise<number>;
+  resourceCacheFill(key: string, generation: string, body: string, ttlSeconds: number, owner: string): Promise<number>;
   resourceCacheInvalidate(...keysThenTtl: Array<string | number>): Promise<number>;
 }
 
@@ -66,8 +68,8 @@ export class ResourceCache {
   async lookup<T>(key: CachedResourceKey): Promise<CacheLookup<T> | null> {
     if (!this.enabled) return null;
     try {
-      const [body, generation] = await this.redis.hmget(this.key(key), 'b', 'g');
-      if (body !== null) return { hit: true, resource: JSON.parse(body) as T };
+      const [body, generation, owner] = await this.redis.hmget(this.key(key), 'b', 'g', 'o');
+      if (body !== null && owner === ownerOf(key)) return { hit: true, resource: JSON.parse(body) as T };
       return { hit: false, generation: generation ?? '' };
     } catch (error) {
       logger.debug({ err: error }, 'resource cache read failed; asking the service');
@@ -79,20 +81,22 @@ export class ResourceCache {
   async fill(key: CachedResourceKey, generation: string, resource: unknown): Promise<void> {
     if (!this.enabled) return;
     try {
-      await this.redis.resourceCacheFill(this.key(key), generation, JSON.stringify(resource), this.ttlSeconds);
+      await this.redis.resourceCacheFill(this.key(key), generation, JSON.stringify(resource), this.ttlSeconds, ownerOf(key));
     } catch (error) {
       logger.debug({ err: error }, 'resource cache fill failed');
     }
   }
 
-  /** Drops resources that changed (or may have). Throws when Redis does not take it, so callers can retry. */
-  async invalidate(keys: readonly CachedResourceKey[]): Promise<void> {
+  /** Drops resources that changed (or may have), by id. Throws when Redis does not take it, so callers can retry. */
+  async invalidate(keys: ReadonlyArray<Pick<CachedResourceKey, 'id'>>): Promise<void> {
     if (!this.enabled || keys.length === 0) return;
     // No fixed key count: ioredis takes the first argument as the number of keys.
     await this.redis.resourceCacheInvalidate(keys.length, ...keys.map((k) => this.key(k)), this.ttlSeconds);
   }
 
-  private key({ merchantId, environment, id }: CachedResourceKey): string {
-    return `${this.prefix}:resource:${merchantId}:${environment}:${id}`;
+  private key({ id }: Pick<CachedResourceKey, 'id'>): string {
+    return `${this.prefix}:resource:${id}`;
   }
 }
+
+const ownerOf = ({ merchantId, environment }: CachedResourceKey) => `${merchantId}:${environment}`;

@@ -1,9 +1,17 @@
 import { Logger } from '@nestjs/common';
-import { topicName, STREAMS } from '@payments/events';
+import { deadLetterTopic, topicName, STREAMS } from '@payments/events';
 import { createKafka, ensureTopics } from '@payments/messaging';
-import type { Consumer } from 'kafkajs';
+import { metricsRegistry } from '@payments/platform';
+import type { Consumer, Producer } from 'kafkajs';
+import { Counter } from 'prom-client';
 import type { ResourceCache } from './resource-cache';
-import { resourcesChangedBy } from './resource-invalidation';
+import { resourcesChangedBy, type SessionsMessage } from './resource-invalidation';
+
+const malformedEvents = new Counter({
+  name: 'resource_invalidation_malformed_events_total',
+  help: 'Sessions events the gateway could not read; each was dead-lettered and its cached resource dropped.',
+  registers: [metricsRegistry],
+});
 
 /** How long start waits for the consumer group to take this instance in (see start). */
 const JOIN_WAIT_MS = 1000;
@@ -24,6 +32,7 @@ export interface ResourceInvalidationOptions {
 export class ResourceInvalidationConsumer {
   private readonly logger = new Logger('ResourceInvalidation');
   private consumer: Consumer | undefined;
+  private producer: Producer | undefined;
   private running: Promise<void> | undefined;
 
   constructor(
@@ -36,7 +45,10 @@ export class ResourceInvalidationConsumer {
     const { brokers, namespace, instanceId, sessionTimeoutMs } = this.options;
     const kafka = createKafka({ brokers, clientId: `gateway-${instanceId}-resource-cache` });
     const topic = topicName(namespace, STREAMS.sessions);
-    await ensureTopics(kafka, [topic]);
+    await ensureTopics(kafka, [topic, deadLetterTopic(topic)]);
+    const producer = kafka.producer();
+    this.producer = producer;
+    await producer.connect();
     const consumer = kafka.consumer({
       groupId: `${namespace}.gateway.resource-cache`,
       maxWaitTimeInMs: 1000,
@@ -56,7 +68,11 @@ export class ResourceInvalidationConsumer {
         eachBatch: async ({ batch }) => {
           // Creations (every create's event) change nothing cached: skipped by their header, before any parsing.
           const changing = batch.messages.filter((m) => !String(m.headers?.['event-type'] ?? '').endsWith('.created'));
-          if (changing.length > 0) await this.cache.invalidate(resourcesChangedBy(changing.map((m) => m.value)));
+          if (changing.length === 0) return;
+          const { changed, malformed } = resourcesChangedBy(changing);
+          // Parked before the batch is committed: a failed publish leaves the batch to come again.
+          if (malformed.length > 0) await this.deadLetter(producer, batch.topic, malformed);
+          await this.cache.invalidate(changed);
         },
       })
       .catch((error: unknown) => this.logger.error({ err: error }, 'resource invalidation consumer did not start'));
@@ -68,5 +84,15 @@ export class ResourceInvalidationConsumer {
   async stop(): Promise<void> {
     await this.consumer?.disconnect();
     await this.running;
+    await this.producer?.disconnect();
+  }
+
+  private async deadLetter(producer: Producer, topic: string, messages: readonly SessionsMessage[]): Promise<void> {
+    this.logger.error({ topic, count: messages.length, keys: messages.map((m) => m.key?.toString() ?? null) }, 'unreadable sessions events: dead-lettered, their cached resources dropped');
+    await producer.send({
+      topic: deadLetterTopic(topic),
+      messages: messages.map((m) => ({ key: m.key, value: m.value, headers: { 'dead-letter-reason': 'not a readable event', 'dead-letter-consumer': 'gateway.resource-cache' } })),
+    });
+    malformedEvents.inc(messages.length);
   }
 }
