@@ -19,3 +19,4 @@ export {
   SIMULATE_PAYMENT_INTENT_PARAMS_SCHEMA,
 } from './command.schemas';
 export { validateCommand, type CommandCheck } from './validate-command';
+export { canonicalJson, requestFingerprint } from './request-fingerprint';

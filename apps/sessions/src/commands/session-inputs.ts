@@ -6,7 +6,7 @@ import type { FeeSchedule } from '@payments/money';
 import type { CommandCaller, CreateRequest } from '../command-pipeline/session-commands';
 import { DomainError } from '../domain';
 import type { StreamScope } from '../event-store/event-store';
-import { requestFingerprint } from '../idempotency/request-fingerprint';
+import { requestFingerprint } from '@payments/contracts';
 import { merchantFeeSchedule, parseCommand, parseMerchantSettings, parseSessionParams, type ParsedSessionParams } from './command-input';
 
 export interface CreateSessionInput {

@@ -1,4 +1,4 @@
-import { canonicalJson } from './canonical-json';
+import { canonicalJson } from '@payments/contracts';
 import { requestFingerprint } from './request-fingerprint';
 
 describe('canonicalJson', () => {
