@@ -2,7 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { newRequestId } from '@payments/ids';
 import { commandPattern, ServiceClient, type OperationsRoute, type PingAnswer } from '@payments/platform';
 import { GatewayConfig } from '../config';
-import { SERVICES, type ServiceName } from '../services/service-names';
+import { SERVICES, type ServiceName } from '../command-clients/service-names';
 
 /**
  * Operators' check of the command path to one service, on the operations port: 200 with its answer and the round

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { decryptSecret, encryptSecret, parseSecretsKey } from '@payments/webhooks';
 import type { Redis } from 'ioredis';
 import { GatewayConfig } from '../config';
-import { GATEWAY_REDIS, GatewayRedisModule } from '../rate-limit/gateway-redis.module';
+import { GATEWAY_REDIS, GatewayRedisModule } from '../redis/gateway-redis.module';
 import { IdempotencyExchanges } from './idempotency.exchanges';
 import { registerIdempotencyHook } from './idempotency.hook';
 import { IdempotencyInterceptor } from './idempotency.interceptor';

@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsOptional } from 'class-validator';
 import { INTENT_METHODS, PAYMENT_INTENT_PARAMS_SCHEMA } from '@payments/contracts';
-import { ExpiresIn, SessionParamsDto } from '../sessions-api/session-params.dto';
+import { ExpiresIn, SessionParamsDto } from '../session-routes/session-params.dto';
 import { schemaProperty } from '../validation/schema-property';
 
 

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { GatewayRedisModule } from './gateway-redis.module';
+import { GatewayRedisModule } from '../redis/gateway-redis.module';
 import { RateLimiter } from './rate-limiter.service';
 
 @Module({ imports: [GatewayRedisModule], providers: [RateLimiter], exports: [RateLimiter] })

@@ -3,7 +3,7 @@ import { ApiError } from '@payments/platform';
 import type { Environment } from '@payments/ids';
 import type { Redis } from 'ioredis';
 import { GatewayConfig } from '../config';
-import { GATEWAY_REDIS } from './gateway-redis.module';
+import { GATEWAY_REDIS } from '../redis/gateway-redis.module';
 import { RedisTokenBucket, TokenBucketResult } from './token-bucket';
 
 export interface RateLimitSubject {

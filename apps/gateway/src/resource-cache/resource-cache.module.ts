@@ -1,7 +1,7 @@
 import { Global, Inject, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { GatewayConfig } from '../config';
-import { GATEWAY_REDIS, GatewayRedisModule } from '../rate-limit/gateway-redis.module';
+import { GATEWAY_REDIS, GatewayRedisModule } from '../redis/gateway-redis.module';
 import { ResourceCache } from './resource-cache';
 import { ResourceInvalidationConsumer } from './resource-invalidation.consumer';
 

@@ -3,9 +3,9 @@ import { ApiBearerAuth, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags 
 import type { DeliveryList, DeliveryView, EndpointScope as DispatcherScope, ReplayResult } from '@payments/contracts';
 import { ApiError, type CommandOptions } from '@payments/platform';
 import { Auth } from '../auth/auth.decorator';
-import { Caller } from '../sessions-api/command-caller.decorator';
+import { Caller } from '../command-clients/command-caller.decorator';
 import type { AuthContext } from '../auth/auth-context';
-import { ApiErrors } from '../sessions-api/api-error.responses';
+import { ApiErrors } from '../session-routes/api-error.responses';
 import { apiValidationPipe } from '../validation/api-validation.pipe';
 import { requireEndpointId, scopeOf } from './endpoint-scope';
 import { DELIVERY_ID, ListDeliveriesQuery } from './list-deliveries.query';

@@ -4,7 +4,7 @@ import { ApiBearerAuth, ApiBody, ApiHeader, ApiOperation, ApiParam, ApiResponse,
 import type { FastifyRequest } from 'fastify';
 import { Auth } from '../auth/auth.decorator';
 import type { AuthContext } from '../auth/auth-context';
-import { ApiErrors } from '../sessions-api/api-error.responses';
+import { ApiErrors } from '../session-routes/api-error.responses';
 import { apiValidationPipe } from '../validation/api-validation.pipe';
 import { CreateWebhookEndpointDto } from './create-webhook-endpoint.dto';
 import { requireEndpointId, scopeOf } from './endpoint-scope';

@@ -30,7 +30,7 @@ const COMMAND_CLIENT = Symbol('COMMAND_CLIENT');
   ],
   exports: [ServiceClient],
 })
-export class ServicesModule implements OnApplicationShutdown {
+export class CommandClientsModule implements OnApplicationShutdown {
   constructor(@Inject(COMMAND_CLIENT) private readonly client: HttpCommandClient) {}
 
   async onApplicationShutdown(): Promise<void> {

@@ -10,4 +10,4 @@ import { SessionsClient } from './sessions.client';
   controllers: [PaymentIntentsController, InvoicesController],
   providers: [SessionsClient],
 })
-export class SessionsApiModule {}
+export class SessionsClientModule {}
