@@ -1,32 +1,15 @@
-import { deadLetterTopic, validateEnvelope, type EventEnvelope } from '@payments/events';
-import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { EventEnvelope } from '@payments/events';
+import type { Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs';
+import type { DataSource } from 'typeorm';
+import { decodeMessage, type DecodedMessage, type ValidMessage } from './consumer-message.decoder';
+import { DeadLetterPublisher } from './dead-letter.publisher';
+import type { EventHandler, HandleOutcome } from './event-handler';
+import { InboxPruner } from './inbox.pruner';
 import { InboxStore } from './inbox.store';
-import { ACKS_ALL } from './kafka.factory';
+import { InboxTransactions } from './inbox.transactions';
 import { errorMessage, jsonLogger, type MessagingLogger } from './messaging.logger';
 import { assertSchemaName, qualified } from './sql-names';
 import { backoffDelay, sleep } from './wakeup';
-
-export interface MessageContext {
-  topic: string;
-  partition: number;
-  offset: string;
-  key: string | null;
-  /** Kafka timestamp of the message (ms since epoch, as a string): when the relay sent it. */
-  timestamp: string;
-  headers: Record<string, string>;
-  /** 1 on the first try, then 2, 3, ... while the handler is retried. */
-  attempt: number;
-}
-
-/**
- * Applies one event. Runs inside the transaction that records it in the inbox: use `manager` for every write.
- * Several events of one partition share a transaction; if any of them fails, all of them are rolled back and
- * handled again one per transaction, so a handler may run more than once for an event whose effect commits once.
- */
-export type EventHandler = (envelope: EventEnvelope, manager: EntityManager, ctx: MessageContext) => Promise<void>;
-
-export type HandleOutcome = 'handled' | 'duplicate';
 
 export interface EventConsumerHooks {
   /**
@@ -85,24 +68,6 @@ export interface EventConsumerStats {
 /** Stops the batch without resolving the current offset; the consumer then shuts itself down. */
 class ConsumerHalted extends Error {}
 
-interface Where {
-  topic: string;
-  partition: number;
-  offset: string;
-}
-
-/** A fetched message, parsed and validated (or not) but not acted on yet. */
-type Decoded =
-  | { ok: true; message: KafkaMessage; where: Where; headers: Record<string, string>; envelope: EventEnvelope }
-  | { ok: false; message: KafkaMessage; where: Where; headers: Record<string, string>; reason: string; error: unknown };
-
-type Valid = Extract<Decoded, { ok: true }>;
-
-type BatchResult = { committed: true; outcomes: HandleOutcome[] } | { committed: false; failedAt?: number; error: unknown };
-
-const headerString = (value: IHeaders[string]): string | undefined =>
-  value === undefined ? undefined : Array.isArray(value) ? value.map(String).join(',') : value.toString();
-
 /**
  * Consumes event topics with exactly-once effects: messages are validated, then recorded in the inbox and
  * handled in one database transaction (a re-delivered event finds its inbox row and has no second effect), and
@@ -117,9 +82,10 @@ export class EventConsumer {
   private readonly retryInitialMs: number;
   private readonly retryMaxMs: number;
   private readonly maxPerTransaction: number;
-  private readonly pruneIntervalMs: number;
-  private readonly retentionDays: number;
   private readonly inbox: InboxStore;
+  private readonly pruner: InboxPruner;
+  private readonly deadLetters: DeadLetterPublisher;
+  private readonly transactions: InboxTransactions;
   private readonly logger: MessagingLogger;
   private readonly stopSignal = new AbortController();
   private consumer?: Consumer;
@@ -140,12 +106,17 @@ export class EventConsumer {
     this.retryInitialMs = options.retry?.initialMs ?? 100;
     this.retryMaxMs = options.retry?.maxMs ?? 5000;
     this.maxPerTransaction = Math.max(1, options.maxEventsPerTransaction ?? 200);
-    this.pruneIntervalMs = options.prune?.intervalMs ?? 5 * 60_000;
-    this.retentionDays = options.prune?.retentionDays ?? 14;
-    if (!(this.retentionDays > 0)) throw new Error('prune.retentionDays must be positive');
     const schema = options.schema ?? (options.dataSource.options as { schema?: string }).schema ?? 'public';
     this.inbox = new InboxStore(qualified(assertSchemaName(schema), 'inbox'), options.consumerName);
     this.logger = options.logger ?? jsonLogger('warn', 'event-consumer');
+    this.pruner = new InboxPruner(
+      this.inbox,
+      options.dataSource,
+      { intervalMs: options.prune?.intervalMs ?? 5 * 60_000, retentionDays: options.prune?.retentionDays ?? 14, consumerName: options.consumerName },
+      this.logger,
+    );
+    this.deadLetters = new DeadLetterPublisher(options.producer, options.consumerName);
+    this.transactions = new InboxTransactions(options.dataSource, this.inbox, options.handler);
   }
 
   /** Joins the group and starts consuming (returns once the consumer is running). */
@@ -180,7 +151,7 @@ export class EventConsumer {
       partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 3,
       eachBatch: (payload) => this.eachBatch(payload),
     });
-    this.pruning = this.pruneLoop();
+    this.pruning = this.pruner.run(this.stopSignal.signal);
   }
 
   /** Stops fetching, lets the transaction in flight finish, commits resolved offsets and leaves the group. */
@@ -206,18 +177,17 @@ export class EventConsumer {
   }
 
   /** Deletes this consumer's inbox rows handled more than `retentionDays` ago; returns how many went. */
-  async pruneInbox(retentionDays = this.retentionDays): Promise<number> {
-    if (!(retentionDays > 0)) throw new Error('retentionDays must be positive');
-    return this.inbox.prune(this.options.dataSource, retentionDays);
+  pruneInbox(retentionDays?: number): Promise<number> {
+    return this.pruner.prune(retentionDays);
   }
 
   private async eachBatch({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }: EachBatchPayload) {
     const { topic, partition, messages } = batch;
     const going = () => isRunning() && !isStale() && !this.stopSignal.signal.aborted;
-    const decoded = new Map<number, Decoded>();
-    const decodedAt = (i: number): Decoded => {
+    const decoded = new Map<number, DecodedMessage>();
+    const decodedAt = (i: number): DecodedMessage => {
       let item = decoded.get(i);
-      if (!item) decoded.set(i, (item = this.decode(topic, partition, messages[i]!)));
+      if (!item) decoded.set(i, (item = decodeMessage(topic, partition, messages[i]!)));
       return item;
     };
     let next = 0;
@@ -230,7 +200,7 @@ export class EventConsumer {
           next += 1;
         } else {
           // A run of valid messages; an invalid one ends it, so everything still happens in offset order.
-          const run: Valid[] = [first];
+          const run: ValidMessage[] = [first];
           while (run.length < this.maxPerTransaction && next + run.length < messages.length) {
             const item = decodedAt(next + run.length);
             if (!item.ok) break;
@@ -250,38 +220,12 @@ export class EventConsumer {
     }
   }
 
-  private decode(topic: string, partition: number, message: KafkaMessage): Decoded {
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(message.headers ?? {})) {
-      const text = headerString(value);
-      if (text !== undefined) headers[name] = text;
-    }
-    const where = { topic, partition, offset: message.offset };
-    try {
-      if (message.value === null) throw new Error('message has no value');
-      const envelope = validateEnvelope(JSON.parse(message.value.toString('utf8')));
-      return { ok: true, message, where, headers, envelope };
-    } catch (error) {
-      return { ok: false, message, where, headers, reason: `invalid envelope: ${errorMessage(error)}`, error };
-    }
-  }
-
-  private context(item: Valid, attempt: number): MessageContext {
-    return {
-      ...item.where,
-      key: item.message.key?.toString('utf8') ?? null,
-      timestamp: item.message.timestamp,
-      headers: item.headers,
-      attempt,
-    };
-  }
-
   /**
    * Handles a run of valid messages in one transaction, or one by one when that fails; resolves the offset of
    * each one done and returns how many that is (fewer than the run only when stopping).
    */
-  private async handleRun(run: Valid[], resolveOffset: (offset: string) => void, heartbeat: () => Promise<void>): Promise<number> {
-    const result = await this.handleBatch(run);
+  private async handleRun(run: ValidMessage[], resolveOffset: (offset: string) => void, heartbeat: () => Promise<void>): Promise<number> {
+    const result = await this.transactions.run(run);
     if (result.committed) {
       this.counters.transactions += 1;
       // Counted at commit: every effect of the run is in, whatever happens to the offsets below.
@@ -319,44 +263,18 @@ export class EventConsumer {
     return alone;
   }
 
-  /** One transaction for the run: one inbox statement, then the handler for each event not seen before. */
-  private async handleBatch(run: Valid[]): Promise<BatchResult> {
-    const progress: { failedAt?: number } = {};
-    try {
-      const outcomes = await this.options.dataSource.transaction(async (manager) => {
-        const fresh = await this.inbox.claim(manager, run.map((item) => item.envelope.id));
-        const outcomes: HandleOutcome[] = [];
-        for (const [i, item] of run.entries()) {
-          // The first copy of an event in the run is the one handled; any later copy is a duplicate.
-          if (!fresh.delete(item.envelope.id)) {
-            outcomes.push('duplicate');
-            continue;
-          }
-          progress.failedAt = i;
-          await this.options.handler(item.envelope, manager, this.context(item, 1));
-          progress.failedAt = undefined;
-          outcomes.push('handled');
-        }
-        return outcomes;
-      });
-      return { committed: true, outcomes };
-    } catch (error) {
-      return { committed: false, failedAt: progress.failedAt, error };
-    }
-  }
-
   /**
    * One message in its own transaction, retried with backoff and then dead-lettered. `firstFailure` is the
    * error of a first attempt already made in a batch. Returns false when the message was left unprocessed
    * (stopping); its offset must not be resolved.
    */
-  private async handleAlone(item: Valid, heartbeat: () => Promise<void>, firstFailure?: { error: unknown }): Promise<boolean> {
+  private async handleAlone(item: ValidMessage, heartbeat: () => Promise<void>, firstFailure?: { error: unknown }): Promise<boolean> {
     const log = this.logContext(item);
     for (let attempt = 1; ; attempt += 1) {
       let outcome: HandleOutcome;
       try {
         if (attempt === 1 && firstFailure) throw firstFailure.error;
-        outcome = await this.handleOnce(item, this.context(item, attempt));
+        outcome = await this.transactions.one(item, attempt);
       } catch (error) {
         this.counters.failedAttempts += 1;
         // An unreachable database is an outage, not a bad event: keep retrying (at the longest delay)
@@ -388,16 +306,7 @@ export class EventConsumer {
     }
   }
 
-  private async handleOnce(item: Valid, ctx: MessageContext): Promise<HandleOutcome> {
-    return this.options.dataSource.transaction(async (manager) => {
-      const fresh = await this.inbox.claim(manager, [item.envelope.id]);
-      if (fresh.size === 0) return 'duplicate';
-      await this.options.handler(item.envelope, manager, ctx);
-      return 'handled';
-    });
-  }
-
-  private async afterHandle(item: Valid, outcome: HandleOutcome): Promise<void> {
+  private async afterHandle(item: ValidMessage, outcome: HandleOutcome): Promise<void> {
     try {
       await this.options.hooks?.afterHandle?.(item.envelope, outcome);
     } catch (error) {
@@ -405,7 +314,7 @@ export class EventConsumer {
     }
   }
 
-  private logContext(item: Valid): Record<string, unknown> {
+  private logContext(item: ValidMessage): Record<string, unknown> {
     return { ...item.where, eventId: item.envelope.id, eventType: item.envelope.type };
   }
 
@@ -419,55 +328,18 @@ export class EventConsumer {
     }
   }
 
-  private async deadLetterInvalid(item: Extract<Decoded, { ok: false }>): Promise<void> {
+  private async deadLetterInvalid(item: Extract<DecodedMessage, { ok: false }>): Promise<void> {
     this.logger.error({ ...item.where, eventId: item.headers['event-id'], err: item.error }, `dead-lettering: ${item.reason}`);
     await this.deadLetter(item, item.reason, 0);
   }
 
-  private async deadLetter({ message, where }: Decoded, reason: string, attempts: number): Promise<void> {
+  private async deadLetter(item: DecodedMessage, reason: string, attempts: number): Promise<void> {
     try {
-      await this.options.producer.send({
-        topic: deadLetterTopic(where.topic),
-        acks: ACKS_ALL,
-        messages: [
-          {
-            key: message.key,
-            value: message.value,
-            headers: {
-              ...message.headers,
-              'dlq-reason': reason,
-              'dlq-original-topic': where.topic,
-              'dlq-original-partition': String(where.partition),
-              'dlq-original-offset': message.offset,
-              'dlq-attempts': String(attempts),
-              'dlq-failed-at': new Date().toISOString(),
-              'dlq-consumer': this.options.consumerName,
-            },
-          },
-        ],
-      });
+      await this.deadLetters.publish(item, reason, attempts);
       this.counters.deadLettered += 1;
     } catch (error) {
       // Skipping would lose the event: stop here and let the next owner of the partition try again.
-      this.halt(error, { ...where, reason });
-    }
-  }
-
-  /** Deletes old inbox rows every interval (spread out, so instances started together do not prune together). */
-  private async pruneLoop(): Promise<void> {
-    const signal = this.stopSignal.signal;
-    while (!signal.aborted) {
-      await sleep(this.pruneIntervalMs * (0.5 + Math.random() / 2), signal);
-      if (signal.aborted) return;
-      try {
-        const deleted = await this.pruneInbox();
-        if (deleted > 0) this.logger.info({ consumer: this.options.consumerName, deleted }, 'pruned old inbox rows');
-      } catch (error) {
-        this.logger.error(
-          { err: error, consumer: this.options.consumerName },
-          `inbox pruning failed; trying again next interval: ${errorMessage(error)}`,
-        );
-      }
+      this.halt(error, { ...item.where, reason });
     }
   }
 

@@ -8,6 +8,7 @@ export * from './messaging-migrations';
 export * from './outbox.writer';
 export * from './outbox.relay';
 export * from './event.consumer';
+export type { EventHandler, HandleOutcome, MessageContext } from './event-handler';
 export { pgClientConfig } from './pg-connection';
 export { backoffDelay, Wakeup } from './wakeup';
 export * from './sql-statement';

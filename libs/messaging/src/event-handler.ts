@@ -1,0 +1,35 @@
+import type { EventEnvelope } from '@payments/events';
+import type { EntityManager } from 'typeorm';
+import type { ValidMessage } from './consumer-message.decoder';
+
+export interface MessageContext {
+  topic: string;
+  partition: number;
+  offset: string;
+  key: string | null;
+  /** Kafka timestamp of the message (ms since epoch, as a string): when the relay sent it. */
+  timestamp: string;
+  headers: Record<string, string>;
+  /** 1 on the first try, then 2, 3, ... while the handler is retried. */
+  attempt: number;
+}
+
+/**
+ * Applies one event. Runs inside the transaction that records it in the inbox: use `manager` for every write.
+ * Several events of one partition share a transaction; if any of them fails, all of them are rolled back and
+ * handled again one per transaction, so a handler may run more than once for an event whose effect commits once.
+ */
+export type EventHandler = (envelope: EventEnvelope, manager: EntityManager, ctx: MessageContext) => Promise<void>;
+
+export type HandleOutcome = 'handled' | 'duplicate';
+
+/** What a handler is told of the message it applies. */
+export function messageContext(item: ValidMessage, attempt: number): MessageContext {
+  return {
+    ...item.where,
+    key: item.message.key?.toString('utf8') ?? null,
+    timestamp: item.message.timestamp,
+    headers: item.headers,
+    attempt,
+  };
+}

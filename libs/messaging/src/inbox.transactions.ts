@@ -1,0 +1,54 @@
+import type { DataSource } from 'typeorm';
+import type { ValidMessage } from './consumer-message.decoder';
+import { messageContext, type EventHandler, type HandleOutcome } from './event-handler';
+import type { InboxStore } from './inbox.store';
+
+export type RunResult = { committed: true; outcomes: HandleOutcome[] } | { committed: false; failedAt?: number; error: unknown };
+
+/**
+ * The exactly-once step: events recorded in the consumer's inbox and applied by the handler in one transaction,
+ * so an event delivered again finds its inbox row and has no second effect.
+ */
+export class InboxTransactions {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly inbox: InboxStore,
+    private readonly handler: EventHandler,
+  ) {}
+
+  /** A run of events in one transaction (one inbox statement); on failure, which event failed, if a handler did. */
+  async run(run: ValidMessage[]): Promise<RunResult> {
+    const progress: { failedAt?: number } = {};
+    try {
+      const outcomes = await this.dataSource.transaction(async (manager) => {
+        const fresh = await this.inbox.claim(manager, run.map((item) => item.envelope.id));
+        const outcomes: HandleOutcome[] = [];
+        for (const [i, item] of run.entries()) {
+          // The first copy of an event in the run is the one handled; any later copy is a duplicate.
+          if (!fresh.delete(item.envelope.id)) {
+            outcomes.push('duplicate');
+            continue;
+          }
+          progress.failedAt = i;
+          await this.handler(item.envelope, manager, messageContext(item, 1));
+          progress.failedAt = undefined;
+          outcomes.push('handled');
+        }
+        return outcomes;
+      });
+      return { committed: true, outcomes };
+    } catch (error) {
+      return { committed: false, failedAt: progress.failedAt, error };
+    }
+  }
+
+  /** One event in its own transaction (the `attempt`-th try). */
+  async one(item: ValidMessage, attempt: number): Promise<HandleOutcome> {
+    return this.dataSource.transaction(async (manager) => {
+      const fresh = await this.inbox.claim(manager, [item.envelope.id]);
+      if (fresh.size === 0) return 'duplicate';
+      await this.handler(item.envelope, manager, messageContext(item, attempt));
+      return 'handled';
+    });
+  }
+}
