@@ -1,3 +1,4 @@
+import { NEW_ORDER_42_INTENT } from '../src/domain/payment-intent.fixtures';
 import { validateEnvelope } from '@payments/events';
 import { isPaymentId } from '@payments/ids';
 import { uniqueName } from '@payments/testing';
@@ -23,16 +24,7 @@ describe('payment intents', () => {
       'req_create_1',
     );
     expect(created).toMatchObject({
-      object: 'payment_intent',
-      status: 'requires_payment_method',
-      amount: '74.00',
-      currency: 'USD',
-      fee: '0.00',
-      net_amount: '74.00',
-      payment_method: null,
-      external_ref: 'order-42',
-      paid: false,
-      available_methods: ['togo', 'lahza', 'crypto'],
+      ...NEW_ORDER_42_INTENT,
       checkout_url: `${BASE_URL}/checkout/${created.id}`,
       paid_at: null,
       payment_id: null,

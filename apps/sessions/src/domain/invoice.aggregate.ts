@@ -7,25 +7,13 @@
 //
 // paid and expired are final. Once expires_at has passed every command sees a pending or failed invoice as
 // expired. The invoice number is allocated by the caller (per merchant and environment).
-import { environmentOfInvoiceId, isPaymentId, type Environment } from '@payments/ids';
+import { environmentOfInvoiceId, isPaymentId } from '@payments/ids';
 import { DEFAULT_FEE_SCHEDULE, feeFor, type FeeSchedule } from '@payments/money';
 import { DomainError } from './domain-error';
 import type { InvoiceCreated, InvoiceEvent, InvoicePayer } from './invoice.events';
 import { maskPhone } from './phone-mask';
-import {
-  addSeconds,
-  assertAmount,
-  assertCurrency,
-  assertExpiresIn,
-  assertMethods,
-  DEFAULT_INVOICE_EXPIRES_IN_SECONDS,
-  INVOICE_PAYMENT_METHODS,
-  isoTime,
-  type Currency,
-  type Customer,
-  type InvoicePaymentMethod,
-  type Metadata,
-} from './session-types';
+import { initialSessionState, SessionAggregate, sessionTerms, type CreateSessionInput, type SessionRules, type SessionState } from './session-aggregate';
+import { DEFAULT_INVOICE_EXPIRES_IN_SECONDS, INVOICE_PAYMENT_METHODS, isoTime, type InvoicePaymentMethod } from './session-types';
 
 import { isFinalInvoiceStatus, type InvoiceStatus } from '@payments/contracts';
 
@@ -39,54 +27,13 @@ export interface InvoicePayment {
   readonly paidAt: string;
 }
 
-export interface InvoiceState {
-  readonly id: string;
+export interface InvoiceState extends SessionState<InvoiceStatus, InvoicePaymentMethod> {
   readonly number: string;
-  readonly merchantId: string;
-  readonly environment: Environment;
-  /** Stored status; reads go through effectiveStatus(now). */
-  readonly status: InvoiceStatus;
-  readonly amountCents: number;
-  readonly currency: Currency;
-  readonly description: string | null;
-  readonly externalRef: string | null;
-  readonly successUrl: string | null;
-  readonly cancelUrl: string | null;
-  readonly methods: readonly InvoicePaymentMethod[];
-  readonly customer: Customer | null;
-  readonly metadata: Metadata;
-  readonly createdAt: string;
-  readonly expiresAt: string;
-  readonly paidAt: string | null;
-  /** 0 until paid. */
-  readonly feeCents: number;
-  /** The amount until paid, then amount - fee. */
-  readonly netCents: number;
   readonly payment: InvoicePayment | null;
-  readonly failureReason: string | null;
-  /** The merchant's fee terms agreed at creation; null means the default schedule. */
-  readonly feeSchedule: FeeSchedule | null;
-  readonly version: number;
 }
 
-export interface CreateInvoiceInput {
-  readonly id: string;
+export interface CreateInvoiceInput extends CreateSessionInput<InvoicePaymentMethod> {
   readonly number: string;
-  readonly merchantId: string;
-  readonly environment: Environment;
-  readonly amountCents: number;
-  readonly currency?: string;
-  readonly description?: string | null;
-  readonly externalRef?: string | null;
-  readonly successUrl?: string | null;
-  readonly cancelUrl?: string | null;
-  readonly methods: readonly InvoicePaymentMethod[];
-  readonly customer?: Customer | null;
-  readonly metadata?: Metadata | null;
-  readonly expiresInSeconds?: number;
-  /** The merchant's fee schedule (overrides merged), recorded so the fee at payment follows the terms at creation. */
-  readonly feeSchedule?: FeeSchedule | null;
-  readonly now: Date;
 }
 
 /** Payer details as the provider reports them; the phone is masked before it is recorded. */
@@ -125,41 +72,30 @@ export type SimulateInvoiceInput =
   | { readonly result: 'failed'; readonly method?: InvoicePaymentMethod; readonly reason?: string; readonly now: Date }
   | { readonly result: 'expired'; readonly now: Date };
 
-export class Invoice {
-  private constructor(readonly state: InvoiceState) {}
+const RULES: SessionRules<InvoiceState, InvoiceEvent, InvoiceStatus> = { label: 'invoice', article: 'an', isFinal: isFinalInvoiceStatus, evolve };
+
+export class Invoice extends SessionAggregate<InvoiceState, InvoiceEvent, InvoiceStatus, InvoicePaymentMethod> {
+  private constructor(state: InvoiceState) {
+    super(state, RULES);
+  }
+
+  protected with(state: InvoiceState): this {
+    return new Invoice(state) as this;
+  }
+
+  protected expired(now: Date): InvoiceEvent {
+    return expired(now);
+  }
 
   static create(input: CreateInvoiceInput): InvoiceEvent[] {
-    if (environmentOfInvoiceId(input.id) !== input.environment) {
-      throw new DomainError('invalid_request', `invoice id ${input.id} is not a ${input.environment} id`);
-    }
     if (!/^\d{1,20}$/.test(input.number)) throw new DomainError('invalid_request', 'invoice number must be digits');
-    assertAmount(input.amountCents);
-    const currency = input.currency ?? 'USD';
-    assertCurrency(currency);
-    assertMethods(input.methods, INVOICE_PAYMENT_METHODS);
-    const expiresIn = input.expiresInSeconds ?? DEFAULT_INVOICE_EXPIRES_IN_SECONDS;
-    assertExpiresIn(expiresIn);
-    const created: InvoiceCreated = {
-      type: 'InvoiceCreated',
-      data: {
-        id: input.id,
-        number: input.number,
-        merchantId: input.merchantId,
-        environment: input.environment,
-        amountCents: input.amountCents,
-        currency,
-        description: input.description ?? null,
-        externalRef: input.externalRef ?? null,
-        successUrl: input.successUrl ?? null,
-        cancelUrl: input.cancelUrl ?? null,
-        methods: [...input.methods],
-        customer: input.customer ?? null,
-        metadata: input.metadata ?? {},
-        createdAt: isoTime(input.now),
-        expiresAt: isoTime(addSeconds(input.now, expiresIn)),
-        ...(input.feeSchedule ? { feeSchedule: { ...input.feeSchedule } } : {}),
-      },
-    };
+    const terms = sessionTerms(input, {
+      label: 'invoice',
+      environmentOf: environmentOfInvoiceId,
+      methods: INVOICE_PAYMENT_METHODS,
+      defaultExpiresInSeconds: DEFAULT_INVOICE_EXPIRES_IN_SECONDS,
+    });
+    const created: InvoiceCreated = { type: 'InvoiceCreated', data: { ...terms, number: input.number } };
     return [created];
   }
 
@@ -172,27 +108,6 @@ export class Invoice {
   /** Wraps a state already built (e.g. a read-model row or snapshot) to query it. */
   static fromState(state: InvoiceState): Invoice {
     return new Invoice(state);
-  }
-
-  apply(events: readonly InvoiceEvent[]): Invoice {
-    return new Invoice(events.reduce(evolve, this.state));
-  }
-
-  get id(): string {
-    return this.state.id;
-  }
-
-  get version(): number {
-    return this.state.version;
-  }
-
-  effectiveStatus(now: Date): InvoiceStatus {
-    return this.isExpiredAt(now) ? 'expired' : this.state.status;
-  }
-
-  isExpiredAt(now: Date): boolean {
-    if (this.state.status === 'expired') return true;
-    return !isFinalInvoiceStatus(this.state.status) && now.getTime() >= Date.parse(this.state.expiresAt);
   }
 
   /** The customer paid: fee for the method, net, paid_at and the payment record (phone masked). */
@@ -235,17 +150,6 @@ export class Invoice {
     ];
   }
 
-  /** Records the expiry once expires_at has passed. */
-  expire(now: Date): InvoiceEvent[] {
-    if (isFinalInvoiceStatus(this.state.status)) {
-      throw new DomainError('invalid_state', `cannot expire an invoice that is ${this.state.status}`);
-    }
-    if (now.getTime() < Date.parse(this.state.expiresAt)) {
-      throw new DomainError('invalid_state', `invoice does not expire before ${this.state.expiresAt}`);
-    }
-    return [expired(now)];
-  }
-
   /**
    * Test mode: paid (method defaults to wallet, or the first available when wallet is not; payer defaults to
    * TEST_PAYER), failed, or expired at once whatever expires_at says.
@@ -269,17 +173,6 @@ export class Invoice {
     return method;
   }
 
-  private requireMethodAvailable(method: InvoicePaymentMethod): void {
-    if (!this.state.methods.includes(method)) {
-      throw new DomainError('payment_methods_unavailable', `payment method ${method} is not available for this invoice`);
-    }
-  }
-
-  private requireStatus(now: Date, allowed: readonly InvoiceStatus[], action: string): InvoiceStatus {
-    const status = this.effectiveStatus(now);
-    if (!allowed.includes(status)) throw new DomainError('invalid_state', `cannot ${action} an invoice that is ${status}`);
-    return status;
-  }
 }
 
 function expired(now: Date): InvoiceEvent {
@@ -287,31 +180,7 @@ function expired(now: Date): InvoiceEvent {
 }
 
 function initialState({ data }: InvoiceCreated): InvoiceState {
-  return {
-    id: data.id,
-    number: data.number,
-    merchantId: data.merchantId,
-    environment: data.environment,
-    status: 'pending',
-    amountCents: data.amountCents,
-    currency: data.currency,
-    description: data.description,
-    externalRef: data.externalRef,
-    successUrl: data.successUrl,
-    cancelUrl: data.cancelUrl,
-    methods: data.methods,
-    customer: data.customer,
-    metadata: data.metadata,
-    createdAt: data.createdAt,
-    expiresAt: data.expiresAt,
-    paidAt: null,
-    feeCents: 0,
-    netCents: data.amountCents,
-    payment: null,
-    failureReason: null,
-    feeSchedule: data.feeSchedule ?? null,
-    version: 1,
-  };
+  return { ...initialSessionState(data, 'pending' as InvoiceStatus), number: data.number, payment: null };
 }
 
 function evolve(state: InvoiceState, event: InvoiceEvent): InvoiceState {

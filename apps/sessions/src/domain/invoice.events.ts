@@ -1,29 +1,10 @@
 // What happened to an invoice: the stream its state is built from (plain JSON, values fixed at the time).
-import type { Environment } from '@payments/ids';
-import type { FeeSchedule } from '@payments/money';
-import type { Currency, Customer, InvoicePaymentMethod, Metadata } from './session-types';
+import type { SessionTerms } from './session-aggregate';
+import type { InvoicePaymentMethod } from './session-types';
 
 export interface InvoiceCreated {
   readonly type: 'InvoiceCreated';
-  readonly data: {
-    readonly id: string;
-    readonly number: string;
-    readonly merchantId: string;
-    readonly environment: Environment;
-    readonly amountCents: number;
-    readonly currency: Currency;
-    readonly description: string | null;
-    readonly externalRef: string | null;
-    readonly successUrl: string | null;
-    readonly cancelUrl: string | null;
-    readonly methods: readonly InvoicePaymentMethod[];
-    readonly customer: Customer | null;
-    readonly metadata: Metadata;
-    readonly createdAt: string;
-    readonly expiresAt: string;
-    /** The merchant's fee schedule at creation; absent means the default schedule. */
-    readonly feeSchedule?: FeeSchedule;
-  };
+  readonly data: SessionTerms<InvoicePaymentMethod> & { readonly number: string };
 }
 
 /** Payer details as kept: the phone is already masked, the full number is never stored. */

@@ -10,7 +10,7 @@
 //
 // succeeded, cancelled and expired are final. Once expires_at has passed every command sees the intent as
 // expired, so nothing can act on an intent that a read would already show as expired.
-import { environmentOfPaymentIntentId, isPaymentId, type Environment } from '@payments/ids';
+import { environmentOfPaymentIntentId, isPaymentId } from '@payments/ids';
 import { DEFAULT_FEE_SCHEDULE, feeFor, type FeeSchedule } from '@payments/money';
 import { DomainError } from './domain-error';
 import type {
@@ -20,20 +20,8 @@ import type {
   PaymentIntentSucceeded,
   PaymentIntentCryptoTransferReceived,
 } from './payment-intent.events';
-import {
-  addSeconds,
-  assertAmount,
-  assertCurrency,
-  assertExpiresIn,
-  assertMethods,
-  DEFAULT_INTENT_EXPIRES_IN_SECONDS,
-  INTENT_PAYMENT_METHODS,
-  isoTime,
-  type Currency,
-  type Customer,
-  type IntentPaymentMethod,
-  type Metadata,
-} from './session-types';
+import { initialSessionState, SessionAggregate, sessionTerms, type CreateSessionInput, type SessionRules, type SessionState } from './session-aggregate';
+import { DEFAULT_INTENT_EXPIRES_IN_SECONDS, INTENT_PAYMENT_METHODS, isoTime, type IntentPaymentMethod } from './session-types';
 
 import { isFinalPaymentIntentStatus, type PaymentIntentStatus } from '@payments/contracts';
 
@@ -51,59 +39,14 @@ export interface PaymentIntentCryptoState {
   readonly txids: readonly string[];
 }
 
-export interface PaymentIntentState {
-  readonly id: string;
-  readonly merchantId: string;
-  readonly environment: Environment;
-  /** Stored status; reads go through effectiveStatus(now). */
-  readonly status: PaymentIntentStatus;
-  readonly amountCents: number;
-  readonly currency: Currency;
-  readonly description: string | null;
-  readonly externalRef: string | null;
-  readonly successUrl: string | null;
-  readonly cancelUrl: string | null;
-  /** The available methods. */
-  readonly methods: readonly IntentPaymentMethod[];
-  readonly customer: Customer | null;
-  readonly metadata: Metadata;
-  readonly createdAt: string;
-  readonly expiresAt: string;
-  readonly paidAt: string | null;
+export interface PaymentIntentState extends SessionState<PaymentIntentStatus, IntentPaymentMethod> {
   /** The method of the current or last attempt. */
   readonly paymentMethod: IntentPaymentMethod | null;
-  /** 0 until paid. */
-  readonly feeCents: number;
-  /** The amount until paid, then amount - fee. */
-  readonly netCents: number;
   readonly paymentId: string | null;
-  readonly failureReason: string | null;
   readonly crypto: PaymentIntentCryptoState;
-  /** The merchant's fee terms agreed at creation; null means the default schedule. */
-  readonly feeSchedule: FeeSchedule | null;
-  /** Number of events applied: the stream version to append after. */
-  readonly version: number;
 }
 
-export interface CreatePaymentIntentInput {
-  readonly id: string;
-  readonly merchantId: string;
-  readonly environment: Environment;
-  readonly amountCents: number;
-  readonly currency?: string;
-  readonly description?: string | null;
-  readonly externalRef?: string | null;
-  readonly successUrl?: string | null;
-  readonly cancelUrl?: string | null;
-  /** Already resolved against the merchant's enabled methods. */
-  readonly methods: readonly IntentPaymentMethod[];
-  readonly customer?: Customer | null;
-  readonly metadata?: Metadata | null;
-  readonly expiresInSeconds?: number;
-  /** The merchant's fee schedule (overrides merged), recorded so the fee at payment follows the terms at creation. */
-  readonly feeSchedule?: FeeSchedule | null;
-  readonly now: Date;
-}
+export type CreatePaymentIntentInput = CreateSessionInput<IntentPaymentMethod>;
 
 export type SimulatePaymentIntentInput =
   | {
@@ -115,40 +58,35 @@ export type SimulatePaymentIntentInput =
     }
   | { readonly result: 'failed'; readonly method?: IntentPaymentMethod; readonly reason?: string; readonly now: Date };
 
-export class PaymentIntent {
-  private constructor(readonly state: PaymentIntentState) {}
+const RULES: SessionRules<PaymentIntentState, PaymentIntentEvent, PaymentIntentStatus> = {
+  label: 'payment intent',
+  article: 'a',
+  isFinal: isFinalPaymentIntentStatus,
+  evolve,
+};
+
+export class PaymentIntent extends SessionAggregate<PaymentIntentState, PaymentIntentEvent, PaymentIntentStatus, IntentPaymentMethod> {
+  private constructor(state: PaymentIntentState) {
+    super(state, RULES);
+  }
+
+  protected with(state: PaymentIntentState): this {
+    return new PaymentIntent(state) as this;
+  }
+
+  protected expired(now: Date): PaymentIntentEvent {
+    return { type: 'PaymentIntentExpired', data: { expiredAt: isoTime(now) } };
+  }
 
   /** Validates the request and returns the creation event. */
   static create(input: CreatePaymentIntentInput): PaymentIntentEvent[] {
-    if (environmentOfPaymentIntentId(input.id) !== input.environment) {
-      throw new DomainError('invalid_request', `payment intent id ${input.id} is not a ${input.environment} id`);
-    }
-    assertAmount(input.amountCents);
-    const currency = input.currency ?? 'USD';
-    assertCurrency(currency);
-    assertMethods(input.methods, INTENT_PAYMENT_METHODS);
-    const expiresIn = input.expiresInSeconds ?? DEFAULT_INTENT_EXPIRES_IN_SECONDS;
-    assertExpiresIn(expiresIn);
-    const created: PaymentIntentCreated = {
-      type: 'PaymentIntentCreated',
-      data: {
-        id: input.id,
-        merchantId: input.merchantId,
-        environment: input.environment,
-        amountCents: input.amountCents,
-        currency,
-        description: input.description ?? null,
-        externalRef: input.externalRef ?? null,
-        successUrl: input.successUrl ?? null,
-        cancelUrl: input.cancelUrl ?? null,
-        methods: [...input.methods],
-        customer: input.customer ?? null,
-        metadata: input.metadata ?? {},
-        createdAt: isoTime(input.now),
-        expiresAt: isoTime(addSeconds(input.now, expiresIn)),
-        ...(input.feeSchedule ? { feeSchedule: { ...input.feeSchedule } } : {}),
-      },
-    };
+    const terms = sessionTerms(input, {
+      label: 'payment intent',
+      environmentOf: environmentOfPaymentIntentId,
+      methods: INTENT_PAYMENT_METHODS,
+      defaultExpiresInSeconds: DEFAULT_INTENT_EXPIRES_IN_SECONDS,
+    });
+    const created: PaymentIntentCreated = { type: 'PaymentIntentCreated', data: terms };
     return [created];
   }
 
@@ -162,28 +100,6 @@ export class PaymentIntent {
   /** Wraps a state already built (e.g. a read-model row or snapshot) to query it. */
   static fromState(state: PaymentIntentState): PaymentIntent {
     return new PaymentIntent(state);
-  }
-
-  apply(events: readonly PaymentIntentEvent[]): PaymentIntent {
-    return new PaymentIntent(events.reduce(evolve, this.state));
-  }
-
-  get id(): string {
-    return this.state.id;
-  }
-
-  get version(): number {
-    return this.state.version;
-  }
-
-  /** The status a reader sees: a non-final intent whose expires_at has passed is expired. */
-  effectiveStatus(now: Date): PaymentIntentStatus {
-    return this.isExpiredAt(now) ? 'expired' : this.state.status;
-  }
-
-  isExpiredAt(now: Date): boolean {
-    if (this.state.status === 'expired') return true;
-    return !isFinalPaymentIntentStatus(this.state.status) && now.getTime() >= Date.parse(this.state.expiresAt);
   }
 
   /** Gives the crypto deposit address; the same address again is a no-op, a different one is refused. */
@@ -251,17 +167,6 @@ export class PaymentIntent {
     return [{ type: 'PaymentIntentCancelled', data: { reason: input.reason ?? null, cancelledAt: isoTime(input.now) } }];
   }
 
-  /** Records the expiry once expires_at has passed; any non-final state may expire. */
-  expire(now: Date): PaymentIntentEvent[] {
-    if (isFinalPaymentIntentStatus(this.state.status)) {
-      throw new DomainError('invalid_state', `cannot expire a payment intent that is ${this.state.status}`);
-    }
-    if (now.getTime() < Date.parse(this.state.expiresAt)) {
-      throw new DomainError('invalid_state', `payment intent does not expire before ${this.state.expiresAt}`);
-    }
-    return [{ type: 'PaymentIntentExpired', data: { expiredAt: isoTime(now) } }];
-  }
-
   /**
    * Test mode: drives the intent through processing to the result, emitting every event on the way (a crypto
    * success also records a simulated transfer of what is missing). The method defaults to the first available.
@@ -305,17 +210,6 @@ export class PaymentIntent {
     };
   }
 
-  private requireMethodAvailable(method: IntentPaymentMethod): void {
-    if (!this.state.methods.includes(method)) {
-      throw new DomainError('payment_methods_unavailable', `payment method ${method} is not available for this payment intent`);
-    }
-  }
-
-  private requireStatus(now: Date, allowed: readonly PaymentIntentStatus[], action: string): PaymentIntentStatus {
-    const status = this.effectiveStatus(now);
-    if (!allowed.includes(status)) throw new DomainError('invalid_state', `cannot ${action} a payment intent that is ${status}`);
-    return status;
-  }
 }
 
 function processingStarted(method: IntentPaymentMethod, now: Date): PaymentIntentProcessingStarted {
@@ -328,30 +222,10 @@ function cryptoTransferReceived(txid: string, amountCents: number, now: Date): P
 
 function initialState({ data }: PaymentIntentCreated): PaymentIntentState {
   return {
-    id: data.id,
-    merchantId: data.merchantId,
-    environment: data.environment,
-    status: 'requires_payment_method',
-    amountCents: data.amountCents,
-    currency: data.currency,
-    description: data.description,
-    externalRef: data.externalRef,
-    successUrl: data.successUrl,
-    cancelUrl: data.cancelUrl,
-    methods: data.methods,
-    customer: data.customer,
-    metadata: data.metadata,
-    createdAt: data.createdAt,
-    expiresAt: data.expiresAt,
-    paidAt: null,
+    ...initialSessionState(data, 'requires_payment_method' as PaymentIntentStatus),
     paymentMethod: null,
-    feeCents: 0,
-    netCents: data.amountCents,
     paymentId: null,
-    failureReason: null,
     crypto: cryptoState(null, data.amountCents, 0, null, []),
-    feeSchedule: data.feeSchedule ?? null,
-    version: 1,
   };
 }
 

@@ -1,30 +1,12 @@
 // What happened to a payment intent: the stream its state is built from. Data is plain JSON (ISO timestamps,
 // integer cents) so the event store keeps it as is, and values computed at the time (fee) are recorded, not
 // recomputed from configuration that may have changed since.
-import type { Environment } from '@payments/ids';
-import type { FeeSchedule } from '@payments/money';
-import type { Currency, Customer, IntentPaymentMethod, Metadata } from './session-types';
+import type { SessionTerms } from './session-aggregate';
+import type { IntentPaymentMethod } from './session-types';
 
 export interface PaymentIntentCreated {
   readonly type: 'PaymentIntentCreated';
-  readonly data: {
-    readonly id: string;
-    readonly merchantId: string;
-    readonly environment: Environment;
-    readonly amountCents: number;
-    readonly currency: Currency;
-    readonly description: string | null;
-    readonly externalRef: string | null;
-    readonly successUrl: string | null;
-    readonly cancelUrl: string | null;
-    readonly methods: readonly IntentPaymentMethod[];
-    readonly customer: Customer | null;
-    readonly metadata: Metadata;
-    readonly createdAt: string;
-    readonly expiresAt: string;
-    /** The merchant's fee schedule at creation; absent means the default schedule. */
-    readonly feeSchedule?: FeeSchedule;
-  };
+  readonly data: SessionTerms<IntentPaymentMethod>;
 }
 
 export interface PaymentIntentCryptoAddressAssigned {

@@ -61,3 +61,17 @@ export function codeOf(command: () => unknown): DomainErrorCode {
   }
   throw new Error('expected a DomainError');
 }
+
+/** How a new 74.00 intent for order-42 reads, whatever its id and times (every method enabled). */
+export const NEW_ORDER_42_INTENT = {
+  object: 'payment_intent',
+  status: 'requires_payment_method',
+  amount: '74.00',
+  currency: 'USD',
+  fee: '0.00',
+  net_amount: '74.00',
+  payment_method: null,
+  external_ref: 'order-42',
+  paid: false,
+  available_methods: ['togo', 'lahza', 'crypto'],
+} as const;

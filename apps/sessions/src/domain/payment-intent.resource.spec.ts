@@ -1,5 +1,5 @@
 import { newPaymentId } from '@payments/ids';
-import { at, intentIn, newIntent } from './payment-intent.fixtures';
+import { at, intentIn, newIntent, NEW_ORDER_42_INTENT } from './payment-intent.fixtures';
 import { paymentIntentResourceAt, toPaymentIntentResource } from './payment-intent.resource';
 
 const options = { checkoutBaseUrl: 'https://pay.example.com', now: at(60) };
@@ -28,16 +28,7 @@ describe('toPaymentIntentResource', () => {
     const intent = newIntent({ amountCents: 7400, externalRef: 'order-42', description: 'Order 42', metadata: { order: '42' } });
     expect(toPaymentIntentResource(intent.state, options)).toEqual({
       id: intent.id,
-      object: 'payment_intent',
-      status: 'requires_payment_method',
-      amount: '74.00',
-      currency: 'USD',
-      fee: '0.00',
-      net_amount: '74.00',
-      payment_method: null,
-      external_ref: 'order-42',
-      paid: false,
-      available_methods: ['togo', 'lahza', 'crypto'],
+      ...NEW_ORDER_42_INTENT,
       checkout_url: `https://pay.example.com/checkout/${intent.id}`,
       crypto: {
         address: null,
