@@ -27,21 +27,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { newEnvelope, type EventEnvelope } from '@payments/events';
 import { randomBase62 } from '@payments/ids';
-import { OutboxWriter } from '@payments/messaging';
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import { createWebhookServer } from '@payments/webhook-receiver';
 import { DEVELOPMENT_WEBHOOK_SECRETS_KEY, encryptSecret, newWebhookSecret, parseSecretsKey } from '@payments/webhooks';
 import type { DataSource } from 'typeorm';
-import { DeliveriesRepository } from '../apps/webhook-dispatcher/src/deliveries/deliveries.repository';
-import { DeliveryRunner } from '../apps/webhook-dispatcher/src/deliveries/delivery.runner';
-import { DeliveryWorker } from '../apps/webhook-dispatcher/src/deliveries/delivery.worker';
-import { WebhookSender } from '../apps/webhook-dispatcher/src/deliveries/webhook.sender';
-import { EndpointEventsHandler } from '../apps/webhook-dispatcher/src/endpoints/endpoint-events.handler';
-import { EndpointsRepository } from '../apps/webhook-dispatcher/src/endpoints/endpoints.repository';
-import { EventsRepository } from '../apps/webhook-dispatcher/src/events/events.repository';
-import { PublicEventsHandler } from '../apps/webhook-dispatcher/src/events/public-events.handler';
 import { WEBHOOKS_MIGRATIONS } from '../apps/webhook-dispatcher/src/migrations/webhooks-schema';
-import { WebhooksDatabase } from '../apps/webhook-dispatcher/src/shared/webhooks-database';
+import { createDispatcher } from '../apps/webhook-dispatcher/src/webhook-dispatcher.composition';
 
 Logger.overrideLogger(['error']);
 
@@ -129,10 +120,19 @@ async function main(): Promise<void> {
 /** One run; answers the healthy endpoints' latencies of its paced phase. */
 async function run(database: TestDatabase, extrasHang: boolean, drain: boolean): Promise<number[]> {
   const dataSource: DataSource = await database.dataSource('webhooks', WEBHOOKS_MIGRATIONS);
-  const db = new WebhooksDatabase(dataSource, 'webhooks');
-  const endpoints = new EndpointsRepository(db);
-  const events = new EventsRepository(db);
-  const deliveries = new DeliveriesRepository(db);
+  const dispatcher = createDispatcher(dataSource, {
+    schema: 'webhooks',
+    sender: { timeoutMs: TIMEOUT_MS, allowInsecure: true },
+    delivery: {
+      userAgent: 'PaymentsWebhooks/1.0',
+      retryScheduleMs: [5000, 300_000],
+      disableAfterMs: 5 * 24 * 3600 * 1000,
+      secretsKey: KEY,
+      eventsTopic: 'bench.webhooks.events.v1',
+    },
+    eventRetentionDays: 30,
+  });
+  const { deliveries, endpointEvents, publicEvents, sender } = dispatcher;
   // Claims run one at a time per worker: their count and duration show how much of a delivery's wait they are.
   const claims = { count: 0, rows: 0, ms: 0 };
   const claim = deliveries.claim.bind(deliveries);
@@ -149,16 +149,6 @@ async function run(database: TestDatabase, extrasHang: boolean, drain: boolean):
     Object.assign(claims, { count: 0, rows: 0, ms: 0 });
     return line;
   };
-  const endpointEvents = new EndpointEventsHandler(db, endpoints, deliveries, events);
-  const publicEvents = new PublicEventsHandler(events, deliveries);
-  const sender = new WebhookSender({ timeoutMs: TIMEOUT_MS, allowInsecure: true });
-  const runner = new DeliveryRunner(db, deliveries, endpoints, sender, {
-    userAgent: 'PaymentsWebhooks/1.0',
-    retryScheduleMs: [5000, 300_000],
-    disableAfterMs: 5 * 24 * 3600 * 1000,
-    secretsKey: KEY,
-    eventsTopic: 'bench.webhooks.events.v1',
-  }, new OutboxWriter({ schema: 'webhooks' }));
 
   // Creation times by event id; the receivers compute the latency when the verified event arrives.
   const committedAt = new Map<string, number>();
@@ -239,7 +229,7 @@ async function run(database: TestDatabase, extrasHang: boolean, drain: boolean):
   }
 
   const startWorker = () => {
-    const worker = new DeliveryWorker(db, deliveries, (claimed, sent) => runner.run(claimed, sent), LIMITS);
+    const worker = dispatcher.worker(LIMITS);
     worker.start();
     return worker;
   };

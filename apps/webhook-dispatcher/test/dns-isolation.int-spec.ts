@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { createTestDatabase, startTestDnsServer, uniqueName, waitFor, type TestDatabase, type TestDnsServer } from '@payments/testing';
 import type { DataSource } from 'typeorm';
-import { DeliveryWorker } from '../src/deliveries/delivery.worker';
+import type { DeliveryWorker } from '../src/deliveries/delivery.worker';
 import { WEBHOOKS_MIGRATIONS } from '../src/migrations/webhooks-schema';
 import { endpointEvent, intentEvent, newEndpoint } from './support/fixtures';
 import { inProcessDispatcher, type InProcessDispatcher } from './support/in-process';
@@ -49,7 +49,7 @@ describe('slow DNS class: one merchant whose name server drops queries', () => {
     for (let i = 0; i < 10; i += 1) await dispatcher.apply(endpointEvent(newEndpoint(stalled, 'live', `http://e${i}.dropped.test:${port}/hooks`)));
     await dispatcher.apply(endpointEvent(calmEndpoint));
     for (let i = 0; i < 3; i += 1) await dispatcher.receive(intentEvent(stalled, 'live'));
-    worker = new DeliveryWorker(dispatcher.webhooks, dispatcher.deliveries, (claimed, sent) => dispatcher.runner.run(claimed, sent), {
+    worker = dispatcher.worker({
       perEndpoint: 4,
       maxInFlight: 64,
       pollIntervalMs: 100,

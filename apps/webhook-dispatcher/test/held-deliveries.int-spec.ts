@@ -178,7 +178,7 @@ describe('held deliveries', () => {
       started.push(claimed.id);
       sent();
       await recording;
-      await deliveries.recordSuccess(claimed, { attemptedAt: new Date(), statusCode: 200, latencyMs: 1, responseExcerpt: '', error: null, next: { status: 'succeeded' } }, true);
+      await deliveries.recordSuccesses([{ claimed, record: { attemptedAt: new Date(), statusCode: 200, latencyMs: 1, responseExcerpt: '', error: null, next: { status: 'succeeded' } }, healthCounts: true }]);
     }, limits);
     worker.start();
     try {

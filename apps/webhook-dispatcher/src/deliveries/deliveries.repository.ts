@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { randomBase62 } from '@payments/ids';
-import { executePrepared, TurnBatcher, type SqlStatement } from '@payments/messaging';
+import { executePrepared, type SqlStatement } from '@payments/messaging';
 import type { WebhookScheme } from '@payments/webhooks';
 import type { EntityManager } from 'typeorm';
 import { activeEndpointSql, type EndpointRow } from '../shared/endpoint-row';
@@ -65,7 +65,8 @@ export interface AttemptRecord {
   next: { status: 'pending'; nextAttemptAt: Date } | { status: 'succeeded' } | { status: 'failed'; reason: string };
 }
 
-interface Success {
+/** A successful attempt to record. */
+export interface Success {
   claimed: ClaimedDelivery;
   record: AttemptRecord;
   healthCounts: boolean;
@@ -154,7 +155,6 @@ export function claimSql(t: (table: string) => string): string {
 /** Deliveries and attempts: scheduling, claiming with a lease, recording what each attempt did. */
 export class DeliveriesRepository {
   private readonly logger = new Logger('DeliveriesRepository');
-  private readonly successes = new TurnBatcher<Success, boolean>((batch) => this.recordSuccesses(batch));
 
   constructor(private readonly db: WebhooksDatabase) {}
 
@@ -227,16 +227,11 @@ export class DeliveriesRepository {
   }
 
   /**
-   * A successful attempt: stores it, ends the delivery if this instance still holds its lease, and, when
-   * `healthCounts`, ends the endpoint's failing streak. False when the lease was lost (the attempt is kept as
-   * history only). Successes are the hot path of delivery, so those finishing together are written together.
+   * Successful attempts in one statement: each stored, its delivery ended if this instance still holds the lease,
+   * and, when `healthCounts`, its endpoint's failing streak ended. Answers, per success, whether its lease still
+   * held (if not, the attempt is kept as history only).
    */
-  recordSuccess(claimed: ClaimedDelivery, record: AttemptRecord, healthCounts: boolean): Promise<boolean> {
-    return this.successes.submit({ claimed, record, healthCounts });
-  }
-
-  /** Successes in one statement; answers, per success, whether its lease still held. */
-  private async recordSuccesses(successes: readonly Success[]): Promise<boolean[]> {
+  async recordSuccesses(successes: readonly Success[]): Promise<boolean[]> {
     const column = <T>(value: (success: Success) => T) => successes.map(value);
     const rows = (await executePrepared(this.db.dataSource, {
       text: `WITH input AS (

@@ -1,13 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { newEnvelope, type EndpointAutoDisabled } from '@payments/events';
-import type { OutboxWriter } from '@payments/messaging';
+import { TurnBatcher, type OutboxWriter } from '@payments/messaging';
 import { failingTooLong, nextStep, signedWebhookHeaders, type NextStep } from '@payments/webhooks';
 import type { EntityManager } from 'typeorm';
 import type { AutoDisableReason, EndpointsRepository } from '../endpoints/endpoints.repository';
 import { isActive } from '../shared/endpoint-row';
 import { webhookAttemptDuration, webhookAttempts, webhookEndpointsDisabled } from '../shared/webhooks-metrics';
 import type { WebhooksDatabase } from '../shared/webhooks-database';
-import type { AttemptRecord, ClaimedDelivery, DeliveriesRepository } from './deliveries.repository';
+import type { AttemptRecord, ClaimedDelivery, DeliveriesRepository, Success } from './deliveries.repository';
 import { signingSecrets } from './signing-secrets';
 import type { SendResult, WebhookSender } from './webhook.sender';
 
@@ -42,6 +42,9 @@ export class DeliveryRunner {
     private readonly outbox: OutboxWriter,
   ) {}
 
+  /** Successes are the hot path of delivery: those finishing together are recorded in one statement. */
+  private readonly successes = new TurnBatcher<Success, boolean>((batch) => this.deliveries.recordSuccesses(batch));
+
   /** `sent` is called once the endpoint has answered (or failed to), before the attempt is recorded. */
   async run(claimed: ClaimedDelivery, sent: () => void = () => undefined): Promise<AttemptResult> {
     const endpoint = claimed.endpoint;
@@ -65,7 +68,7 @@ export class DeliveryRunner {
     // A test event does not count toward the endpoint's health.
     const recorded =
       step.action === 'succeeded'
-        ? await this.deliveries.recordSuccess(claimed, record, claimed.kind !== 'test')
+        ? await this.successes.submit({ claimed, record, healthCounts: claimed.kind !== 'test' })
         : await this.recordFailure(claimed, record, step);
     if (!recorded) {
       // Another instance took the delivery over after this lease ran out (the attempt outlived it).

@@ -1,16 +1,12 @@
 // The dispatcher's parts wired in process on a real database (no Kafka, no Nest): for tests that drive claims,
-// attempts and endpoint health step by step.
+// attempts and endpoint health step by step. Built by createDispatcher, as the service is.
 import type { EventEnvelope } from '@payments/events';
-import { OutboxWriter } from '@payments/messaging';
 import type { DataSource } from 'typeorm';
-import { DeliveriesRepository } from '../../src/deliveries/deliveries.repository';
-import { DeliveryRunner } from '../../src/deliveries/delivery.runner';
-import { WebhookSender, type WebhookSenderOptions } from '../../src/deliveries/webhook.sender';
-import { EndpointEventsHandler } from '../../src/endpoints/endpoint-events.handler';
-import { EndpointsRepository } from '../../src/endpoints/endpoints.repository';
-import { EventsRepository } from '../../src/events/events.repository';
-import { PublicEventsHandler } from '../../src/events/public-events.handler';
-import { WebhooksDatabase } from '../../src/shared/webhooks-database';
+import type { DeliveriesRepository } from '../../src/deliveries/deliveries.repository';
+import type { DeliveryRunner } from '../../src/deliveries/delivery.runner';
+import type { WebhookSender, WebhookSenderOptions } from '../../src/deliveries/webhook.sender';
+import type { WebhooksDatabase } from '../../src/shared/webhooks-database';
+import { createDispatcher, type Dispatcher } from '../../src/webhook-dispatcher.composition';
 import { SECRETS_KEY } from './fixtures';
 
 export interface InProcessDispatcher {
@@ -18,6 +14,7 @@ export interface InProcessDispatcher {
   deliveries: DeliveriesRepository;
   runner: DeliveryRunner;
   sender: WebhookSender;
+  worker: Dispatcher['worker'];
   /** Applies a gateway endpoint event, as the consumer would. */
   apply(envelope: EventEnvelope<unknown>): Promise<unknown>;
   /** Receives a public event, as the consumer would. */
@@ -25,33 +22,25 @@ export interface InProcessDispatcher {
 }
 
 export function inProcessDispatcher(dataSource: DataSource, retryScheduleMs: readonly number[], sending: Partial<WebhookSenderOptions> = {}): InProcessDispatcher {
-  const webhooks = new WebhooksDatabase(dataSource, 'webhooks');
-  const endpoints = new EndpointsRepository(webhooks);
-  const events = new EventsRepository(webhooks);
-  const deliveries = new DeliveriesRepository(webhooks);
-  const endpointEvents = new EndpointEventsHandler(webhooks, endpoints, deliveries, events);
-  const publicEvents = new PublicEventsHandler(events, deliveries);
-  const sender = new WebhookSender({ timeoutMs: 5000, allowInsecure: true, ...sending });
-  const runner = new DeliveryRunner(
-    webhooks,
-    deliveries,
-    endpoints,
-    sender,
-    {
+  const dispatcher = createDispatcher(dataSource, {
+    schema: 'webhooks',
+    sender: { timeoutMs: 5000, allowInsecure: true, ...sending },
+    delivery: {
       userAgent: 'PaymentsWebhooks/1.0',
       retryScheduleMs,
       disableAfterMs: 5 * 24 * 3600 * 1000,
       secretsKey: SECRETS_KEY,
       eventsTopic: 'test.webhooks.events.v1',
     },
-    new OutboxWriter({ schema: 'webhooks' }),
-  );
+    eventRetentionDays: 30,
+  });
   return {
-    webhooks,
-    deliveries,
-    runner,
-    sender,
-    apply: (envelope) => dataSource.transaction((manager) => endpointEvents.handle(envelope as EventEnvelope, manager)),
-    receive: (envelope) => dataSource.transaction((manager) => publicEvents.handle(envelope as EventEnvelope, manager)),
+    webhooks: dispatcher.db,
+    deliveries: dispatcher.deliveries,
+    runner: dispatcher.runner,
+    sender: dispatcher.sender,
+    worker: dispatcher.worker,
+    apply: (envelope) => dataSource.transaction((manager) => dispatcher.endpointEvents.handle(envelope as EventEnvelope, manager)),
+    receive: (envelope) => dataSource.transaction((manager) => dispatcher.publicEvents.handle(envelope as EventEnvelope, manager)),
   };
 }
