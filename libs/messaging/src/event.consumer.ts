@@ -8,7 +8,7 @@ import { InboxPruner } from './inbox.pruner';
 import { InboxStore } from './inbox.store';
 import { InboxTransactions } from './inbox.transactions';
 import { errorMessage, jsonLogger, type MessagingLogger } from './messaging.logger';
-import { assertSchemaName, qualified } from './sql-names';
+import { assertSchemaName, qualified } from '@payments/database';
 import { backoffDelay, sleep } from './wakeup';
 
 export interface EventConsumerHooks {

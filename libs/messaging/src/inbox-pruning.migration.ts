@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { migrationSchema, qualified } from './sql-names';
+import { migrationSchema, qualified } from '@payments/database';
 
 /**
  * Index for the consumer's periodic inbox pruning (rows of one consumer older than the retention), so deleting

@@ -1,15 +1,24 @@
-export * from './messaging.logger';
-export * from './kafka.factory';
-export * from './ensure-topics';
-export * from './sql-names';
-export * from './messaging-tables.migration';
-export * from './inbox-pruning.migration';
-export * from './messaging-migrations';
-export * from './outbox.writer';
-export * from './outbox.relay';
-export * from './event.consumer';
+// Domain events over Kafka with Postgres on both sides: the transactional outbox and its relay, and the
+// consumer with its inbox (exactly-once handling), retries and dead letters.
+
+// Kafka clients and topics.
+export { createKafka, createKafkaLogCreator, createProducer, ACKS_ALL, type CreateKafkaOptions } from './kafka.factory';
+export { ensureTopics } from './ensure-topics';
+export { jsonLogger, errorMessage, type MessagingLogger } from './messaging.logger';
+
+// The outbox: events written in the business transaction, relayed to Kafka.
+export { OutboxWriter, envelopeHeaders, type OutboxWriterOptions } from './outbox.writer';
+export { OutboxRelay, type OutboxRelayHooks, type OutboxRelayOptions, type OutboxRelayStats } from './outbox.relay';
+
+// The consumer: each event handled once, in the handler's transaction.
+export { EventConsumer, type EventConsumerHooks, type EventConsumerOptions, type EventConsumerStats } from './event.consumer';
 export type { EventHandler, HandleOutcome, MessageContext } from './event-handler';
-export { pgClientConfig } from './pg-connection';
+
+// The tables the outbox and inbox need, as migrations to add to a service's own.
+export { MESSAGING_MIGRATIONS } from './messaging-migrations';
+export { MessagingTables1763769600000 } from './messaging-tables.migration';
+export { InboxPruningIndex1763856000000 } from './inbox-pruning.migration';
+
+// Small concurrency tools the services use on their hot paths.
 export { backoffDelay, Wakeup } from './wakeup';
-export * from './sql-statement';
 export { TurnBatcher } from './turn-batcher';

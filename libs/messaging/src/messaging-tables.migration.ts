@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { migrationSchema, qualified } from './sql-names';
+import { migrationSchema, qualified } from '@payments/database';
 
 /**
  * The outbox (events waiting for the relay) and the inbox (events a consumer already handled) in the schema the

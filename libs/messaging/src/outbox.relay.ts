@@ -4,8 +4,9 @@ import type { DataSource } from 'typeorm';
 import { ACKS_ALL } from './kafka.factory';
 import { errorMessage, jsonLogger, type MessagingLogger } from './messaging.logger';
 import { registerLocalRelay } from './outbox.signal';
-import { pgClientConfig } from './pg-connection';
-import { assertSchemaName, outboxChannel, qualified } from './sql-names';
+import { pgClientConfig } from '@payments/database';
+import { assertSchemaName, qualified } from '@payments/database';
+import { outboxChannel } from './outbox-channel';
 import { backoffDelay, sleep, Wakeup } from './wakeup';
 
 export interface OutboxRelayHooks {

@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager, EntitySubscriberInterface, TransactionCommitEvent } from 'typeorm';
-import { outboxChannel } from './sql-names';
+import { outboxChannel } from './outbox-channel';
 
 /**
  * How a committed outbox write wakes the relay. NOTIFY in every writing transaction serialises commits:

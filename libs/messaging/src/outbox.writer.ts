@@ -1,8 +1,8 @@
 import { validateEnvelope, type EventEnvelope } from '@payments/events';
 import type { DataSource, EntityManager } from 'typeorm';
 import { signalCommittedOutboxWrite, signalOutboxWrite } from './outbox.signal';
-import { assertSchemaName, qualified } from './sql-names';
-import type { SqlStatement } from './sql-statement';
+import { assertSchemaName, qualified } from '@payments/database';
+import type { SqlStatement } from '@payments/database';
 
 const ROWS_PER_INSERT = 1000;
 

@@ -1,19 +1,24 @@
-export * from './bootstrap';
-export * from './database/database.module';
-export * from './database/run-migrations';
-export * from './database/table-statistics';
-export * from './errors/api-error';
-export * from './errors/api-exception.filter';
-export * from './health/kafka.health';
-export * from './kafka/kafka.module';
-export * from './kafka/kafka.tokens';
-export * from './logging/log-options';
-export * from './logging/request-id';
-export * from './metrics/metrics';
-export * from './platform.module';
-export * from './platform.tokens';
-export * from './kafka/outbox-relay.host';
-export * from './kafka/event-consumer.host';
+// What a service takes from the platform, by concern. Internals (the Kafka module and its tokens, the health
+// indicator, the log serializers, the metric instances other than the registry) stay inside the lib.
+
+// Starting a service: config, logging, HTTP server, Kafka, database, migrations and shutdown in one call.
+export { bootstrapService, MAX_BODY_BYTES } from './bootstrap';
+
+// Errors in the spec's Error shape.
+export { ApiError } from './errors/api-error';
+export { ApiExceptionFilter } from './errors/api-exception.filter';
+
+// Postgres through TypeORM.
+export { DatabaseModule, dataSourceOptions } from './database/database.module';
+export { runMigrationsLocked } from './database/run-migrations';
+
+// Kafka hosting: the outbox relay and event consumers as Nest providers with health and shutdown.
+export { eventConsumerProvider, type ConsumerDefinition } from './kafka/event-consumer.host';
+
+// Observability.
+export { requestIdFor } from './logging/request-id';
+export { metricsRegistry } from './metrics/metrics';
+
 // The command transport: gateway → owning service over HTTP on the owner's internal port.
 export { commandPattern, serviceOfPattern } from './rpc/command-pattern';
 export { COMMAND_HEADERS, COMMAND_PATH, type RpcReply, type RpcRequest } from './rpc/rpc-message';
@@ -22,5 +27,7 @@ export { ServiceClient, type CommandOptions } from './rpc/service-client';
 export { HttpCommandClient, CommandUnavailableError, type HttpCommandClientOptions } from './rpc/http-command.client';
 export { HttpCommandServer, CommandContext } from './rpc/http-command.server';
 export { type PingAnswer } from './rpc/ping.controller';
+
+// The operations port (metrics, readiness, diagnostics) and readiness checks.
 export { OperationsServer, type OperationsRoute } from './http/operations.server';
 export { Readiness, type ReadinessResult } from './health/readiness';

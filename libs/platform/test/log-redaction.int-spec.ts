@@ -1,4 +1,4 @@
-import { executePrepared } from '@payments/messaging';
+import { executePrepared } from '@payments/database';
 import { createTestDatabase, uniqueName, type TestDatabase } from '@payments/testing';
 import pino from 'pino';
 import { Writable } from 'node:stream';

@@ -1,4 +1,4 @@
-import { migrationSchema } from '@payments/messaging';
+import { migrationSchema } from '@payments/database';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** Merchants' webhook endpoints; signing secrets are stored encrypted (AES-256-GCM, WEBHOOK_SECRETS_KEY). */

@@ -1,4 +1,4 @@
-import { migrationSchema } from '@payments/messaging';
+import { migrationSchema } from '@payments/database';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** Why and when the webhook-dispatcher disabled an endpoint (410, or failing for 5 days), as the merchant sees it. */

@@ -1,4 +1,4 @@
-import { migrationSchema } from '@payments/messaging';
+import { migrationSchema } from '@payments/database';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**

@@ -1,5 +1,5 @@
 import type { Environment } from '@payments/ids';
-import { qualified } from '@payments/messaging';
+import { qualified } from '@payments/database';
 import { DataSource, EntityManager, Not, Repository } from 'typeorm';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 import type { WebhookEndpointState } from './webhook-endpoint.model';

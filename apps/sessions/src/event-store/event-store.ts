@@ -1,5 +1,5 @@
 import type { Environment } from '@payments/ids';
-import { qualified, type SqlStatement } from '@payments/messaging';
+import { qualified, type SqlStatement } from '@payments/database';
 import { QueryFailedError, type EntityManager } from 'typeorm';
 import { ConcurrencyError } from './concurrency.error';
 

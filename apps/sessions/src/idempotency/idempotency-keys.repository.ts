@@ -1,5 +1,5 @@
 import type { Environment } from '@payments/ids';
-import { qualified, type SqlStatement } from '@payments/messaging';
+import { qualified, type SqlStatement } from '@payments/database';
 import type { EntityManager } from 'typeorm';
 
 /** The unique constraint a second claim of one key violates. */

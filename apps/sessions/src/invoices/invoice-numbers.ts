@@ -1,4 +1,4 @@
-import { qualified } from '@payments/messaging';
+import { qualified } from '@payments/database';
 import type { EntityManager } from 'typeorm';
 import type { StreamScope } from '../event-store/event-store';
 

@@ -1,4 +1,4 @@
-import { qualified, type SqlStatement } from '@payments/messaging';
+import { qualified, type SqlStatement } from '@payments/database';
 import type { PaymentRecord } from './payment-record';
 
 /** Payments made when an intent or invoice is paid (the numeric ids refunds address). */

@@ -1,4 +1,4 @@
-import { combineStatements, executePrepared, type SqlStatement } from '@payments/messaging';
+import { combineStatements, executePrepared, type SqlStatement } from '@payments/database';
 import { QueryFailedError, type EntityManager } from 'typeorm';
 import type { ExistingClaim, KeyClaim, SessionStore, SessionWrite, Transaction } from '../command-pipeline/session-store';
 import { ConcurrencyError, isConcurrencyError } from '../event-store/concurrency.error';

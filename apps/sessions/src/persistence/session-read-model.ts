@@ -1,4 +1,4 @@
-import { qualified, type SqlStatement } from '@payments/messaging';
+import { qualified, type SqlStatement } from '@payments/database';
 import type { EntityManager } from 'typeorm';
 import type { StreamScope } from '../event-store/event-store';
 import type { DueSession } from '../expiry/due-session';

@@ -1,5 +1,6 @@
 import { STREAMS, topicName } from '@payments/events';
-import { OutboxWriter, qualified } from '@payments/messaging';
+import { qualified } from '@payments/database';
+import { OutboxWriter } from '@payments/messaging';
 import type { DataSource } from 'typeorm';
 import type { SessionsConfig } from '../config';
 import { EventStore } from '../event-store/event-store';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { randomBase62 } from '@payments/ids';
-import { executePrepared, type SqlStatement } from '@payments/messaging';
+import { executePrepared, type SqlStatement } from '@payments/database';
 import type { WebhookScheme } from '@payments/webhooks';
 import type { EntityManager } from 'typeorm';
 import { activeEndpointSql, type EndpointRow } from '../shared/endpoint-row';

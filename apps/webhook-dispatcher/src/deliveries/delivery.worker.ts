@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { backoffDelay, pgClientConfig, Wakeup } from '@payments/messaging';
+import { pgClientConfig } from '@payments/database';
+import { backoffDelay, Wakeup } from '@payments/messaging';
 import { Client } from 'pg';
 import type { WebhooksDatabase } from '../shared/webhooks-database';
 import { webhookInFlight } from '../shared/webhooks-metrics';

@@ -1,4 +1,4 @@
-import type { SqlStatement } from '@payments/messaging';
+import type { SqlStatement } from '@payments/database';
 import type { WebhookScheme } from '@payments/webhooks';
 import type { EntityManager } from 'typeorm';
 import type { EndpointRow } from '../shared/endpoint-row';

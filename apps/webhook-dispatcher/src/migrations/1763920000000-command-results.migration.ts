@@ -1,4 +1,4 @@
-import { migrationSchema, qualified } from '@payments/messaging';
+import { migrationSchema, qualified } from '@payments/database';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**

@@ -1,4 +1,4 @@
-import { migrationSchema, qualified } from '@payments/messaging';
+import { migrationSchema, qualified } from '@payments/database';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** When the dispatcher first stored an endpoint: the catch-up sweep looks at those first seen lately. */

@@ -1,4 +1,4 @@
-import { assertSchemaName, qualified } from '@payments/messaging';
+import { assertSchemaName, qualified } from '@payments/database';
 import type { DataSource, EntityManager } from 'typeorm';
 
 /** The webhooks schema as the dispatcher's parts see it: table names, the wake-up channel, notifications. */

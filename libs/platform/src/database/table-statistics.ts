@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { ServiceConfig } from '@payments/config';
-import { qualified } from '@payments/messaging';
+import { qualified } from '@payments/database';
 import { DataSource } from 'typeorm';
 
 /** Tables smaller than this many pages (128 KiB) are never analyzed here: any plan is cheap on them. */

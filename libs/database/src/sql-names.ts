@@ -13,11 +13,6 @@ export function qualified(schema: string, table: string): string {
   return `"${assertSchemaName(schema)}"."${table}"`;
 }
 
-/** LISTEN/NOTIFY channel the writer signals after appending to a schema's outbox. */
-export function outboxChannel(schema: string): string {
-  return `${assertSchemaName(schema)}_outbox`;
-}
-
 /** The schema a migration runs in: the one its DataSource is configured with (`public` without one). */
 export function migrationSchema(queryRunner: { connection: { options: object } }): string {
   return (queryRunner.connection.options as { schema?: string }).schema ?? 'public';

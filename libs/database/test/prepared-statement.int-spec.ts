@@ -1,19 +1,19 @@
-import { combineStatements, executePrepared, MessagingTables1763769600000 } from '../src';
+import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import type { DataSource } from 'typeorm';
-import { Cleanup, createDatabase } from './support/fixtures';
+import { combineStatements, executePrepared } from '../src';
 
 // A hot combined write runs as a named prepared statement: parsed once per connection, atomic as before.
 describe('executePrepared', () => {
-  const cleanup = new Cleanup();
+  let database: TestDatabase;
   let db: DataSource;
 
   beforeAll(async () => {
-    const database = await createDatabase('prepared', cleanup);
-    db = await database.dataSource('svc', [MessagingTables1763769600000]);
+    database = await createTestDatabase('prepared');
+    db = await database.dataSource('svc');
     await db.query('CREATE TABLE svc.notes (id text PRIMARY KEY, body text NOT NULL)');
   });
 
-  afterAll(() => cleanup.run());
+  afterAll(() => database.drop());
 
   const write = (id: string, body: string) =>
     combineStatements([

@@ -1,0 +1,4 @@
+// Plain SQL helpers over TypeORM's pg driver, for any service or lib that writes its own statements.
+export { assertSchemaName, migrationSchema, qualified } from './sql-names';
+export { combineStatements, executePrepared, type SqlStatement } from './sql-statement';
+export { pgClientConfig } from './pg-connection';
