@@ -37,13 +37,13 @@ export const FRAMEWORK_IMPORTS = [
   'undici',
   '@payments/platform',
   '@payments/messaging',
-  '@payments/config',
   '@payments/testing',
 ];
 
 /** Domain code: each app's `src/domain/` and the libs tagged layer:domain in their project.json. */
 export const DOMAIN_FILES = [
   'apps/*/src/domain/**/*.ts',
+  'libs/config/src/**/*.ts',
   'libs/contracts/src/**/*.ts',
   'libs/events/src/**/*.ts',
   'libs/ids/src/**/*.ts',

@@ -1,6 +1,7 @@
 // A key written in the repository is public. Every WEBHOOK_SECRETS_KEY value in the deployment files must be
 // refused when NODE_ENV=production (the compose file's and the dev overlay's were accepted before).
-import { ConfigError, loadConfig, WebhookServiceConfig } from '@payments/config';
+import { ConfigError, loadConfig } from '@payments/config';
+import { WebhookServiceConfig } from '@payments/webhooks';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

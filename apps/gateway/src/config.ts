@@ -1,4 +1,4 @@
-import { WebhookServiceConfig } from '@payments/config';
+import { WebhookServiceConfig } from '@payments/webhooks';
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import { ArrayNotEmpty, IsInt, IsUrl, Max, Min } from 'class-validator';

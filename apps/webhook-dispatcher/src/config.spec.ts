@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigError, loadConfig, webhookDnsOptions } from '@payments/config';
+import { ConfigError, loadConfig } from '@payments/config';
+import { webhookDnsOptions } from '@payments/webhooks';
 import { DEFAULT_RETRY_SCHEDULE_MS, DEVELOPMENT_WEBHOOK_SECRETS_KEY } from '@payments/webhooks';
 import { WebhookDispatcherConfig, WEBHOOK_DISPATCHER_DEFAULTS } from './config';
 

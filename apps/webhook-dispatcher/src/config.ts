@@ -1,5 +1,4 @@
-import { WebhookServiceConfig } from '@payments/config';
-import { DEFAULT_RETRY_SCHEDULE_MS, DISABLE_AFTER_FAILING_MS } from '@payments/webhooks';
+import { DEFAULT_RETRY_SCHEDULE_MS, DISABLE_AFTER_FAILING_MS, WebhookServiceConfig } from '@payments/webhooks';
 import { Transform } from 'class-transformer';
 import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { LeaseLongerThanTimeout, parseMillisList } from './config.validators';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
-import { webhookDnsOptions } from '@payments/config';
+import { webhookDnsOptions } from '@payments/webhooks';
 import { STREAMS, topicName, type EventEnvelope } from '@payments/events';
 import { eventConsumerProvider } from '@payments/platform';
 import { parseSecretsKey } from '@payments/webhooks';

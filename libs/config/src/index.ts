@@ -1,5 +1,5 @@
-export * from './config-error';
-export * from './load-config';
-export * from './service-config';
-export * from './config.validators';
-export * from './webhook-service.config';
+// Service settings from the environment: one validated class per service, checked once at start.
+export { ConfigError } from './config-error';
+export { loadConfig } from './load-config';
+export { ServiceConfig } from './service-config';
+export { NotDefaultInProduction, OffInProduction, Parses, parseFlag } from './config.validators';

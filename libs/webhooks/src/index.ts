@@ -7,3 +7,4 @@ export * from './webhook-body';
 export * from './webhook-headers';
 export * from './retry-policy';
 export * from './secret-box';
+export * from './webhook-service.config';

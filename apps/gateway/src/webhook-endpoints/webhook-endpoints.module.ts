@@ -1,8 +1,7 @@
 import { Module } from '@nestjs/common';
 import { STREAMS, topicName } from '@payments/events';
-import { webhookDnsOptions } from '@payments/config';
+import { HostResolver, webhookDnsOptions } from '@payments/webhooks';
 import { eventConsumerProvider, type ConsumerDefinition } from '@payments/platform';
-import { HostResolver } from '@payments/webhooks';
 import { DataSource } from 'typeorm';
 import { GatewayConfig } from '../config';
 import { IdempotencyModule } from '../idempotency/idempotency.module';

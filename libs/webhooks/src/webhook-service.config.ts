@@ -1,8 +1,9 @@
-import { DEVELOPMENT_WEBHOOK_SECRETS_KEY, parseNameServers, parseSecretsKey, PUBLISHED_WEBHOOK_SECRETS_KEYS, type HostResolverOptions } from '@payments/webhooks';
+// The webhook settings live with the webhook code they configure; the config lib stays generic.
+import { NotDefaultInProduction, OffInProduction, parseFlag, Parses, ServiceConfig } from '@payments/config';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsString, Max, Min } from 'class-validator';
-import { NotDefaultInProduction, OffInProduction, parseFlag, Parses } from './config.validators';
-import { ServiceConfig } from './service-config';
+import { parseNameServers, type HostResolverOptions } from './host-resolver';
+import { DEVELOPMENT_WEBHOOK_SECRETS_KEY, parseSecretsKey, PUBLISHED_WEBHOOK_SECRETS_KEYS } from './secret-box';
 
 /** One of the keys written in this repository, however it is spelled (base64 or base64url, padded or not). */
 function isPublishedSecretsKey(value: unknown): boolean {
