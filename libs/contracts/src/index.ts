@@ -1,7 +1,61 @@
-export * from './sessions.contract';
-export * from './webhooks.contract';
-export * from './resource.schemas';
-export * from './resource-views';
+// Each command's request and reply, defined once: schemas (validated at the gateway and parsed again by the owner),
+// the types derived from them, resource views and the request fingerprint for idempotency.
+export {
+  SESSIONS_COMMANDS,
+  SESSIONS_SERVICE,
+  type CancelPaymentIntentCommand,
+  type CreateInvoiceCommand,
+  type CreatePaymentIntentCommand,
+  type CryptoStateResource,
+  type CustomerParams,
+  type GetInvoiceCommand,
+  type GetPaymentIntentCommand,
+  type IntentMethod,
+  type InvoiceEventData,
+  type InvoiceMethod,
+  type InvoicePaymentResource,
+  type InvoiceResource,
+  type InvoiceStatus,
+  type MerchantSettings,
+  type PaymentEventData,
+  type PaymentIntentEventData,
+  type PaymentIntentResource,
+  type PaymentIntentStatus,
+  type SessionParams,
+  type SessionsCommandMap,
+  type SessionsCommandName,
+  type SessionsEnvironment,
+  type SessionsScope,
+  type SimulateInvoiceCommand,
+  type SimulateInvoiceReply,
+  type SimulatePaymentIntentCommand,
+} from './sessions.contract';
+export {
+  WEBHOOKS_COMMANDS,
+  WEBHOOKS_SERVICE,
+  type DeliveryAttemptView,
+  type DeliveryList,
+  type DeliveryView,
+  type EndpointScope,
+  type ListDeliveriesCommand,
+  type ReplayEndpointCommand,
+  type ReplayResult,
+  type ResendDeliveryCommand,
+  type SendTestEventCommand,
+  type WebhookEndpointSnapshot,
+  type WebhookEndpointStatus,
+  type WebhookEnvironment,
+  type WebhooksCommandName,
+} from './webhooks.contract';
+export { INVOICE_SCHEMA, INVOICE_SIMULATE_SCHEMA, PAYMENT_INTENT_SCHEMA } from './resource.schemas';
+export {
+  INVOICE_FINAL_STATUSES,
+  invoiceResourceAt,
+  isFinalInvoiceStatus,
+  isFinalPaymentIntentStatus,
+  PAYMENT_INTENT_FINAL_STATUSES,
+  paymentIntentResourceAt,
+} from './resource-views';
 export {
   CUSTOMER_SCHEMA,
   expiresInSchema,

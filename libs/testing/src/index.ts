@@ -1,5 +1,24 @@
-export * from './services';
-export * from './postgres';
-export * from './kafka';
-export * from './stack';
-export * from './dns-server';
+// Test helpers over the real infrastructure: databases, Kafka topics, service processes and the whole stack,
+// and a DNS server whose answers a test controls.
+export {
+  COMMAND_URL_SETTINGS,
+  exitOf,
+  freePort,
+  REPO_ROOT,
+  startService,
+  type AppName,
+  type RunningService,
+} from './services';
+export { createTestDatabase, uniqueName, type TestDatabase } from './postgres';
+export {
+  collectMessages,
+  deleteNamespaceTopics,
+  groupLag,
+  TEST_KAFKA_BROKERS,
+  testKafka,
+  uniqueTopic,
+  waitFor,
+  type CollectedMessage,
+} from './kafka';
+export { commandUrlSettings, startStack, type ApiResponse, type Stack, type TestMerchant } from './stack';
+export { startTestDnsServer, type TestDnsServer, type TestDnsServerOptions } from './dns-server';
