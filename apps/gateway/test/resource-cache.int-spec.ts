@@ -144,7 +144,7 @@ describe('GETs answered from the gateway read model', () => {
     await producer.disconnect();
     await waitFor(async () => (await redis.hexists(cacheKey(intent.id), 'b')) === 0, 20000, 'the cached intent to be dropped');
     const [parked] = await collectMessages(deadLetterTopic(topic), 1);
-    expect(parked).toMatchObject({ key: intent.id, headers: expect.objectContaining({ 'dead-letter-reason': 'not a readable event' }) });
+    expect(parked).toMatchObject({ key: intent.id, headers: expect.objectContaining({ 'dlq-reason': 'not a readable event', 'dlq-consumer': 'gateway.resource-cache' }) });
     const metrics = await fetch(`${stack.services.gateway!.opsUrl}/metrics`).then((res) => res.text());
     expect(metrics).toMatch(/^resource_invalidation_malformed_events_total 1$/m);
   });

@@ -23,6 +23,17 @@ export type EventHandler = (envelope: EventEnvelope, manager: EntityManager, ctx
 
 export type HandleOutcome = 'handled' | 'duplicate';
 
+/**
+ * Thrown by a handler for an event that can never apply as it is (e.g. amounts that disagree): the event is parked
+ * on the dead-letter topic at once with this reason, without the retries a passing failure gets.
+ */
+export class EventRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EventRefused';
+  }
+}
+
 /** What a handler is told of the message it applies. */
 export function messageContext(item: ValidMessage, attempt: number): MessageContext {
   return {

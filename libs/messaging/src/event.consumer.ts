@@ -3,7 +3,7 @@ import type { Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs';
 import type { DataSource } from 'typeorm';
 import { decodeMessage, type DecodedMessage, type ValidMessage } from './consumer-message.decoder';
 import { DeadLetterPublisher } from './dead-letter.publisher';
-import type { EventHandler, HandleOutcome } from './event-handler';
+import { EventRefused, type EventHandler, type HandleOutcome } from './event-handler';
 import { InboxPruner } from './inbox.pruner';
 import { InboxStore } from './inbox.store';
 import { InboxTransactions } from './inbox.transactions';
@@ -279,9 +279,10 @@ export class EventConsumer {
         this.counters.failedAttempts += 1;
         // An unreachable database is an outage, not a bad event: keep retrying (at the longest delay)
         // instead of parking events that would succeed a minute later.
-        const outage = attempt >= this.attempts && !(await this.databaseReachable());
-        if (attempt >= this.attempts && !outage) {
-          this.logger.error({ ...log, attempt, err: error }, `handler failed ${attempt} times, dead-lettering`);
+        const refused = error instanceof EventRefused;
+        const outage = !refused && attempt >= this.attempts && !(await this.databaseReachable());
+        if (refused || (attempt >= this.attempts && !outage)) {
+          this.logger.error({ ...log, attempt, err: error }, refused ? 'handler refused the event, dead-lettering' : `handler failed ${attempt} times, dead-lettering`);
           await this.deadLetter(item, errorMessage(error), attempt);
           return true;
         }

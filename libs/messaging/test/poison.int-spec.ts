@@ -1,5 +1,5 @@
 import { deadLetterTopic, type EventEnvelope } from '@payments/events';
-import { createProducer, ensureTopics, EventConsumer, MessagingTables1763769600000, type EventConsumerOptions } from '../src';
+import { createProducer, ensureTopics, EventConsumer, EventRefused, MessagingTables1763769600000, type EventConsumerOptions } from '../src';
 import { collectMessages, groupLag, testKafka, uniqueName, uniqueTopic, waitFor } from '@payments/testing';
 import type { Message, Producer } from 'kafkajs';
 import type { DataSource } from 'typeorm';
@@ -106,6 +106,40 @@ describe('poison messages go to the dead-letter topic and do not block the parti
     const aboutPoison = logger.entries.filter((e) => e.context.eventId === poison.id);
     expect(aboutPoison.map((e) => e.level)).toEqual(['warn', 'warn', 'error']);
     expect(logger.entries.filter((e) => e.level === 'error')).toHaveLength(3);
+  });
+
+  it('parks an event its handler refuses at once, without retries, and handles the rest', async () => {
+    const topic = uniqueTopic('refused');
+    await ensureTopics(kafka, [topic, deadLetterTopic(topic)]);
+    const refused = thingHappened(KEY, 1, { poison: true });
+    await producer.send({ topic, acks: -1, messages: [message(refused), message(thingHappened(KEY, 2))] });
+    const calls: string[] = [];
+    const groupId = uniqueName('refused');
+    const consumer = new EventConsumer({
+      kafka,
+      groupId,
+      topics: [topic],
+      dataSource: db,
+      consumerName: 'refused',
+      producer,
+      handler: async (envelope, manager, ctx) => {
+        calls.push(envelope.id);
+        if ((envelope.data as { poison?: boolean }).poison) throw new EventRefused('amounts disagree');
+        await handler(envelope, manager, ctx);
+      },
+      retry: { attempts: 5, initialMs: 5, maxMs: 20 },
+      logger: recordingLogger(),
+    });
+    cleanup.add(() => consumer.stop());
+    const before = await effects();
+    await consumer.start();
+    await waitFor(async () => (await groupLag(kafka, groupId, topic)) === 0, 30_000, 'the consumer to pass every message');
+    await consumer.stop();
+    // Tried once (in its batch), not five times.
+    expect(calls.filter((id) => id === refused.id)).toHaveLength(1);
+    expect(await effects()).toEqual([...before, 2]);
+    const [parked] = await collectMessages(deadLetterTopic(topic), 1, 20_000, kafka);
+    expect(parked!.headers).toMatchObject({ 'dlq-reason': 'amounts disagree', 'dlq-attempts': '1', 'dlq-consumer': 'refused' });
   });
 
   it('stops instead of skipping when the dead-letter topic cannot be written, and the next instance goes on', async () => {

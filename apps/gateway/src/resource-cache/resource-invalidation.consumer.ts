@@ -1,11 +1,11 @@
 import { Logger } from '@nestjs/common';
 import { deadLetterTopic, topicName, STREAMS } from '@payments/events';
-import { createKafka, ensureTopics } from '@payments/messaging';
+import { createKafka, DeadLetterPublisher, ensureTopics } from '@payments/messaging';
 import { metricsRegistry } from '@payments/platform';
-import type { Consumer, Producer } from 'kafkajs';
+import type { Consumer, KafkaMessage, Producer } from 'kafkajs';
 import { Counter } from 'prom-client';
 import type { ResourceCache } from './resource-cache';
-import { resourcesChangedBy, type SessionsMessage } from './resource-invalidation';
+import { resourcesChangedBy } from './resource-invalidation';
 
 const malformedEvents = new Counter({
   name: 'resource_invalidation_malformed_events_total',
@@ -49,6 +49,7 @@ export class ResourceInvalidationConsumer {
     const producer = kafka.producer();
     this.producer = producer;
     await producer.connect();
+    const deadLetters = new DeadLetterPublisher(producer, 'gateway.resource-cache');
     const consumer = kafka.consumer({
       groupId: `${namespace}.gateway.resource-cache`,
       maxWaitTimeInMs: 1000,
@@ -71,7 +72,7 @@ export class ResourceInvalidationConsumer {
           if (changing.length === 0) return;
           const { changed, malformed } = resourcesChangedBy(changing);
           // Parked before the batch is committed: a failed publish leaves the batch to come again.
-          if (malformed.length > 0) await this.deadLetter(producer, batch.topic, malformed);
+          if (malformed.length > 0) await this.deadLetter(deadLetters, batch.topic, batch.partition, malformed);
           await this.cache.invalidate(changed);
         },
       })
@@ -87,12 +88,9 @@ export class ResourceInvalidationConsumer {
     await this.producer?.disconnect();
   }
 
-  private async deadLetter(producer: Producer, topic: string, messages: readonly SessionsMessage[]): Promise<void> {
+  private async deadLetter(deadLetters: DeadLetterPublisher, topic: string, partition: number, messages: readonly KafkaMessage[]): Promise<void> {
     this.logger.error({ topic, count: messages.length, keys: messages.map((m) => m.key?.toString() ?? null) }, 'unreadable sessions events: dead-lettered, their cached resources dropped');
-    await producer.send({
-      topic: deadLetterTopic(topic),
-      messages: messages.map((m) => ({ key: m.key, value: m.value, headers: { 'dead-letter-reason': 'not a readable event', 'dead-letter-consumer': 'gateway.resource-cache' } })),
-    });
+    await deadLetters.publishAll(topic, messages.map((message) => ({ message, where: { topic, partition } })), 'not a readable event', 1);
     malformedEvents.inc(messages.length);
   }
 }

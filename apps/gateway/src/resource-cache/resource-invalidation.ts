@@ -8,11 +8,11 @@ export interface SessionsMessage {
   readonly value: Buffer | string | null;
 }
 
-export interface Invalidation {
+export interface Invalidation<M extends SessionsMessage = SessionsMessage> {
   /** The cached resources the messages changed (or may have). */
   readonly changed: Array<Pick<CachedResourceKey, 'id'>>;
   /** Messages that are not a readable event: dead-lettered and counted by the caller. */
-  readonly malformed: SessionsMessage[];
+  readonly malformed: M[];
 }
 
 /**
@@ -20,9 +20,9 @@ export interface Invalidation {
  * answer is the first version). An event that cannot be read is reported as malformed and its resource (the
  * message key) dropped all the same: dropping a cached resource is always safe, keeping a stale one is not.
  */
-export function resourcesChangedBy(messages: readonly SessionsMessage[]): Invalidation {
+export function resourcesChangedBy<M extends SessionsMessage>(messages: readonly M[]): Invalidation<M> {
   const changed = new Set<string>();
-  const malformed: SessionsMessage[] = [];
+  const malformed: M[] = [];
   for (const message of messages) {
     const event = readEvent(message.value);
     if (event === null) {
