@@ -69,7 +69,7 @@ describe('invoices', () => {
     ]);
     expect(outbox[1]!.data).toEqual({
       object: paid,
-      payment: { id: paid.payment!.reference, method: 'wallet', amount: '74.00', fee: '0.37', net: '73.63', currency: 'USD' },
+      payment: { id: paid.payment!.reference, method: 'wallet', amount: '74.00', fee: '0.37', fee_rate_bps: 50, net: '73.63', currency: 'USD' },
     });
   });
 

@@ -91,7 +91,7 @@ describe('payment intents', () => {
     expect(outbox[1]!.data).not.toHaveProperty('payment');
     expect(outbox[2]!.data).toEqual({
       object: paid,
-      payment: { id: paid.payment_id, method: 'lahza', amount: '74.00', fee: '1.48', net: '72.52', currency: 'USD' },
+      payment: { id: paid.payment_id, method: 'lahza', amount: '74.00', fee: '1.48', fee_rate_bps: 200, net: '72.52', currency: 'USD' },
     });
     for (const envelope of outbox) expect(envelope.correlation_id).toBe(envelope.sequence === 1 ? 'req_2' : 'req_3');
   });

@@ -185,6 +185,8 @@ export interface PaymentEventData {
   method: string;
   amount: string;
   fee: string;
+  /** The rate the fee was computed at, in basis points (half-up to the cent); absent on events before it was carried. */
+  fee_rate_bps?: number;
   net: string;
   currency: 'USD';
 }

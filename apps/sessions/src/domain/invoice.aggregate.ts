@@ -194,6 +194,7 @@ function evolve(state: InvoiceState, event: InvoiceEvent): InvoiceState {
         version,
         status: 'paid',
         paidAt: event.data.paidAt,
+        feeRateBps: event.data.feeRateBps,
         feeCents: event.data.feeCents,
         netCents: event.data.netCents,
         payment: { reference: event.data.paymentId, method: event.data.method, payer: event.data.payer, paidAt: event.data.paidAt },

@@ -274,6 +274,7 @@ function evolve(state: PaymentIntentState, event: PaymentIntentEvent): PaymentIn
         status: 'succeeded',
         paidAt: event.data.paidAt,
         paymentId: event.data.paymentId,
+        feeRateBps: event.data.feeRateBps,
         feeCents: event.data.feeCents,
         netCents: event.data.netCents,
       };

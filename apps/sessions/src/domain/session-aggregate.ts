@@ -99,6 +99,8 @@ export interface SessionState<Status extends string, M extends string> extends O
   readonly feeCents: number;
   /** The amount until paid, then amount - fee. */
   readonly netCents: number;
+  /** The fee rate the payment was charged at (basis points); null until paid. */
+  readonly feeRateBps: number | null;
   readonly failureReason: string | null;
   /** The merchant's fee terms agreed at creation; null means the default schedule. */
   readonly feeSchedule: FeeSchedule | null;
@@ -108,7 +110,7 @@ export interface SessionState<Status extends string, M extends string> extends O
 
 /** The state right after creation: the terms, not paid, version 1. */
 export function initialSessionState<Status extends string, M extends string>(terms: SessionTerms<M>, status: Status): SessionState<Status, M> {
-  return { ...terms, status, paidAt: null, feeCents: 0, netCents: terms.amountCents, failureReason: null, feeSchedule: terms.feeSchedule ?? null, version: 1 };
+  return { ...terms, status, paidAt: null, feeCents: 0, netCents: terms.amountCents, feeRateBps: null, failureReason: null, feeSchedule: terms.feeSchedule ?? null, version: 1 };
 }
 
 /** How a kind of session names itself and folds its events. */

@@ -32,7 +32,7 @@ describe('paymentIntentEnvelopes', () => {
       ['payment_intent.succeeded', 4],
     ]);
     const paid = intent.apply(events);
-    expect(envelopes[1]!.data.payment).toEqual({ id: paid.state.paymentId, method: 'crypto', amount: '74.00', fee: '1.11', net: '72.89', currency: 'USD' });
+    expect(envelopes[1]!.data.payment).toEqual({ id: paid.state.paymentId, method: 'crypto', amount: '74.00', fee: '1.11', fee_rate_bps: 150, net: '72.89', currency: 'USD' });
     for (const envelope of envelopes) expect(validateEnvelope(envelope)).toBe(envelope);
   });
 

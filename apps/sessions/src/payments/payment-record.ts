@@ -13,6 +13,7 @@ export interface PaymentRecord {
   readonly method: string;
   readonly currency: Currency;
   readonly amountCents: number;
+  readonly feeRateBps: number;
   readonly feeCents: number;
   readonly netCents: number;
   readonly paidAt: string;
@@ -25,6 +26,7 @@ export function paymentEventData(payment: PaymentRecord): PaymentEventData {
     method: payment.method,
     amount: formatMoney(payment.amountCents),
     fee: formatMoney(payment.feeCents),
+    fee_rate_bps: payment.feeRateBps,
     net: formatMoney(payment.netCents),
     currency: payment.currency,
   };
@@ -32,7 +34,16 @@ export function paymentEventData(payment: PaymentRecord): PaymentEventData {
 
 /** The payment of a paid session: its amounts, with what only the kind knows (reference, method, time). */
 export function paymentRecord(
-  session: { readonly id: string; readonly merchantId: string; readonly environment: Environment; readonly currency: Currency; readonly amountCents: number; readonly feeCents: number; readonly netCents: number },
+  session: {
+    readonly id: string;
+    readonly merchantId: string;
+    readonly environment: Environment;
+    readonly currency: Currency;
+    readonly amountCents: number;
+    readonly feeRateBps: number | null;
+    readonly feeCents: number;
+    readonly netCents: number;
+  },
   paid: Pick<PaymentRecord, 'id' | 'sourceType' | 'method' | 'paidAt'>,
 ): PaymentRecord {
   return {
@@ -42,7 +53,12 @@ export function paymentRecord(
     sourceId: session.id,
     currency: session.currency,
     amountCents: session.amountCents,
+    feeRateBps: session.feeRateBps ?? paidWithoutRate(session.id),
     feeCents: session.feeCents,
     netCents: session.netCents,
   };
+}
+
+function paidWithoutRate(id: string): never {
+  throw new Error(`session ${id} is not paid: it has no fee rate`);
 }
