@@ -6,8 +6,9 @@ import { ResourceCacheModule } from './resource-cache/resource-cache.module';
 import { CommandClientsModule } from './command-clients/command-clients.module';
 import { SessionsClientModule } from './sessions-client/sessions-client.module';
 import { WebhookEndpointsModule } from './webhook-endpoints/webhook-endpoints.module';
+import { BalanceModule } from './balance/balance.module';
 
 @Module({
-  imports: [CommandClientsModule, ResourceCacheModule, MerchantsModule, ApiAccessModule, IdempotencyModule, SessionsClientModule, WebhookEndpointsModule],
+  imports: [CommandClientsModule, ResourceCacheModule, MerchantsModule, ApiAccessModule, IdempotencyModule, SessionsClientModule, WebhookEndpointsModule, BalanceModule],
 })
 export class GatewayModule {}

@@ -1,14 +1,14 @@
 import 'reflect-metadata';
-import { MESSAGING_MIGRATIONS } from '@payments/messaging';
 import { bootstrapService } from '@payments/platform';
 import { LedgerConfig, LEDGER_DEFAULTS } from './config';
 import { LedgerModule } from './ledger.module';
+import { LEDGER_MIGRATIONS } from './migrations/ledger-schema';
 
 void bootstrapService({
   service: 'ledger',
   imports: [LedgerModule],
   configClass: LedgerConfig,
   defaults: LEDGER_DEFAULTS,
-  database: { migrations: MESSAGING_MIGRATIONS },
+  database: { migrations: LEDGER_MIGRATIONS },
   servesCommands: true,
 });

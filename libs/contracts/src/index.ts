@@ -74,3 +74,16 @@ export {
 } from './command.schemas';
 export { validateCommand, type CommandCheck } from './validate-command';
 export { canonicalJson, requestFingerprint } from './request-fingerprint';
+export {
+  LEDGER_COMMANDS,
+  LEDGER_SERVICE,
+  type BalanceResource,
+  type BalanceTransactionList,
+  type BalanceTransactionResource,
+  type BalanceTransactionType,
+  type GetBalanceCommand,
+  type LedgerCommandName,
+  type LedgerEnvironment,
+  type LedgerScope,
+  type ListBalanceTransactionsCommand,
+} from './ledger.contract';

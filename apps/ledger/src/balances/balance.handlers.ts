@@ -1,0 +1,43 @@
+import type {
+  BalanceResource,
+  BalanceTransactionList,
+  GetBalanceCommand,
+  ListBalanceTransactionsCommand,
+} from '@payments/contracts';
+import { ApiError } from '@payments/platform';
+import { formatMoney } from '@payments/money';
+import type { JournalRepository, StoredPosting } from '../journal/journal.repository';
+import { toBalanceTransaction } from './balance-transaction';
+
+/** Balance reads: straight from the balances the postings keep current, never a scan of the journal. */
+export class BalanceHandlers {
+  constructor(private readonly journal: JournalRepository) {}
+
+  async getBalance(command: GetBalanceCommand): Promise<BalanceResource> {
+    const cents = await this.journal.availableCents(command.merchant_id, command.environment);
+    return { object: 'balance', environment: command.environment, available: [{ amount: formatMoney(cents), currency: 'USD' }] };
+  }
+
+  async listBalanceTransactions(command: ListBalanceTransactionsCommand): Promise<BalanceTransactionList> {
+    const { postings, hasMore } = await this.journal.listPostings({
+      merchantId: command.merchant_id,
+      environment: command.environment,
+      limit: command.limit,
+      ...(command.starting_after ? { startingAfter: await this.cursor(command, command.starting_after, 'starting_after') } : {}),
+      ...(command.ending_before ? { endingBefore: await this.cursor(command, command.ending_before, 'ending_before') } : {}),
+      ...(command.type ? { type: command.type } : {}),
+      ...(command.created_gte ? { createdGte: new Date(command.created_gte) } : {}),
+      ...(command.created_lt ? { createdLt: new Date(command.created_lt) } : {}),
+    });
+    return { object: 'list', data: postings.map(toBalanceTransaction), has_more: hasMore };
+  }
+
+  /** A cursor must be one of the caller's own transactions in the same environment; anything else is a 400 that names nothing. */
+  private async cursor(scope: GetBalanceCommand, id: string, param: string): Promise<StoredPosting> {
+    const posting = await this.journal.findPosting(id);
+    if (!posting || posting.merchantId !== scope.merchant_id || posting.environment !== scope.environment) {
+      throw new ApiError('invalid_request', `${param} is not a balance transaction of this account`, param);
+    }
+    return posting;
+  }
+}

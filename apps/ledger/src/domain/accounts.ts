@@ -1,0 +1,35 @@
+// The ledger's accounts. Each account belongs to one environment, so live and test money never meet in a
+// posting or a balance. Merchant accounts are per merchant and environment; platform accounts per environment.
+import type { Environment } from '@payments/ids';
+
+/** What a merchant is owed (credit-normal: credits raise it). May go negative, and is shown so. */
+export type MerchantAccountKind = 'available';
+/**
+ * fee_revenue: fees earned (credit-normal). clearing: customer funds received and not yet paid out
+ * (debit-normal). adjustments: the other side of operators' corrections (debit-normal).
+ */
+export type PlatformAccountKind = 'fee_revenue' | 'clearing' | 'adjustments';
+
+export interface Account {
+  readonly id: string;
+  readonly environment: Environment;
+  /** Credit-normal accounts show the negated sum of their entries. */
+  readonly normal: 'debit' | 'credit';
+  /** Touched by every posting: its balance is spread over shards so writers do not queue on one row. */
+  readonly hot: boolean;
+}
+
+const PLATFORM_NORMAL: Record<PlatformAccountKind, 'debit' | 'credit'> = { fee_revenue: 'credit', clearing: 'debit', adjustments: 'debit' };
+
+export function merchantAccount(merchantId: string, environment: Environment, kind: MerchantAccountKind = 'available'): Account {
+  return { id: `${merchantId}:${environment}:${kind}`, environment, normal: 'credit', hot: false };
+}
+
+export function platformAccount(kind: PlatformAccountKind, environment: Environment): Account {
+  return { id: `platform:${environment}:${kind}`, environment, normal: PLATFORM_NORMAL[kind], hot: kind !== 'adjustments' };
+}
+
+/** The balance as its owner reads it: credit-normal accounts negate the sum of entries (debits positive). */
+export function shownBalance(account: Pick<Account, 'normal'>, sumOfEntriesCents: bigint): bigint {
+  return account.normal === 'credit' ? -sumOfEntriesCents : sumOfEntriesCents;
+}

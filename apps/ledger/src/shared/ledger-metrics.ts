@@ -1,0 +1,16 @@
+import { metricsRegistry } from '@payments/platform';
+import { Counter } from 'prom-client';
+
+export const postingsWritten = new Counter({
+  name: 'ledger_postings_total',
+  help: 'Postings written to the journal',
+  labelNames: ['kind'] as const,
+  registers: [metricsRegistry],
+});
+
+export const bookingsRefused = new Counter({
+  name: 'ledger_refused_events_total',
+  help: 'Events the ledger would not book (parked on the dead-letter topic with the reason)',
+  labelNames: ['reason'] as const,
+  registers: [metricsRegistry],
+});

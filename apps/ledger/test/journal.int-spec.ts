@@ -1,0 +1,157 @@
+import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import fc from 'fast-check';
+import type { DataSource } from 'typeorm';
+import { checkLedger } from '../src/check/ledger-check';
+import { bookAdjustment, bookPayment, bookRefund, type Posting } from '../src/domain';
+import { JournalRepository } from '../src/journal/journal.repository';
+import { LEDGER_MIGRATIONS } from '../src/migrations/ledger-schema';
+
+// The journal on a real Postgres: postings once, balances kept with them, and the database itself refusing any
+// change to history or an unbalanced posting.
+describe('ledger journal', () => {
+  let database: TestDatabase;
+  let db: DataSource;
+  let journal: JournalRepository;
+  let merchants = 0;
+  const newMerchant = () => `acct_j${(merchants += 1)}`;
+  const at = '2026-11-24T10:00:00.000Z';
+
+  const payment = (merchantId: string, id: string, amount: string, fee: string, net: string, environment: 'live' | 'test' = 'test') =>
+    bookPayment({ eventId: `evt_${id}`, merchantId, environment, source: `pi_${environment}_${id}`, occurredAt: at, payment: { id, method: 'crypto', amount, fee, net, currency: 'USD', fee_rate_bps: 150 } });
+  const post = (posting: Posting, shard = 0) => db.transaction((manager) => journal.post(manager, posting, shard));
+  const check = (merchantId: string | null) => checkLedger(db, { ledger: 'ledger', sessions: 'sessions' }, merchantId);
+
+  beforeAll(async () => {
+    database = await createTestDatabase('ledger');
+    db = await database.dataSource('ledger', LEDGER_MIGRATIONS);
+    journal = new JournalRepository(db, 'ledger');
+  });
+
+  afterAll(() => database?.drop());
+
+  it('posts a payment once however many times it is delivered, and keeps the balance with it', async () => {
+    const merchant = newMerchant();
+    const posting = payment(merchant, '1001', '74.00', '1.11', '72.89');
+    const results = [];
+    for (let i = 0; i < 5; i += 1) results.push(await post(posting, i));
+    expect(results).toEqual([true, false, false, false, false]);
+    expect(await journal.availableCents(merchant, 'test')).toBe(7289n);
+    expect(await db.query('SELECT count(*)::int AS n FROM ledger.entries WHERE posting_id = $1', [posting.id])).toEqual([{ n: 3 }]);
+    expect((await check(merchant)).ok).toBe(true);
+  });
+
+  it('keeps live and test apart: test payments leave the live balance at zero', async () => {
+    const merchant = newMerchant();
+    await post(payment(merchant, '1002', '10.00', '0.15', '9.85', 'test'));
+    expect(await journal.availableCents(merchant, 'test')).toBe(985n);
+    expect(await journal.availableCents(merchant, 'live')).toBe(0n);
+  });
+
+  it('a new merchant has a zero balance', async () => {
+    expect(await journal.availableCents(newMerchant(), 'live')).toBe(0n);
+  });
+
+  it.each([
+    ['UPDATE ledger.entries SET amount_cents = amount_cents + 1'],
+    ['DELETE FROM ledger.entries'],
+    ['TRUNCATE ledger.entries CASCADE'],
+    ["UPDATE ledger.postings SET description = 'edited'"],
+    ['DELETE FROM ledger.postings'],
+  ])('refuses to change history: %s', async (sql) => {
+    await post(payment(newMerchant(), `h${Math.random().toString().slice(2, 10)}`, '5.00', '0.08', '4.92'));
+    await expect(db.query(sql)).rejects.toThrow(/append-only/);
+  });
+
+  it('refuses, at commit, a posting whose entries do not sum to zero', async () => {
+    await expect(
+      db.transaction(async (manager) => {
+        await manager.query(
+          `INSERT INTO ledger.postings (id, kind, merchant_id, environment, source, amount_cents, fee_cents, net_cents, occurred_at)
+           VALUES ('txn_unbalanced', 'adjustment', 'acct_x', 'test', 'k', 100, 0, 100, now())`,
+        );
+        await manager.query(`INSERT INTO ledger.entries (posting_id, account, environment, amount_cents) VALUES ('txn_unbalanced', 'acct_x:test:available', 'test', -100), ('txn_unbalanced', 'platform:test:adjustments', 'test', 99)`);
+      }),
+    ).rejects.toThrow(/not balanced/);
+    expect(await db.query(`SELECT count(*)::int AS n FROM ledger.postings WHERE id = 'txn_unbalanced'`)).toEqual([{ n: 0 }]);
+  });
+
+  it('refuses an entry on an account of the other environment', async () => {
+    await expect(
+      db.transaction(async (manager) => {
+        await manager.query(
+          `INSERT INTO ledger.postings (id, kind, merchant_id, environment, source, amount_cents, fee_cents, net_cents, occurred_at)
+           VALUES ('txn_mixed', 'adjustment', 'acct_x', 'test', 'k', 100, 0, 100, now())`,
+        );
+        await manager.query(`INSERT INTO ledger.entries (posting_id, account, environment, amount_cents) VALUES ('txn_mixed', 'acct_x:live:available', 'test', -100), ('txn_mixed', 'platform:test:adjustments', 'test', 100)`);
+      }),
+    ).rejects.toThrow(/entries_account_environment/);
+  });
+
+  it('ledger check reports a balance that differs from its entries', async () => {
+    const merchant = newMerchant();
+    await post(payment(merchant, '1003', '20.00', '0.30', '19.70'));
+    // Balances are not history: a broken one (here forged) is what the check exists to find.
+    await db.query(`UPDATE ledger.balances SET sum_cents = sum_cents - 1 WHERE account = $1`, [`${merchant}:test:available`]);
+    const report = await check(merchant);
+    expect(report.ok).toBe(false);
+    expect(report.findings.map((f) => f.invariant)).toEqual(
+      expect.arrayContaining(['each stored balance equals the sum of its account entries', "each merchant's available equals its payments' net, less refunds, plus adjustments"]),
+    );
+    await db.query(`UPDATE ledger.balances SET sum_cents = sum_cents + 1 WHERE account = $1`, [`${merchant}:test:available`]);
+    expect((await check(merchant)).ok).toBe(true);
+  });
+
+  // Property: whatever mix of payments, refunds, adjustments and re-deliveries arrives, on whichever shards, each
+  // books once, the check finds nothing, and every balance equals the model's sum to the cent.
+  it('any sequence of payments, refunds, adjustments and re-deliveries leaves a clean journal and exact balances', async () => {
+    const amount = fc.integer({ min: 50, max: 99_999_999 });
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('payment' as const), amount, rate: fc.constantFrom(0, 50, 150, 275), live: fc.boolean() }),
+      fc.record({ kind: fc.constant('refund' as const), amount: fc.integer({ min: 1, max: 1_000_000 }), live: fc.boolean() }),
+      fc.record({ kind: fc.constant('adjustment' as const), amount: fc.integer({ min: -1_000_000, max: 1_000_000 }).filter((n) => n !== 0), live: fc.boolean() }),
+      fc.record({ kind: fc.constant('redeliver' as const), pick: fc.nat() }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 25 }), fc.array(fc.nat({ max: 20 }), { minLength: 1, maxLength: 4 }), async (ops, shards) => {
+        const merchant = newMerchant();
+        const model = { live: 0n, test: 0n };
+        const posted: Posting[] = [];
+        for (const [i, o] of ops.entries()) {
+          const shard = shards[i % shards.length]!;
+          if (o.kind === 'redeliver') {
+            if (posted.length > 0) expect(await post(posted[o.pick % posted.length]!, shard)).toBe(false);
+            continue;
+          }
+          const environment = o.live ? 'live' : 'test';
+          let posting: Posting;
+          if (o.kind === 'payment') {
+            const fee = (BigInt(o.amount) * BigInt(o.rate) + 5_000n) / 10_000n;
+            const cents = (n: bigint) => `${n / 100n}.${String(n % 100n).padStart(2, '0')}`;
+            posting = bookPayment({
+              eventId: `evt_${merchant}_${i}`,
+              merchantId: merchant,
+              environment,
+              source: `pi_${environment}_${i}`,
+              occurredAt: at,
+              payment: { id: `${merchants}${String(i).padStart(4, '0')}`, method: 'crypto', amount: cents(BigInt(o.amount)), fee: cents(fee), net: cents(BigInt(o.amount) - fee), currency: 'USD', fee_rate_bps: o.rate },
+            });
+          } else if (o.kind === 'refund') {
+            posting = bookRefund({ eventId: `evt_r${i}`, refundId: `re_${merchant}_${i}`, paymentId: `p${i}`, merchantId: merchant, environment, amountCents: o.amount, occurredAt: at });
+          } else {
+            posting = bookAdjustment({ key: `k${i}`, merchantId: merchant, environment, amountCents: o.amount, reason: 'property', occurredAt: at });
+          }
+          expect(await post(posting, shard)).toBe(true);
+          posted.push(posting);
+          model[environment] += BigInt(posting.netCents);
+        }
+        expect(await journal.availableCents(merchant, 'live')).toBe(model.live);
+        expect(await journal.availableCents(merchant, 'test')).toBe(model.test);
+        const report = await check(merchant);
+        expect(report.findings).toEqual([]);
+      }),
+      { numRuns: 30 },
+    );
+    // And across every merchant and the sharded platform accounts at once.
+    expect((await check(null)).findings).toEqual([]);
+  });
+});
