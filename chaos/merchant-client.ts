@@ -42,6 +42,12 @@ export class MerchantClient {
     return this.call('GET', `/api/v1/payment-intents/${intentId}`, undefined, undefined, () => undefined);
   }
 
+  /** The available balance in the key's environment, as a MoneyString. */
+  async balance(): Promise<string> {
+    const balance = await this.call('GET', '/api/v1/balance', undefined, undefined, () => undefined);
+    return (balance.available as Array<{ amount: string }>)[0]!.amount;
+  }
+
   async createEndpoint(url: string): Promise<{ id: string; secret: string }> {
     return (await this.call('POST', '/api/v1/webhook-endpoints', randomUUID(), { url, events: ['payment_intent.succeeded'] }, () => undefined)) as never;
   }

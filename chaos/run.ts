@@ -1,7 +1,9 @@
 // The fault suite (`npm run chaos`): N test payments made the way a merchant's server makes them, while the
-// gateway, sessions and the webhook-dispatcher are each killed with SIGKILL and restarted, the Kafka broker is
-// stopped and started, and PostgreSQL is restarted (an immediate shutdown, like a crash). Asserts that nothing
-// was lost or doubled and prints, per fault, how long until creates succeed and webhooks flow again.
+// gateway, sessions, the ledger and the webhook-dispatcher are each killed with SIGKILL and restarted, the Kafka
+// broker is stopped and started, and PostgreSQL is restarted (an immediate shutdown, like a crash). Asserts that
+// nothing was lost or doubled (webhooks, payments, and the ledger: the balance equals the sum of the payments'
+// nets to the cent, and `ledger check` is clean) and prints, per fault, how long until creates succeed and
+// webhooks flow again. The ledger twice over 1,000 payments: `--payments 1000 --faults ledger,ledger`.
 // Usage: node -r ./tools/swc-register.js chaos/run.ts [--payments 400] [--rate 6] [--faults gateway,sessions,...]
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -12,7 +14,7 @@ import { MerchantClient, type PaymentOutcome } from './merchant-client';
 import { PrivateKafka, PrivatePostgres } from './private-infra';
 import { WebhookInbox } from './webhook-inbox';
 
-const FAULTS = ['gateway', 'sessions', 'webhook-dispatcher', 'kafka', 'postgres'] as const;
+const FAULTS = ['gateway', 'sessions', 'ledger', 'webhook-dispatcher', 'kafka', 'postgres'] as const;
 type Fault = (typeof FAULTS)[number];
 
 const arg = (name: string): string | undefined => {
@@ -34,6 +36,12 @@ interface FaultFigures {
   readyToWebhookS: number | null;
 }
 
+/** MoneyString → cents, exactly ("12.30" → 1230). */
+const centsOf = (money: string) => {
+  const [whole, fraction = ''] = money.split('.');
+  return Number(whole) * 100 + Number(fraction.padEnd(2, '0'));
+};
+const moneyOf = (cents: number) => `${Math.trunc(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const seconds = (ms: number) => Math.round(ms / 100) / 10;
 
@@ -46,11 +54,12 @@ async function waitFor<T>(check: () => T | undefined, timeoutMs: number): Promis
   }
 }
 
-function admin(databaseUrl: string, ...args: string[]): Promise<Record<string, string>> {
-  const cli = join(REPO_ROOT, 'dist', 'apps', 'gateway', 'src', 'admin', 'cli.js');
+/** `npm run admin -- ...` as operators run it; resolves its --json output (also when it exits 1 with a report). */
+function admin(databaseUrl: string, ...args: string[]): Promise<Record<string, any>> {
+  const cli = join(REPO_ROOT, 'tools', 'admin.mjs');
   return new Promise((resolve, reject) =>
     execFile(process.execPath, [cli, ...args, '--json'], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' } }, (error, stdout, stderr) =>
-      error ? reject(new Error(`admin ${args.join(' ')}: ${stderr}`)) : resolve(stdout.trim() ? JSON.parse(stdout) : {}),
+      stdout.trim() ? resolve(JSON.parse(stdout)) : reject(new Error(`admin ${args.join(' ')}: ${error?.message ?? ''} ${stderr}`)),
     ),
   );
 }
@@ -75,7 +84,7 @@ async function main(): Promise<number> {
       WEBHOOK_LEASE_MS: '7000',
       RATE_LIMIT_TEST_PER_SEC: '10000',
     };
-    for (const app of ['sessions', 'webhook-dispatcher'] as const) services[app] = await startService(app, { ...common, PORT: String(await freePort()) });
+    for (const app of ['sessions', 'ledger', 'webhook-dispatcher'] as const) services[app] = await startService(app, { ...common, PORT: String(await freePort()) });
     services.gateway = await startService('gateway', { ...common, ...commandUrlSettings(services), PORT: String(await freePort()) });
 
     const merchant = await admin(postgres.url, 'merchant', 'create', '--name', 'Chaos Shop', '--email', 'chaos@example.com');
@@ -134,8 +143,10 @@ async function main(): Promise<number> {
     const paymentIds = new Map<string, string>();
     const notSucceeded: string[] = [];
     const reused: string[] = [];
+    let netCents = 0;
     for (const outcome of outcomes) {
       const intent = await client.get(outcome.intentId);
+      netCents += centsOf(String(intent.net_amount));
       if (intent.status !== 'succeeded') notSucceeded.push(`${outcome.intentId}: ${String(intent.status)}`);
       const paymentId = String(intent.payment_id);
       if (paymentIds.has(paymentId)) reused.push(paymentId);
@@ -153,13 +164,25 @@ async function main(): Promise<number> {
     ).rows[0]!;
     await db.end();
 
-    const lost = failures.length + notSucceeded.length + missingWebhooks.length;
-    const doubled = doubledEvents.length + reused.length + (stored.intents - stored.refs) + Math.max(0, stored.payments - outcomes.length);
+    // The ledger: every payment booked once. Its consumer may still be catching up after the last fault.
+    const expectedBalance = moneyOf(netCents);
+    let balance = await client.balance();
+    const balanceUntil = Date.now() + 60_000;
+    while (balance !== expectedBalance && Date.now() < balanceUntil) {
+      await sleep(250);
+      balance = await client.balance();
+    }
+    const check = await admin(postgres.url, 'ledger', 'check');
+    const ledgerOff = centsOf(balance) - netCents;
+
+    const lost = failures.length + notSucceeded.length + missingWebhooks.length + (ledgerOff < 0 ? 1 : 0);
+    const doubled = doubledEvents.length + reused.length + (stored.intents - stored.refs) + Math.max(0, stored.payments - outcomes.length) + (ledgerOff > 0 ? 1 : 0);
     console.log('');
     console.log(`chaos: ${outcomes.length}/${payments} payments succeeded in ${seconds(Date.now() - started)} s; ${outcomes.reduce((n, o) => n + o.retries, 0)} merchant retries`);
     console.log(`  intents stored ${stored.intents} (distinct references ${stored.refs}), payments stored ${stored.payments}`);
     console.log(`  webhooks: ${inbox.arrivals.length} verified arrivals, ${events.size} intents with payment_intent.succeeded, ${inbox.rejected} rejected`);
-    console.log(`  lost ${lost} (failed ${failures.length}, not succeeded ${notSucceeded.length}, no webhook ${missingWebhooks.length})`);
+    console.log(`  ledger: balance ${balance} USD, sum of the payments' nets ${expectedBalance} USD; ledger check ${check.ok ? 'clean' : `BROKEN: ${JSON.stringify(check.findings)}`} (${String(check.postings)} postings)`);
+    console.log(`  lost ${lost} (failed ${failures.length}, not succeeded ${notSucceeded.length}, no webhook ${missingWebhooks.length}, balance short ${ledgerOff < 0 ? 'yes' : 'no'})`);
     console.log(`  doubled ${doubled} (two succeeded event ids ${doubledEvents.length}, payment id reused ${reused.length}, extra intents ${stored.intents - stored.refs})`);
     console.log('');
     console.log(`  fault                | down → ready | ready → create ok (goal ≤ ${GOAL_CREATE_S} s) | ready → webhook (goal ≤ ${GOAL_WEBHOOK_S} s)`);
@@ -168,7 +191,7 @@ async function main(): Promise<number> {
       console.log(`  ${f.fault.padEnd(20)} | ${f.downS.toFixed(1).padStart(10)} s | ${mark(f.readyToCreateS, GOAL_CREATE_S).padEnd(27)} | ${mark(f.readyToWebhookS, GOAL_WEBHOOK_S)}`);
     }
     for (const line of [...failures, ...notSucceeded, ...missingWebhooks.map((id) => `no webhook for ${id}`)].slice(0, 10)) console.log(`  ! ${line}`);
-    const ok = lost === 0 && doubled === 0 && outcomes.length === payments;
+    const ok = lost === 0 && doubled === 0 && outcomes.length === payments && check.ok === true;
     console.log(`\nchaos: ${ok ? 'passed' : 'FAILED'}: ${lost} lost, ${doubled} doubled`);
     return ok ? 0 : 1;
   } finally {

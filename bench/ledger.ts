@@ -1,0 +1,152 @@
+// The ledger under load: postings per second draining a backlog of payment events (100,000 by default) while
+// merchants read their balance at 500/s, then the lag from a payment's event to its posting at an even 500
+// payments/s. Events go straight to the sessions topic (what sessions publishes), spread over many merchants.
+// Prints figures and the goals beside them; asserts nothing.
+// Usage: node -r ./tools/swc-register.js bench/ledger.ts [--backlog 100000] [--rate 500] [--seconds 20]
+import { randomBytes } from 'node:crypto';
+import autocannon, { type Result } from 'autocannon';
+import { STREAMS, topicName } from '@payments/events';
+import { ensureTopics } from '@payments/messaging';
+import { commandUrlSettings, createTestDatabase, freePort, REPO_ROOT, startService, testKafka, uniqueName, type RunningService } from '@payments/testing';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import type { Producer } from 'kafkajs';
+import { Pool } from 'pg';
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const backlog = arg('backlog', 100_000);
+const rate = arg('rate', 500);
+const seconds = arg('seconds', 20);
+const MERCHANTS = 200;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let serial = 0;
+/** A payment_intent.succeeded as sessions publishes it: 1.5 % of an amount that varies. */
+function paymentEvent(merchantId: string): { key: string; value: string } {
+  serial += 1;
+  const amountCents = 1_000 + (serial % 50_000);
+  const feeCents = Math.floor((amountCents * 150 + 5_000) / 10_000);
+  const money = (cents: number) => `${Math.trunc(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
+  const intentId = `pi_test_${randomBytes(12).toString('hex')}`;
+  const envelope = {
+    id: `evt_${randomBytes(12).toString('hex')}`,
+    type: 'payment_intent.succeeded',
+    schema_version: 1,
+    aggregate_type: 'payment_intent',
+    aggregate_id: intentId,
+    sequence: 3,
+    merchant_id: merchantId,
+    environment: 'test',
+    occurred_at: new Date().toISOString(),
+    correlation_id: 'req_bench_ledger',
+    causation_id: null,
+    data: {
+      payment: { id: String(9_000_000_000_000 + serial), method: 'crypto', amount: money(amountCents), fee: money(feeCents), fee_rate_bps: 150, net: money(amountCents - feeCents), currency: 'USD' },
+    },
+  };
+  return { key: intentId, value: JSON.stringify(envelope) };
+}
+
+function admin(databaseUrl: string, ...args: string[]): Promise<any> {
+  return new Promise((resolve, reject) =>
+    execFile(process.execPath, [join(REPO_ROOT, 'tools/admin.mjs'), ...args, '--json'], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' } }, (error, stdout, stderr) =>
+      stdout.trim() ? resolve(JSON.parse(stdout)) : reject(new Error(`${error?.message} ${stderr}`)),
+    ),
+  );
+}
+
+function load(options: autocannon.Options): Promise<Result> {
+  return new Promise((resolve, reject) => autocannon(options, (error, result) => (error ? reject(error) : resolve(result))));
+}
+
+async function produce(producer: Producer, topic: string, merchants: string[], n: number): Promise<void> {
+  for (let sent = 0; sent < n; sent += 1000) {
+    const messages = Array.from({ length: Math.min(1000, n - sent) }, (_, i) => paymentEvent(merchants[(sent + i) % merchants.length]!));
+    await producer.send({ topic, acks: 1, messages });
+  }
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
+
+async function main(): Promise<void> {
+  const db = await createTestDatabase('bench_ledger');
+  const namespace = uniqueName('bench');
+  const common = { DATABASE_URL: db.url, KAFKA_NAMESPACE: namespace, LOG_LEVEL: 'warn', RATE_LIMIT_TEST_PER_SEC: '100000' };
+  const topic = topicName(namespace, STREAMS.sessions);
+  const kafka = testKafka();
+  const producer = kafka.producer();
+  await producer.connect();
+  const services: RunningService[] = [];
+  const closers: Array<() => Promise<void>> = [];
+  try {
+    await ensureTopics(kafka, [topic]);
+    // The gateway first, to create the reading merchant; the ledger after the backlog is written.
+    const merchant = await admin(db.url, 'merchant', 'create', '--name', 'Bench Ledger', '--email', `${namespace}@example.com`);
+    const merchants = [merchant.merchant_id as string, ...Array.from({ length: MERCHANTS - 1 }, (_, i) => `acct_bench${i}`)];
+    const started = Date.now();
+    await produce(producer, topic, merchants, backlog);
+    console.log(`bench ledger: ${backlog} payment events written in ${((Date.now() - started) / 1000).toFixed(1)} s over ${MERCHANTS} merchants; ${new Date().toISOString()}`);
+
+    const ledger = await startService('ledger', { ...common, PORT: String(await freePort()) });
+    services.push(ledger);
+    const gateway = await startService('gateway', { ...common, ...commandUrlSettings({ ledger }), PORT: String(await freePort()) });
+    services.push(gateway);
+    const bare = await load({ url: `${gateway.url}/health/live`, connections: 32, duration: 3 });
+    console.log(`  this VM's bare HTTP (gateway /health/live, 3 s): ${Math.round(bare.requests.average)} req/s`);
+
+    const pool = new Pool({ connectionString: db.url, max: 2 });
+    closers.push(() => pool.end());
+    const count = async () => Number((await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger.postings`)).rows[0]!.n);
+    // Balance reads at 500/s for as long as the backlog drains.
+    let reads: autocannon.Instance | undefined;
+    const readResult = new Promise<Result>((resolve, reject) => {
+      reads = autocannon(
+        { url: `${gateway.url}/api/v1/balance`, headers: { authorization: `Bearer ${merchant.test_key}` }, connections: 16, overallRate: 500, duration: 3600 },
+        (error, result) => (error ? reject(error) : resolve(result)),
+      );
+    });
+    const drainStarted = Date.now();
+    while ((await count()) < backlog) await sleep(250);
+    const drainS = (Date.now() - drainStarted) / 1000;
+    reads!.stop();
+    const during = await readResult;
+    console.log(`  backlog: ${backlog} postings in ${drainS.toFixed(1)} s = ${Math.round(backlog / drainS)} postings/s (from the ledger's start) — goal ≥ 5,000/s: ${backlog / drainS >= 5000 ? 'met' : 'NOT met'}`);
+    console.log(`  balance reads at 500/s meanwhile: p50 ${during.latency.p50} ms  p99 ${during.latency.p99} ms  non2xx ${during.non2xx} — goal p99 ≤ 20 ms: ${during.latency.p99 <= 20 ? 'met' : 'NOT met'}`);
+
+    // Lag at an even rate: each event's occurred_at is its send time; the posting's created_at its booking.
+    const before = await count();
+    const paced = Date.now();
+    const total = rate * seconds;
+    for (let i = 0; i < total; i += rate / 10) {
+      await sleep(Math.max(0, paced + (i * 1000) / rate - Date.now()));
+      await producer.send({ topic, acks: 1, messages: Array.from({ length: rate / 10 }, (_, j) => paymentEvent(merchants[(i + j) % merchants.length]!)) });
+    }
+    while ((await count()) < before + total) await sleep(250);
+    const lags = (
+      await pool.query<{ ms: string }>(`SELECT extract(epoch FROM created_at - occurred_at) * 1000 AS ms FROM ledger.postings ORDER BY created_at DESC LIMIT $1`, [total])
+    ).rows
+      .map((r) => Number(r.ms))
+      .sort((a, b) => a - b);
+    console.log(
+      `  lag event → posting at ${rate} payments/s for ${seconds} s: p50 ${percentile(lags, 50).toFixed(0)} ms  p99 ${percentile(lags, 99).toFixed(0)} ms  max ${lags.at(-1)?.toFixed(0)} ms — goal p99 ≤ 200 ms: ${percentile(lags, 99) <= 200 ? 'met' : 'NOT met'}`,
+    );
+    const check = await admin(db.url, 'ledger', 'check');
+    console.log(`  ledger check: ${check.ok ? 'clean' : 'BROKEN'} (${check.postings} postings)`);
+  } finally {
+    await producer.disconnect();
+    await Promise.all(services.map((s) => s.stop().catch(() => undefined)));
+    for (const close of closers) await close();
+    await db.drop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
