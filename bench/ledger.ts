@@ -86,16 +86,20 @@ async function main(): Promise<void> {
     // The gateway first, to create the reading merchant; the ledger after the backlog is written.
     const merchant = await admin(db.url, 'merchant', 'create', '--name', 'Bench Ledger', '--email', `${namespace}@example.com`);
     const merchants = [merchant.merchant_id as string, ...Array.from({ length: MERCHANTS - 1 }, (_, i) => `acct_bench${i}`)];
-    const started = Date.now();
-    await produce(producer, topic, merchants, backlog);
-    console.log(`bench ledger: ${backlog} payment events written in ${((Date.now() - started) / 1000).toFixed(1)} s over ${MERCHANTS} merchants; ${new Date().toISOString()}`);
-
-    const ledger = await startService('ledger', { ...common, PORT: String(await freePort()) });
-    services.push(ledger);
+    // Ledger and gateway up (the gateway needs the ledger's command port), the VM's bare HTTP figure, then the
+    // ledger stopped while the backlog is written, and started again on the same ports to drain it.
+    let ledger = await startService('ledger', { ...common, PORT: String(await freePort()) });
     const gateway = await startService('gateway', { ...common, ...commandUrlSettings({ ledger }), PORT: String(await freePort()) });
     services.push(gateway);
     const bare = await load({ url: `${gateway.url}/health/live`, connections: 32, duration: 3 });
+    await ledger.stop();
+    const started = Date.now();
+    await produce(producer, topic, merchants, backlog);
+    console.log(`bench ledger: ${backlog} payment events written in ${((Date.now() - started) / 1000).toFixed(1)} s over ${MERCHANTS} merchants; ${new Date().toISOString()}`);
     console.log(`  this VM's bare HTTP (gateway /health/live, 3 s): ${Math.round(bare.requests.average)} req/s`);
+    const drainStarted = Date.now();
+    ledger = await startService('ledger', ledger.env);
+    services.push(ledger);
 
     const pool = new Pool({ connectionString: db.url, max: 2 });
     closers.push(() => pool.end());
@@ -108,12 +112,11 @@ async function main(): Promise<void> {
         (error, result) => (error ? reject(error) : resolve(result)),
       );
     });
-    const drainStarted = Date.now();
-    while ((await count()) < backlog) await sleep(250);
+    while ((await count()) < backlog) await sleep(100);
     const drainS = (Date.now() - drainStarted) / 1000;
     reads!.stop();
     const during = await readResult;
-    console.log(`  backlog: ${backlog} postings in ${drainS.toFixed(1)} s = ${Math.round(backlog / drainS)} postings/s (from the ledger's start) — goal ≥ 5,000/s: ${backlog / drainS >= 5000 ? 'met' : 'NOT met'}`);
+    console.log(`  backlog: ${backlog} postings in ${drainS.toFixed(1)} s = ${Math.round(backlog / drainS)} postings/s (from the ledger's start, boot included) — goal ≥ 5,000/s: ${backlog / drainS >= 5000 ? 'met' : 'NOT met'}`);
     console.log(`  balance reads at 500/s meanwhile: p50 ${during.latency.p50} ms  p99 ${during.latency.p99} ms  non2xx ${during.non2xx} — goal p99 ≤ 20 ms: ${during.latency.p99 <= 20 ? 'met' : 'NOT met'}`);
 
     // Lag at an even rate: each event's occurred_at is its send time; the posting's created_at its booking.

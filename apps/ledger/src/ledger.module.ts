@@ -28,9 +28,7 @@ const PAYMENTS_CONSUMER = Symbol('PAYMENTS_CONSUMER');
       // Ready once joined: after a restart, "ready" means payments are being booked again.
       { name: 'ledger.payments', topics: (namespace) => [topicName(namespace, STREAMS.sessions)], readyOnceJoined: true },
       PaymentEventsHandler,
-      (handler) => async (envelope, manager, ctx) => {
-        await handler.handle(envelope, manager, ctx);
-      },
+      (handler) => ({ handle: (envelope, manager, ctx) => handler.handle(envelope, manager, ctx), beforeCommit: (manager) => handler.beforeCommit(manager) }),
     ),
   ],
 })

@@ -40,6 +40,17 @@ describe('ledger journal', () => {
     expect((await check(merchant)).ok).toBe(true);
   });
 
+  it("writes a transaction's postings in one statement, skipping repeats within it and ones already booked", async () => {
+    const merchant = newMerchant();
+    const booked = payment(merchant, '2001', '10.00', '0.15', '9.85');
+    await post(booked);
+    const fresh = [payment(merchant, '2002', '20.00', '0.30', '19.70'), payment(merchant, '2003', '30.00', '0.45', '29.55')];
+    const written = await db.transaction((manager) => journal.postAll(manager, [booked, fresh[0]!, fresh[1]!, fresh[0]!], 3));
+    expect(written.map((p) => p.id)).toEqual(fresh.map((p) => p.id));
+    expect(await journal.availableCents(merchant, 'test')).toBe(985n + 1970n + 2955n);
+    expect((await check(merchant)).findings).toEqual([]);
+  });
+
   it('keeps live and test apart: test payments leave the live balance at zero', async () => {
     const merchant = newMerchant();
     await post(payment(merchant, '1002', '10.00', '0.15', '9.85', 'test'));

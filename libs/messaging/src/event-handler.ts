@@ -21,6 +21,13 @@ export interface MessageContext {
  */
 export type EventHandler = (envelope: EventEnvelope, manager: EntityManager, ctx: MessageContext) => Promise<void>;
 
+/**
+ * Runs once per transaction, after the handler has seen each of its events and before it commits: for handlers
+ * that gather their writes and make them in one statement. If it fails, the transaction's events are handled
+ * again one per transaction, as when a handler fails.
+ */
+export type BeforeCommit = (manager: EntityManager) => Promise<void>;
+
 export type HandleOutcome = 'handled' | 'duplicate';
 
 /**

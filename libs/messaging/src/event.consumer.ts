@@ -3,7 +3,7 @@ import type { Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs';
 import type { DataSource } from 'typeorm';
 import { decodeMessage, type DecodedMessage, type ValidMessage } from './consumer-message.decoder';
 import { DeadLetterPublisher } from './dead-letter.publisher';
-import { EventRefused, type EventHandler, type HandleOutcome } from './event-handler';
+import { EventRefused, type BeforeCommit, type EventHandler, type HandleOutcome } from './event-handler';
 import { InboxPruner } from './inbox.pruner';
 import { InboxStore } from './inbox.store';
 import { InboxTransactions } from './inbox.transactions';
@@ -28,6 +28,8 @@ export interface EventConsumerOptions {
   /** Inbox key: one name per logical consumer (the same across its instances). */
   consumerName: string;
   handler: EventHandler;
+  /** See BeforeCommit. */
+  beforeCommit?: BeforeCommit;
   retry?: { attempts?: number; initialMs?: number; maxMs?: number };
   /** Connected producer used for dead-lettering; owned by the caller. */
   producer: Producer;
@@ -116,7 +118,7 @@ export class EventConsumer {
       this.logger,
     );
     this.deadLetters = new DeadLetterPublisher(options.producer, options.consumerName);
-    this.transactions = new InboxTransactions(options.dataSource, this.inbox, options.handler);
+    this.transactions = new InboxTransactions(options.dataSource, this.inbox, options.handler, options.beforeCommit);
   }
 
   /** Joins the group and starts consuming (returns once the consumer is running). */

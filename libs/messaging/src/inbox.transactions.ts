@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { ValidMessage } from './consumer-message.decoder';
-import { messageContext, type EventHandler, type HandleOutcome } from './event-handler';
+import { messageContext, type BeforeCommit, type EventHandler, type HandleOutcome } from './event-handler';
 import type { InboxStore } from './inbox.store';
 
 export type RunResult = { committed: true; outcomes: HandleOutcome[] } | { committed: false; failedAt?: number; error: unknown };
@@ -14,6 +14,7 @@ export class InboxTransactions {
     private readonly dataSource: DataSource,
     private readonly inbox: InboxStore,
     private readonly handler: EventHandler,
+    private readonly beforeCommit: BeforeCommit = async () => undefined,
   ) {}
 
   /** A run of events in one transaction (one inbox statement); on failure, which event failed, if a handler did. */
@@ -34,6 +35,7 @@ export class InboxTransactions {
           progress.failedAt = undefined;
           outcomes.push('handled');
         }
+        await this.beforeCommit(manager);
         return outcomes;
       });
       return { committed: true, outcomes };
@@ -48,6 +50,7 @@ export class InboxTransactions {
       const fresh = await this.inbox.claim(manager, [item.envelope.id]);
       if (fresh.size === 0) return 'duplicate';
       await this.handler(item.envelope, manager, messageContext(item, attempt));
+      await this.beforeCommit(manager);
       return 'handled';
     });
   }

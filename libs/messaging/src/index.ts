@@ -13,7 +13,7 @@ export { OutboxRelay, type OutboxRelayHooks, type OutboxRelayOptions, type Outbo
 // The consumer: each event handled once, in the handler's transaction.
 export { EventConsumer, type EventConsumerHooks, type EventConsumerOptions, type EventConsumerStats } from './event.consumer';
 export { DeadLetterPublisher, type DeadLetter } from './dead-letter.publisher';
-export { EventRefused, type EventHandler, type HandleOutcome, type MessageContext } from './event-handler';
+export { EventRefused, type BeforeCommit, type EventHandler, type HandleOutcome, type MessageContext } from './event-handler';
 
 // The tables the outbox and inbox need, as migrations to add to a service's own.
 export { MESSAGING_MIGRATIONS } from './messaging-migrations';

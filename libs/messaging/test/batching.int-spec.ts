@@ -201,4 +201,45 @@ describe('batched inbox transactions', () => {
     expect(parked!.headers['dlq-reason']).toMatch(/foreign key/);
     expect(parked!.headers).toMatchObject({ 'dlq-original-offset': '1', 'dlq-attempts': '3' });
   });
+  it('runs beforeCommit once per transaction, after its events, and redoes the events one per transaction when it fails', async () => {
+    const topic = uniqueTopic('before_commit');
+    await ensureTopics(kafka, [topic, deadLetterTopic(topic)]);
+    const events = [1, 2, 3].map((sequence) => thingHappened('thing_before_commit', sequence));
+    await producer.send({ topic, acks: -1, messages: events.map((envelope): Message => ({ key: 'thing_before_commit', value: JSON.stringify(envelope) })) });
+    const gathered = new Map<unknown, number[]>();
+    const flushes: number[][] = [];
+    let failFirstFlush = true;
+    const groupId = uniqueName('before_commit');
+    const consumer = new EventConsumer({
+      kafka,
+      groupId,
+      topics: [topic],
+      dataSource: db,
+      consumerName: 'before_commit',
+      producer,
+      retry: { attempts: 3, initialMs: 5, maxMs: 20 },
+      logger: recordingLogger(),
+      handler: async (envelope, manager) => void gathered.set(manager, [...(gathered.get(manager) ?? []), envelope.sequence]),
+      beforeCommit: async (manager) => {
+        const sequences = gathered.get(manager) ?? [];
+        gathered.delete(manager);
+        if (failFirstFlush) {
+          failFirstFlush = false;
+          throw new Error('flush failed');
+        }
+        flushes.push(sequences);
+        for (const sequence of sequences) {
+          await manager.query('INSERT INTO reader.effects (event_id, aggregate_id, sequence) VALUES ($1, $2, $3)', [`${topic}-${sequence}`, 'thing_before_commit', sequence]);
+        }
+      },
+    });
+    cleanup.add(() => consumer.stop());
+    await consumer.start();
+    await waitFor(async () => (await groupLag(kafka, groupId, topic)) === 0, 30_000, 'the consumer to pass every message');
+    await consumer.stop();
+    // The batch's flush failed: nothing of it committed, and each event was handled and flushed on its own.
+    expect(flushes).toEqual([[1], [2], [3]]);
+    const effects = (await db.query("SELECT sequence FROM reader.effects WHERE aggregate_id = 'thing_before_commit' ORDER BY id")) as Array<{ sequence: number }>;
+    expect(effects.map((row) => row.sequence)).toEqual([1, 2, 3]);
+  });
 });

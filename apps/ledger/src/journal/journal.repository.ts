@@ -68,46 +68,68 @@ export class JournalRepository {
    * the hot accounts' balance row this writer adds to (e.g. the Kafka partition: one writer per shard).
    */
   async post(manager: EntityManager, posting: Posting, shard: number): Promise<boolean> {
+    return (await this.postAll(manager, [posting], shard)).length === 1;
+  }
+
+  /**
+   * Several postings in one statement (a consumer transaction's worth): postings, their entries, and each
+   * account's balance change summed, one upsert per balance row. Answers the postings written; those already in
+   * the journal (and a repeat of one within `postings`) write nothing.
+   */
+  async postAll(manager: EntityManager, postings: readonly Posting[], shard: number): Promise<Posting[]> {
+    const unique = [...new Map(postings.map((p) => [p.id, p])).values()];
+    if (unique.length === 0) return [];
     const hotShard = Math.abs(Math.trunc(shard)) % HOT_ACCOUNT_SHARDS;
-    const [row] = (await manager.query(
+    const column = <T>(value: (posting: Posting) => T) => unique.map(value);
+    const entries = unique.flatMap((posting) => posting.entries.map((entry) => ({ posting, entry })));
+    const shards = new Map(entries.map(({ entry }) => [entry.account.id, entry.account.hot ? hotShard : 0]));
+    const rows = (await manager.query(
       `WITH posting AS (
          INSERT INTO ${this.table('postings')}
            (id, kind, merchant_id, environment, source, payment_id, amount_cents, fee_cents, net_cents, event_id, description, occurred_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[],
+                              $10::text[], $11::text[], $12::timestamptz[])
          ON CONFLICT DO NOTHING
          RETURNING id),
        entry AS (
          INSERT INTO ${this.table('entries')} (posting_id, account, environment, amount_cents)
-         SELECT posting.id, e.account, $4, e.amount_cents
-         FROM posting, unnest($13::text[], $14::bigint[]) AS e(account, amount_cents)
+         SELECT e.posting_id, e.account, e.environment, e.amount_cents
+         FROM unnest($13::text[], $14::text[], $15::text[], $16::bigint[]) AS e(posting_id, account, environment, amount_cents)
+         JOIN posting ON posting.id = e.posting_id
          RETURNING account, amount_cents),
+       change AS (
+         SELECT entry.account, s.shard, sum(entry.amount_cents) AS sum_cents
+         FROM entry JOIN unnest($17::text[], $18::smallint[]) AS s(account, shard) USING (account)
+         GROUP BY entry.account, s.shard),
        balance AS (
          INSERT INTO ${this.table('balances')} (account, shard, sum_cents)
-         SELECT entry.account, s.shard, entry.amount_cents
-         FROM entry JOIN unnest($13::text[], $15::smallint[]) AS s(account, shard) USING (account)
-         ORDER BY entry.account
+         SELECT account, shard, sum_cents FROM change ORDER BY account, shard
          ON CONFLICT (account, shard) DO UPDATE SET sum_cents = ${this.table('balances')}.sum_cents + EXCLUDED.sum_cents
          RETURNING 1)
-       SELECT (SELECT count(*) FROM posting)::int AS posted, (SELECT count(*) FROM balance)::int AS balances`,
+       SELECT id, (SELECT count(*) FROM balance) AS balances FROM posting`,
       [
-        posting.id,
-        posting.kind,
-        posting.merchantId,
-        posting.environment,
-        posting.source,
-        posting.paymentId,
-        posting.amountCents,
-        posting.feeCents,
-        posting.netCents,
-        posting.eventId,
-        posting.description,
-        posting.occurredAt,
-        posting.entries.map((e) => e.account.id),
-        posting.entries.map((e) => e.amountCents),
-        posting.entries.map((e) => (e.account.hot ? hotShard : 0)),
+        column((p) => p.id),
+        column((p) => p.kind),
+        column((p) => p.merchantId),
+        column((p) => p.environment),
+        column((p) => p.source),
+        column((p) => p.paymentId),
+        column((p) => p.amountCents),
+        column((p) => p.feeCents),
+        column((p) => p.netCents),
+        column((p) => p.eventId),
+        column((p) => p.description),
+        column((p) => p.occurredAt),
+        entries.map(({ posting }) => posting.id),
+        entries.map(({ entry }) => entry.account.id),
+        entries.map(({ entry }) => entry.account.environment),
+        entries.map(({ entry }) => entry.amountCents),
+        [...shards.keys()],
+        [...shards.values()],
       ],
-    )) as Array<{ posted: number }>;
-    return row!.posted === 1;
+    )) as Array<{ id: string }>;
+    const written = new Set(rows.map((row) => row.id));
+    return unique.filter((posting) => written.has(posting.id));
   }
 
   /** A merchant's available balance in one environment, in cents as shown (0 for a merchant with no posting). */

@@ -10,23 +10,42 @@ import { bookingsRefused, postingsWritten } from '../shared/ledger-metrics';
 /** The sessions events that complete a payment; each carries it in `data.payment`. */
 const PAYMENT_EVENTS = new Set(['payment_intent.succeeded', 'invoice.paid']);
 
+interface Pending {
+  postings: Posting[];
+  /** The partition the transaction's events came from: the hot accounts' balance shard it writes. */
+  shard: number;
+}
+
 /**
  * Books each payment sessions reports, in the consumer's inbox transaction: a re-delivered event finds its inbox
  * row, and the posting's id (derived from the payment) backs that up, so a payment posts once whatever arrives.
  * A payment whose amounts do not add up is refused (dead-lettered with the reason, counted), never posted.
+ * `handle` books each event of a transaction; `beforeCommit` writes them all in one statement.
  */
 export class PaymentEventsHandler {
   private readonly logger = new Logger('PaymentEvents');
+  /** Postings booked in each open transaction, by its EntityManager (dropped with it if the transaction fails). */
+  private readonly pending = new WeakMap<EntityManager, Pending>();
 
   constructor(private readonly journal: JournalRepository) {}
 
-  async handle(envelope: EventEnvelope, manager: EntityManager, ctx: Pick<MessageContext, 'partition'>): Promise<boolean> {
-    if (!PAYMENT_EVENTS.has(envelope.type)) return false;
+  async handle(envelope: EventEnvelope, manager: EntityManager, ctx: Pick<MessageContext, 'partition'>): Promise<void> {
+    if (!PAYMENT_EVENTS.has(envelope.type)) return;
     const posting = this.book(envelope);
-    const posted = await this.journal.post(manager, posting, ctx.partition);
-    if (posted) postingsWritten.inc({ kind: posting.kind });
-    else this.logger.debug({ eventId: envelope.id, postingId: posting.id }, 'payment already booked');
-    return posted;
+    const pending = this.pending.get(manager);
+    if (pending) pending.postings.push(posting);
+    else this.pending.set(manager, { postings: [posting], shard: ctx.partition });
+  }
+
+  async beforeCommit(manager: EntityManager): Promise<void> {
+    const pending = this.pending.get(manager);
+    if (!pending) return;
+    this.pending.delete(manager);
+    const written = await this.journal.postAll(manager, pending.postings, pending.shard);
+    for (const posting of written) postingsWritten.inc({ kind: posting.kind });
+    if (written.length < pending.postings.length) {
+      this.logger.debug({ booked: pending.postings.length, written: written.length }, 'payments already booked were skipped');
+    }
   }
 
   private book(envelope: EventEnvelope): Posting {

@@ -2,11 +2,14 @@ import { BeforeApplicationShutdown, Logger, OnApplicationBootstrap, Provider } f
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { ServiceConfig } from '@payments/config';
 import { deadLetterTopic } from '@payments/events';
-import { ensureTopics, EventConsumer, EventHandler } from '@payments/messaging';
+import { ensureTopics, EventConsumer, type BeforeCommit, type EventHandler } from '@payments/messaging';
 import type { Kafka, Producer } from 'kafkajs';
 import { PinoLogger } from 'nestjs-pino';
 import type { DataSource } from 'typeorm';
 import { KAFKA, KAFKA_PRODUCER } from './kafka.tokens';
+
+/** A handler, or a handler with a step that runs once per transaction before it commits (see BeforeCommit). */
+export type ConsumerHandler = EventHandler | { handle: EventHandler; beforeCommit: BeforeCommit };
 
 export interface ConsumerDefinition {
   /** Inbox and consumer-group name, stable across instances (e.g. `ledger.payments`). */
@@ -34,7 +37,7 @@ export class EventConsumerHost implements OnApplicationBootstrap, BeforeApplicat
   private readonly readyOnceJoined: boolean;
   private stopping = false;
 
-  constructor(definition: ConsumerDefinition, handler: EventHandler, private readonly kafka: Kafka, producer: Producer, dataSource: DataSource, config: ServiceConfig, logger: PinoLogger) {
+  constructor(definition: ConsumerDefinition, handler: ConsumerHandler, private readonly kafka: Kafka, producer: Producer, dataSource: DataSource, config: ServiceConfig, logger: PinoLogger) {
     this.topics = definition.topics(config.KAFKA_NAMESPACE);
     this.name = definition.name;
     this.readyOnceJoined = definition.readyOnceJoined ?? false;
@@ -46,7 +49,7 @@ export class EventConsumerHost implements OnApplicationBootstrap, BeforeApplicat
       consumerName: definition.name,
       topics: this.topics,
       sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
-      handler,
+      ...(typeof handler === 'function' ? { handler } : { handler: handler.handle, beforeCommit: handler.beforeCommit }),
       logger,
       onFatal: (error) => {
         new Logger('EventConsumer').error({ err: error, consumer: definition.name }, 'consumer halted; exiting so the instance restarts');
@@ -90,13 +93,15 @@ export function eventConsumerProvider<T>(
   token: string | symbol,
   definition: ConsumerDefinition,
   handlerOwner: new (...args: never[]) => T,
-  pick: (owner: T) => EventHandler,
+  pick: (owner: T) => ConsumerHandler,
 ): Provider {
   return {
     provide: token,
     inject: [handlerOwner, KAFKA, KAFKA_PRODUCER, getDataSourceToken(), ServiceConfig, PinoLogger],
-    useFactory: (owner: T, kafka: Kafka, producer: Producer, dataSource: DataSource, config: ServiceConfig, logger: PinoLogger) =>
-      new EventConsumerHost(definition, pick(owner).bind(owner), kafka, producer, dataSource, config, logger),
+    useFactory: (owner: T, kafka: Kafka, producer: Producer, dataSource: DataSource, config: ServiceConfig, logger: PinoLogger) => {
+      const handler = pick(owner);
+      return new EventConsumerHost(definition, typeof handler === 'function' ? handler.bind(owner) : handler, kafka, producer, dataSource, config, logger);
+    },
   };
 }
 
