@@ -19,7 +19,7 @@ const PAYMENTS_CONSUMER = Symbol('PAYMENTS_CONSUMER');
     {
       provide: LEDGER,
       inject: [getDataSourceToken(), LedgerConfig],
-      useFactory: (dataSource: DataSource, config: LedgerConfig) => createLedger(dataSource, config.DB_SCHEMA),
+      useFactory: (dataSource: DataSource, config: LedgerConfig) => createLedger(dataSource, { schema: config.DB_SCHEMA, namespace: config.KAFKA_NAMESPACE }),
     },
     { provide: PaymentEventsHandler, inject: [LEDGER], useFactory: (ledger: Ledger) => ledger.payments },
     { provide: BalanceHandlers, inject: [LEDGER], useFactory: (ledger: Ledger) => ledger.balances },

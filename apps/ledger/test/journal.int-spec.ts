@@ -24,7 +24,7 @@ describe('ledger journal', () => {
   beforeAll(async () => {
     database = await createTestDatabase('ledger');
     db = await database.dataSource('ledger', LEDGER_MIGRATIONS);
-    journal = new JournalRepository(db, 'ledger');
+    journal = new JournalRepository(db, 'ledger', 'payments.ledger.events.v1');
   });
 
   afterAll(() => database?.drop());
@@ -35,6 +35,11 @@ describe('ledger journal', () => {
     const results = [];
     for (let i = 0; i < 5; i += 1) results.push(await post(posting, i));
     expect(results).toEqual([true, false, false, false, false]);
+    // One ledger.posting.created for internal teams, from the same transaction.
+    const outbox = (await db.query(`SELECT payload FROM ledger.outbox WHERE payload->>'aggregate_id' = $1`, [posting.id])) as Array<{ payload: any }>;
+    expect(outbox.map((row) => row.payload)).toEqual([
+      expect.objectContaining({ type: 'ledger.posting.created', data: expect.objectContaining({ id: posting.id, kind: 'payment', amount: '74.00', fee: '1.11', net: '72.89' }) }),
+    ]);
     expect(await journal.availableCents(merchant, 'test')).toBe(7289n);
     expect(await db.query('SELECT count(*)::int AS n FROM ledger.entries WHERE posting_id = $1', [posting.id])).toEqual([{ n: 3 }]);
     expect((await check(merchant)).ok).toBe(true);

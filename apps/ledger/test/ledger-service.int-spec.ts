@@ -98,6 +98,12 @@ describe('ledger service', () => {
         },
       ],
     });
+    const [published] = (await collectMessages(topicName(stack.namespace, STREAMS.ledger), 1)).filter((m) => m.key === list.body.data[0].id);
+    expect(JSON.parse(published!.value!)).toMatchObject({
+      type: 'ledger.posting.created',
+      merchant_id: merchant.merchant_id,
+      data: { id: list.body.data[0].id, kind: 'payment', amount: '200.00', fee: '3.00', net: '197.00', payment_id: paid.payment_id, entries: expect.any(Array) },
+    });
     expect(await available(merchant.live_key)).toBe('0.00');
     expect((await call('/api/v1/balance-transactions', merchant.live_key)).body).toEqual({ object: 'list', data: [], has_more: false });
   });

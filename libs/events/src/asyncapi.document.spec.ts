@@ -1,5 +1,6 @@
 import { buildAsyncApiDocument } from './asyncapi.document';
-import { EventTypeRegistry, eventTypes } from './event-type.registry';
+import { eventTypes } from './event-catalogue';
+import { EventTypeRegistry } from './event-type.registry';
 import { PUBLIC_EVENT_TYPES } from './public-event-types';
 import { STREAMS } from './topics';
 
@@ -45,7 +46,8 @@ describe('buildAsyncApiDocument', () => {
       expect(doc.channels[channel]!.messages[type]).toEqual({ $ref: `#/components/messages/${type}` });
       expect(doc.components.messages[type]!.tags).toEqual([{ name: 'public' }]);
     }
-    expect(Object.keys(doc.channels['ledger.events']!.messages)).toEqual([]);
+    expect(Object.keys(doc.channels['ledger.events']!.messages)).toEqual(['ledger.posting.created']);
+    expect(doc.components.messages['ledger.posting.created']!.tags).not.toEqual([{ name: 'public' }]);
   });
 
   it('describes each message as the envelope plus the registered data schema and version', () => {

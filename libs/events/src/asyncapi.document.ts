@@ -1,5 +1,7 @@
 import { ENVELOPE_SCHEMA } from './envelope.schema';
-import { eventTypes, type EventTypeRegistry, type JsonSchema } from './event-type.registry';
+import { eventTypes } from './event-catalogue';
+import type { JsonSchema } from './event-type';
+import type { EventTypeRegistry } from './event-type.registry';
 import { STREAMS, topicName } from './topics';
 
 export interface AsyncApiDocument {

@@ -1,25 +1,4 @@
-import { registerGatewayEventTypes } from './gateway-event-types';
-import { registerPublicEventTypes } from './public-event-types';
-import { registerWebhookEventTypes } from './webhook-event-types';
-import type { StreamName } from './topics';
-
-/** A JSON Schema object (draft-07) for an event's `data`. */
-export type JsonSchema = Record<string, unknown>;
-
-export interface EventTypeDefinition {
-  /** `schema_version` this data schema describes (integer >= 1). */
-  version: number;
-  dataSchema: JsonSchema;
-  /** Stream the type is published on; types without one stay out of the AsyncAPI document. */
-  stream?: StreamName;
-  /** Sent to merchants as a webhook. */
-  public?: boolean;
-  description?: string;
-}
-
-export interface RegisteredEventType extends EventTypeDefinition {
-  type: string;
-}
+import type { EventTypeDefinition, RegisteredEventType } from './event-type';
 
 const TYPE_PATTERN = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
 
@@ -58,23 +37,15 @@ export class EventTypeRegistry {
     return this.types.has(type);
   }
 
-  /** Version 1 of several internal types sharing one data schema and stream: `{type: description}`. */
-  registerAll(descriptions: Record<string, string>, shared: Pick<EventTypeDefinition, 'dataSchema' | 'stream'>): void {
-    for (const [type, description] of Object.entries(descriptions)) this.register(type, { version: 1, ...shared, description });
+  /** A registry holding the given definitions. */
+  static of(definitions: readonly RegisteredEventType[]): EventTypeRegistry {
+    const registry = new EventTypeRegistry();
+    for (const { type, ...definition } of definitions) registry.register(type, definition);
+    return registry;
   }
 
   /** Latest version of every type, sorted by type name. */
   latest(): RegisteredEventType[] {
     return [...this.types.keys()].sort().map((type) => this.get(type)!);
   }
-}
-
-/** The process-wide registry: holds the public, gateway and webhook-dispatcher types from the start; services and tests add their own. */
-export const eventTypes = new EventTypeRegistry();
-registerPublicEventTypes(eventTypes);
-registerGatewayEventTypes(eventTypes);
-registerWebhookEventTypes(eventTypes);
-
-export function registerEventType(type: string, definition: EventTypeDefinition): RegisteredEventType {
-  return eventTypes.register(type, definition);
 }

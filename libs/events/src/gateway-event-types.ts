@@ -1,4 +1,4 @@
-import type { EventTypeRegistry, JsonSchema } from './event-type.registry';
+import { sharedDefinitions, type JsonSchema, type RegisteredEventType } from './event-type';
 import { STREAMS } from './topics';
 
 const dateTime = { type: 'string', format: 'date-time' } as const;
@@ -43,7 +43,8 @@ export const GATEWAY_EVENT_TYPES = {
 
 export type GatewayEventType = keyof typeof GATEWAY_EVENT_TYPES;
 
-/** Registers the gateway's internal types (the process-wide registry does it on creation). */
-export function registerGatewayEventTypes(registry: EventTypeRegistry): void {
-  registry.registerAll(GATEWAY_EVENT_TYPES, { dataSchema: WEBHOOK_ENDPOINT_SNAPSHOT_SCHEMA, stream: STREAMS.gateway });
-}
+/** The gateway's internal types, as definitions. */
+export const GATEWAY_EVENT_DEFINITIONS: readonly RegisteredEventType[] = sharedDefinitions(GATEWAY_EVENT_TYPES, {
+  dataSchema: WEBHOOK_ENDPOINT_SNAPSHOT_SCHEMA,
+  stream: STREAMS.gateway,
+});

@@ -1,6 +1,7 @@
 import type { Environment, EventEnvelope } from './event-envelope';
 import { newEventId } from './event-id';
-import { eventTypes, type EventTypeRegistry } from './event-type.registry';
+import { eventTypes } from './event-catalogue';
+import type { EventTypeRegistry } from './event-type.registry';
 
 export interface NewEnvelopeInput<TData> {
   type: string;

@@ -1,5 +1,5 @@
 import { INVOICE_SCHEMA, PAYMENT_INTENT_SCHEMA } from '@payments/contracts';
-import type { EventTypeDefinition, EventTypeRegistry, JsonSchema } from './event-type.registry';
+import type { JsonSchema, RegisteredEventType } from './event-type';
 import { STREAMS } from './topics';
 
 // Permissive data schemas where nothing more is described yet: the data is an object. Tightening one is a new
@@ -20,6 +20,7 @@ const paymentData = {
     method: { type: 'string' },
     amount: money,
     fee: money,
+    fee_rate_bps: { type: 'integer', minimum: 0, maximum: 10000, description: 'The rate the fee was computed at (basis points, half-up to the cent).' },
     net: money,
     currency: { const: 'USD' },
   },
@@ -55,16 +56,12 @@ export const PUBLIC_EVENT_TYPES = {
 
 export type PublicEventType = keyof typeof PUBLIC_EVENT_TYPES;
 
-/** Registers the public types (the process-wide registry does it on creation). */
-export function registerPublicEventTypes(registry: EventTypeRegistry): void {
-  for (const [type, description] of Object.entries(PUBLIC_EVENT_TYPES)) {
-    const definition: EventTypeDefinition = {
-      version: 1,
-      dataSchema: dataSchemaOf(type),
-      stream: type.startsWith('refund.') ? STREAMS.refunds : STREAMS.sessions,
-      public: true,
-      description,
-    };
-    registry.register(type, definition);
-  }
-}
+/** The public types (sent to merchants as webhooks), as definitions. */
+export const PUBLIC_EVENT_DEFINITIONS: readonly RegisteredEventType[] = Object.entries(PUBLIC_EVENT_TYPES).map(([type, description]) => ({
+  type,
+  version: 1,
+  dataSchema: dataSchemaOf(type),
+  stream: type.startsWith('refund.') ? STREAMS.refunds : STREAMS.sessions,
+  public: true,
+  description,
+}));

@@ -1,5 +1,6 @@
 import { newEnvelope } from './new-envelope';
-import { EventTypeRegistry, registerEventType } from './event-type.registry';
+import { registerEventType } from './event-catalogue';
+import { EventTypeRegistry } from './event-type.registry';
 import { EventValidationError, validateEnvelope } from './validate-envelope';
 
 registerEventType('test.thing_happened', {

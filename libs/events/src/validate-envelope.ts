@@ -2,7 +2,9 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { ENVELOPE_SCHEMA } from './envelope.schema';
 import type { EventEnvelope } from './event-envelope';
-import { eventTypes, type EventTypeRegistry, type RegisteredEventType } from './event-type.registry';
+import { eventTypes } from './event-catalogue';
+import type { RegisteredEventType } from './event-type';
+import type { EventTypeRegistry } from './event-type.registry';
 
 /** Thrown for a value that is not a valid envelope of a registered type; lists every problem found. */
 export class EventValidationError extends Error {

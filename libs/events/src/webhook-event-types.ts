@@ -1,4 +1,4 @@
-import type { EventTypeRegistry, JsonSchema } from './event-type.registry';
+import { sharedDefinitions, type JsonSchema, type RegisteredEventType } from './event-type';
 import { STREAMS } from './topics';
 
 /** Why the webhook-dispatcher stopped delivering to an endpoint on its own. */
@@ -28,7 +28,8 @@ export const WEBHOOK_EVENT_TYPES = {
 
 export type WebhookEventType = keyof typeof WEBHOOK_EVENT_TYPES;
 
-/** Registers the dispatcher's internal types (the process-wide registry does it on creation). */
-export function registerWebhookEventTypes(registry: EventTypeRegistry): void {
-  registry.registerAll(WEBHOOK_EVENT_TYPES, { dataSchema: ENDPOINT_AUTO_DISABLED_SCHEMA, stream: STREAMS.webhooks });
-}
+/** The dispatcher's internal types, as definitions. */
+export const WEBHOOK_EVENT_DEFINITIONS: readonly RegisteredEventType[] = sharedDefinitions(WEBHOOK_EVENT_TYPES, {
+  dataSchema: ENDPOINT_AUTO_DISABLED_SCHEMA,
+  stream: STREAMS.webhooks,
+});

@@ -10,7 +10,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { DataSource } from 'typeorm';
 import { checkLedger, reportLines } from '../check/ledger-check';
 import { LedgerConfig, LEDGER_DEFAULTS } from '../config';
-import { JournalRepository } from '../journal/journal.repository';
+import { createLedger } from '../ledger.composition';
 import { LEDGER_MIGRATIONS } from '../migrations/ledger-schema';
 import { adjust } from './adjustment';
 
@@ -66,7 +66,7 @@ ledger
   .option('--json', 'print one JSON object', false)
   .action((o: { merchant: string; env: 'live' | 'test'; amount: string; reason: string; key: string; json: boolean }) =>
     withLedger(async (dataSource, config) => {
-      const journal = new JournalRepository(dataSource, config.DB_SCHEMA);
+      const journal = createLedger(dataSource, { schema: config.DB_SCHEMA, namespace: config.KAFKA_NAMESPACE }).journal;
       const result = await adjust(journal, { merchantId: o.merchant, environment: o.env, amount: o.amount, reason: o.reason, key: o.key });
       const amount = formatMoney(result.posting.amountCents);
       const available = formatMoney(result.availableCents);

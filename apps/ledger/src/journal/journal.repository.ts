@@ -1,7 +1,9 @@
 import { qualified } from '@payments/database';
+import { OutboxWriter } from '@payments/messaging';
 import type { Environment } from '@payments/ids';
 import type { DataSource, EntityManager } from 'typeorm';
 import { merchantAccount, shownBalance, type Posting, type PostingKind } from '../domain';
+import { postingCreated } from './posting-events';
 
 /** Shards of a hot account's balance (fee revenue, clearing): writers on different shards never wait on each other. */
 export const HOT_ACCOUNT_SHARDS = 8;
@@ -51,12 +53,21 @@ function storedPosting(row: PostingRow): StoredPosting {
   };
 }
 
-/** The journal: postings with their entries, and the balances kept current in the same statement. */
+/**
+ * The journal: postings with their entries, the balances kept current in the same statement, and each new
+ * posting's `ledger.posting.created` in the outbox of the same transaction.
+ */
 export class JournalRepository {
+  private readonly outbox: OutboxWriter;
+
   constructor(
     readonly dataSource: DataSource,
     readonly schema: string,
-  ) {}
+    /** Where the ledger's events go. */
+    private readonly eventsTopic: string,
+  ) {
+    this.outbox = new OutboxWriter({ schema });
+  }
 
   table(name: string): string {
     return qualified(this.schema, name);
@@ -129,7 +140,9 @@ export class JournalRepository {
       ],
     )) as Array<{ id: string }>;
     const written = new Set(rows.map((row) => row.id));
-    return unique.filter((posting) => written.has(posting.id));
+    const posted = unique.filter((posting) => written.has(posting.id));
+    await this.outbox.append(manager, this.eventsTopic, posted.map(postingCreated));
+    return posted;
   }
 
   /** A merchant's available balance in one environment, in cents as shown (0 for a merchant with no posting). */

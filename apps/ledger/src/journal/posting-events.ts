@@ -1,0 +1,31 @@
+import { newEnvelope, type EventEnvelope } from '@payments/events';
+import { formatMoney } from '@payments/money';
+import type { Posting } from '../domain';
+
+/** `ledger.posting.created` for internal teams: the posting with its entries, keyed by the posting's id. */
+export function postingCreated(posting: Posting): EventEnvelope {
+  return newEnvelope({
+    type: 'ledger.posting.created',
+    aggregate_type: 'posting',
+    aggregate_id: posting.id,
+    // A posting never changes: its creation is its only event.
+    sequence: 1,
+    merchant_id: posting.merchantId,
+    environment: posting.environment,
+    correlation_id: posting.eventId ?? posting.id,
+    causation_id: posting.eventId,
+    data: {
+      id: posting.id,
+      kind: posting.kind,
+      merchant_id: posting.merchantId,
+      environment: posting.environment,
+      source: posting.source,
+      payment_id: posting.paymentId,
+      amount: formatMoney(posting.amountCents),
+      fee: formatMoney(posting.feeCents),
+      net: formatMoney(posting.netCents),
+      currency: 'USD',
+      entries: posting.entries.map((entry) => ({ account: entry.account.id, amount: formatMoney(entry.amountCents) })),
+    },
+  });
+}
