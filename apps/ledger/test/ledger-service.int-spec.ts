@@ -66,6 +66,13 @@ describe('ledger service', () => {
     await stack?.stop();
   });
 
+  it('serves the event contract on its operations port, with this deployment\'s topics, and not on the public port', async () => {
+    const doc = await fetch(`${stack.services.ledger!.opsUrl}/asyncapi.json`).then((res) => res.json());
+    expect(doc).toMatchObject({ asyncapi: '3.0.0', channels: { 'ledger.events': { address: `${stack.namespace}.ledger.events.v1` } } });
+    expect(Object.keys(doc.channels['ledger.events'].messages)).toEqual(['ledger.posting.created']);
+    expect((await stack.call('GET', '/asyncapi.json')).status).toBe(404);
+  });
+
   it('a new merchant has a balance of 0.00 in each environment', async () => {
     const res = await call('/api/v1/balance');
     expect(res.status).toBe(200);

@@ -4,6 +4,7 @@ import { MicroserviceOptions } from '@nestjs/microservices';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError, loadConfig, ServiceConfig } from '@payments/config';
+import { buildAsyncApiDocument } from '@payments/events';
 import { Logger } from 'nestjs-pino';
 import pino, { type Logger as PinoInstance } from 'pino';
 import { DatabaseOptions } from './database/database.module';
@@ -104,7 +105,7 @@ export async function bootstrapService<C extends ServiceConfig>(definition: Serv
   if (commands) app.connectMicroservice<MicroserviceOptions>({ strategy: commands }, { inheritAppConfig: true });
   await definition.configure?.(app, config);
 
-  const operations = new OperationsServer(app.get(Readiness), definition.operations?.(app) ?? []);
+  const operations = new OperationsServer(app.get(Readiness), definition.operations?.(app) ?? [], buildAsyncApiDocument(config.KAFKA_NAMESPACE));
   handleShutdownSignals(app, config.SHUTDOWN_TIMEOUT_MS, commands, operations);
 
   if (commands) await app.startAllMicroservices();

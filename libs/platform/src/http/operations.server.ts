@@ -9,9 +9,10 @@ export interface OperationsRoute {
 }
 
 /**
- * The operations port (OPS_PORT): Prometheus metrics, the probes with what is down and why, and a service's
- * diagnostics (the gateway's ping of the command path). For operators and scrapers inside the cluster: neither
- * the compose file nor any Kubernetes Service publishes it, so none of it is reachable from the public port.
+ * The operations port (OPS_PORT): Prometheus metrics, the probes with what is down and why, the event contract
+ * (`/asyncapi.json`, for teams consuming the topics) and a service's diagnostics (the gateway's ping of the
+ * command path). For operators and scrapers inside the cluster: neither the compose file nor any Kubernetes
+ * Service publishes it, so none of it is reachable from the public port.
  */
 export class OperationsServer {
   private readonly server: Server;
@@ -19,6 +20,8 @@ export class OperationsServer {
   constructor(
     private readonly readiness: Readiness,
     private readonly routes: OperationsRoute[] = [],
+    /** The AsyncAPI document of the deployment's topics (their namespace filled in). */
+    private readonly asyncApi?: unknown,
   ) {
     this.server = createServer((req, res) => {
       void this.answer(req).then(
@@ -51,6 +54,7 @@ export class OperationsServer {
     if (req.method !== 'GET') return { status: 404, body: { error: { code: 'not_found', message: 'Not found' } } };
     if (path === '/metrics') return { status: 200, body: await metricsRegistry.metrics(), contentType: metricsRegistry.contentType };
     if (path === '/health/live') return { status: 200, body: { status: 'ok' } };
+    if (path === '/asyncapi.json' && this.asyncApi !== undefined) return { status: 200, body: this.asyncApi };
     if (path === '/health/ready') {
       const { ready, details } = await this.readiness.check();
       return { status: ready ? 200 : 503, body: details };
