@@ -67,7 +67,7 @@ describe('ledger service', () => {
   });
 
   it('serves the event contract on its operations port, with this deployment\'s topics, and not on the public port', async () => {
-    const doc = await fetch(`${stack.services.ledger!.opsUrl}/asyncapi.json`).then((res) => res.json());
+    const doc = (await fetch(`${stack.services.ledger!.opsUrl}/asyncapi.json`).then((res) => res.json())) as any;
     expect(doc).toMatchObject({ asyncapi: '3.0.0', channels: { 'ledger.events': { address: `${stack.namespace}.ledger.events.v1` } } });
     expect(Object.keys(doc.channels['ledger.events'].messages)).toEqual(['ledger.posting.created']);
     expect((await stack.call('GET', '/asyncapi.json')).status).toBe(404);

@@ -48,6 +48,7 @@ describe('classifyAddress', () => {
     ['64:ff9b::127.0.0.1', 'loopback'],
     ['64:ff9b::a9fe:a9fe', 'metadata'],
     ['::127.0.0.1', 'reserved'],
+    ['::8.8.8.8', 'reserved'],
     ['2002:7f00:1::1', 'loopback'],
     ['2002:0808:0808::1', 'reserved'],
     ['fc00::1', 'unique_local'],
