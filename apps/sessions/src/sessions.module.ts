@@ -4,9 +4,8 @@ import type { DataSource } from 'typeorm';
 import { SessionsConfig } from './config';
 import { ExpiryScheduler } from './expiry/expiry.scheduler';
 import { IdempotencyKeysPruner } from './idempotency/idempotency-keys.pruner';
-import { InvoicesController } from './invoices/invoices.controller';
+import { SessionsController } from './commands/sessions.controller';
 import { InvoiceHandlers } from './invoices/invoice.handlers';
-import { PaymentIntentsController } from './payment-intents/payment-intents.controller';
 import { PaymentIntentHandlers } from './payment-intents/payment-intent.handlers';
 import { createSessions, type Sessions } from './sessions.composition';
 import { Clock, SystemClock } from './shared/clock';
@@ -16,7 +15,7 @@ const SESSIONS = Symbol('Sessions');
 
 /** Payment intents and invoices: their commands, event store and read models, and the expiry job (wiring only: see createSessions). */
 @Module({
-  controllers: [PaymentIntentsController, InvoicesController],
+  controllers: [SessionsController],
   providers: [
     { provide: Clock, useClass: SystemClock },
     {

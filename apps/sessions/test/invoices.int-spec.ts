@@ -1,20 +1,13 @@
 import { validateEnvelope } from '@payments/events';
 import { isPaymentId } from '@payments/ids';
 import { uniqueName } from '@payments/testing';
-import { BASE_URL, codeOf, createHarness, invoiceCommand, type SessionsHarness, testMerchant } from './support/sessions-harness';
+import { ORDER_42_INVOICE_UNPAID } from '../src/domain/invoice.fixtures';
+import { BASE_URL, codeOf, invoiceCommand, suiteHarness, testMerchant } from './support/sessions-harness';
 
 // Invoice commands against a real Postgres: numbers, payments, events and outbox.
 describe('invoices', () => {
-  let h: SessionsHarness;
+  const h = suiteHarness();
   const { merchant, scope } = testMerchant();
-
-  beforeAll(async () => {
-    h = await createHarness();
-  });
-
-  afterAll(async () => {
-    await h?.close();
-  });
 
   it('creates a pending invoice numbered from 1001 that expires after 24 h by default', async () => {
     const created = await h.invoices.create(invoiceCommand(merchant, {}, { metadata: { order: '42' } }), 'req_i1');
@@ -23,12 +16,7 @@ describe('invoices', () => {
       number: '1001',
       status: 'pending',
       environment: 'test',
-      amount: '74.00',
-      currency: 'USD',
-      fee: '0.00',
-      net: '74.00',
-      external_ref: 'order-42',
-      description: 'Order 42',
+      ...ORDER_42_INVOICE_UNPAID,
       checkout_url: `${BASE_URL}/checkout/${created.id}`,
       created_at: expect.any(String),
       expires_at: expect.any(String),

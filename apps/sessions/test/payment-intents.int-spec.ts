@@ -3,20 +3,12 @@ import { validateEnvelope } from '@payments/events';
 import { isPaymentId } from '@payments/ids';
 import { uniqueName } from '@payments/testing';
 import { ConcurrencyError } from '../src/event-store/concurrency.error';
-import { BASE_URL, codeOf, createHarness, intentCommand, type SessionsHarness, testMerchant } from './support/sessions-harness';
+import { BASE_URL, codeOf, intentCommand, suiteHarness, testMerchant } from './support/sessions-harness';
 
 // Payment intent commands against a real Postgres: events, read model, payments and outbox in one transaction.
 describe('payment intents', () => {
-  let h: SessionsHarness;
+  const h = suiteHarness();
   const { merchant, scope } = testMerchant();
-
-  beforeAll(async () => {
-    h = await createHarness();
-  });
-
-  afterAll(async () => {
-    await h?.close();
-  });
 
   it('creates an intent: resource, stream version 1, read model and a payment_intent.created event in the outbox', async () => {
     const created = await h.intents.create(

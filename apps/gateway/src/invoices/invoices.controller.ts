@@ -1,13 +1,11 @@
-import { Body, Controller, Get, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { Body, Get, Param, Post } from '@nestjs/common';
 import type { InvoiceResource, SimulateInvoiceReply } from '@payments/contracts';
 import type { CommandOptions } from '@payments/platform';
 import { Auth } from '../auth/auth.decorator';
 import type { AuthContext } from '../auth/auth-context';
-import { IdempotencyKey } from '../idempotency/idempotent.decorator';
 import { Caller } from '../command-clients/command-caller.decorator';
 import { INVOICE_RESPONSE, INVOICE_SIMULATE_RESPONSE } from '../session-routes/response-schemas';
-import { assertTestKey, createCommand, objectCommand, SessionRoute } from '../session-routes/session-routes';
+import { createCommand, CreatedBy, objectCommand, SessionResource, SessionRoute, simulateCommand, type Creator } from '../session-routes/session-routes';
 import { SessionsClient } from '../sessions-client/sessions.client';
 import { apiValidationPipe } from '../validation/api-validation.pipe';
 import { CreateInvoiceDto } from './create-invoice.dto';
@@ -15,21 +13,14 @@ import { SimulateInvoiceDto } from './simulate-invoice.dto';
 
 const ID_PARAM = { name: 'id', schema: { type: 'string', pattern: '^inv_(test_)?[A-Za-z0-9_-]+$' } } as const;
 
-@ApiTags('invoices')
-@ApiBearerAuth()
-@Controller('api/v1/invoices')
+@SessionResource('invoices', 'invoices')
 export class InvoicesController {
   constructor(private readonly sessions: SessionsClient) {}
 
   @Post()
   @SessionRoute({ operationId: 'createInvoice', summary: 'Create an invoice', status: 201, response: INVOICE_RESPONSE, errors: [400, 401, 403, 409, 429, 503], idempotent: true })
-  create(
-    @Auth() auth: AuthContext,
-    @IdempotencyKey() idempotencyKey: string,
-    @Body(apiValidationPipe({ forbidUnknown: true })) params: CreateInvoiceDto,
-    @Caller() caller: CommandOptions,
-  ): Promise<InvoiceResource> {
-    return this.sessions.createInvoice(createCommand(auth, idempotencyKey, params), caller);
+  create(@CreatedBy() creator: Creator, @Body(apiValidationPipe({ forbidUnknown: true })) params: CreateInvoiceDto, @Caller() caller: CommandOptions): Promise<InvoiceResource> {
+    return this.sessions.createInvoice(createCommand(creator, params), caller);
   }
 
   @Get(':id')
@@ -47,13 +38,7 @@ export class InvoicesController {
     idParam: ID_PARAM,
     errors: [400, 401, 403, 404, 409, 429, 503],
   })
-  simulate(
-    @Auth() auth: AuthContext,
-    @Param('id') id: string,
-    @Body(apiValidationPipe({ forbidUnknown: true })) body: SimulateInvoiceDto,
-    @Caller() caller: CommandOptions,
-  ): Promise<SimulateInvoiceReply> {
-    assertTestKey(auth, 'live invoices are paid');
-    return this.sessions.simulateInvoice({ ...objectCommand(auth, 'invoice', id), ...body }, caller);
+  simulate(@Auth() auth: AuthContext, @Param('id') id: string, @Body(apiValidationPipe({ forbidUnknown: true })) body: SimulateInvoiceDto, @Caller() caller: CommandOptions): Promise<SimulateInvoiceReply> {
+    return this.sessions.simulateInvoice(simulateCommand(auth, 'invoice', id, body, 'live invoices are paid'), caller);
   }
 }

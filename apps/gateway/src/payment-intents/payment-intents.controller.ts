@@ -1,13 +1,11 @@
-import { Body, Controller, Get, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { Body, Get, Param, Post } from '@nestjs/common';
 import type { PaymentIntentResource } from '@payments/contracts';
 import type { CommandOptions } from '@payments/platform';
 import { Auth } from '../auth/auth.decorator';
 import type { AuthContext } from '../auth/auth-context';
-import { IdempotencyKey } from '../idempotency/idempotent.decorator';
 import { Caller } from '../command-clients/command-caller.decorator';
 import { PAYMENT_INTENT_RESPONSE } from '../session-routes/response-schemas';
-import { assertTestKey, createCommand, objectCommand, SessionRoute } from '../session-routes/session-routes';
+import { createCommand, CreatedBy, objectCommand, SessionResource, SessionRoute, simulateCommand, type Creator } from '../session-routes/session-routes';
 import { SessionsClient } from '../sessions-client/sessions.client';
 import { apiValidationPipe } from '../validation/api-validation.pipe';
 import { CreatePaymentIntentDto } from './create-payment-intent.dto';
@@ -16,21 +14,19 @@ import { SimulatePaymentIntentDto } from './simulate-payment-intent.dto';
 const ID_PARAM = { name: 'id', schema: { type: 'string', pattern: '^pi_(live|test)_[A-Za-z0-9_-]+$' } } as const;
 const ANSWER = { response: PAYMENT_INTENT_RESPONSE, idParam: ID_PARAM } as const;
 
-@ApiTags('payment intents')
-@ApiBearerAuth()
-@Controller('api/v1/payment-intents')
+@SessionResource('payment-intents', 'payment intents')
 export class PaymentIntentsController {
   constructor(private readonly sessions: SessionsClient) {}
 
   @Post()
   @SessionRoute({ operationId: 'createPaymentIntent', summary: 'Create a payment intent', status: 201, response: PAYMENT_INTENT_RESPONSE, errors: [400, 401, 403, 409, 429, 503], idempotent: true })
   create(
-    @Auth() auth: AuthContext,
-    @IdempotencyKey() idempotencyKey: string,
+    @CreatedBy() creator: Creator,
+    // Top-level fields the DTO does not declare are dropped here, as payment-intent create must; invoices refuse them.
     @Body(apiValidationPipe({ forbidUnknown: false })) params: CreatePaymentIntentDto,
     @Caller() caller: CommandOptions,
   ): Promise<PaymentIntentResource> {
-    return this.sessions.createPaymentIntent(createCommand(auth, idempotencyKey, params), caller);
+    return this.sessions.createPaymentIntent(createCommand(creator, params), caller);
   }
 
   @Get(':id')
@@ -47,8 +43,7 @@ export class PaymentIntentsController {
     @Body(apiValidationPipe({ forbidUnknown: true })) body: SimulatePaymentIntentDto,
     @Caller() caller: CommandOptions,
   ): Promise<PaymentIntentResource> {
-    assertTestKey(auth, 'live payments are made');
-    return this.sessions.simulatePaymentIntent({ ...objectCommand(auth, 'payment_intent', id), ...body }, caller);
+    return this.sessions.simulatePaymentIntent(simulateCommand(auth, 'payment_intent', id, body, 'live payments are made'), caller);
   }
 
   @Post(':id/cancel')

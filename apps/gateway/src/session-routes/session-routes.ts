@@ -1,13 +1,32 @@
-import { applyDecorators, HttpCode } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiParam, ApiResponse } from '@nestjs/swagger';
+import { applyDecorators, Controller, createParamDecorator, ExecutionContext, HttpCode } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { IDEMPOTENCY_KEY_SCHEMA, type MerchantSettings } from '@payments/contracts';
 import { ApiError } from '@payments/platform';
-import type { AuthContext } from '../auth/auth-context';
+import { authOf, type AuthContext } from '../auth/auth-context';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import { ApiErrors } from './api-error.responses';
 import { merchantSettings } from './merchant-settings';
 import { requireObjectId } from './object-id';
+
+/** A session resource's controller: its path under /api/v1 and its tag in the API document, with bearer auth. */
+export function SessionResource(path: string, tag: string): ClassDecorator {
+  return applyDecorators(ApiTags(tag), ApiBearerAuth(), Controller(`api/v1/${path}`));
+}
+
+/** Who creates: the caller's key and the request's Idempotency-Key (checked by the route's interceptor). */
+export interface Creator {
+  auth: AuthContext;
+  idempotencyKey: string;
+}
+
+/** Route parameter of a create: the Creator. */
+export const CreatedBy = createParamDecorator((_data: unknown, context: ExecutionContext): Creator => {
+  const request = context.switchToHttp().getRequest<FastifyRequest>();
+  if (request.idempotencyKey === undefined) throw new ApiError('internal_error', 'An internal error occurred.');
+  return { auth: authOf(request), idempotencyKey: request.idempotencyKey };
+});
 
 /** One route of the session APIs (payment intents, invoices) as the API document shows it. */
 export interface SessionOperation {
@@ -42,8 +61,7 @@ export function scopeOf(auth: AuthContext): { merchant_id: string; environment: 
 
 /** A create command: the scope, the key, what sessions must know of the merchant, and the params. */
 export function createCommand<P extends object>(
-  auth: AuthContext,
-  idempotencyKey: string,
+  { auth, idempotencyKey }: Creator,
   params: P,
 ): { merchant_id: string; environment: AuthContext['environment']; idempotency_key: string; merchant: MerchantSettings; params: P } {
   return { ...scopeOf(auth), idempotency_key: idempotencyKey, merchant: merchantSettings(auth), params: { ...params } };
@@ -57,4 +75,10 @@ export function objectCommand(auth: AuthContext, kind: 'payment_intent' | 'invoi
 /** Simulations are for test keys; live sessions are paid at checkout. */
 export function assertTestKey(auth: AuthContext, livePaidHow: string): void {
   if (auth.environment === 'live') throw new ApiError('live_mode_not_allowed', `Simulate works with test keys only; ${livePaidHow} at checkout.`);
+}
+
+/** A simulate command: test keys only (403 first), then the object (404 for an id of another kind), then the body. */
+export function simulateCommand<B extends object>(auth: AuthContext, kind: 'payment_intent' | 'invoice', id: string, body: B, livePaidHow: string) {
+  assertTestKey(auth, livePaidHow);
+  return { ...objectCommand(auth, kind, id), ...body };
 }

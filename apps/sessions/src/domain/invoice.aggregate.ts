@@ -12,7 +12,7 @@ import { DEFAULT_FEE_SCHEDULE, feeFor, type FeeSchedule } from '@payments/money'
 import { DomainError } from './domain-error';
 import type { InvoiceCreated, InvoiceEvent, InvoicePayer } from './invoice.events';
 import { maskPhone } from './phone-mask';
-import { initialSessionState, SessionAggregate, sessionTerms, type CreateSessionInput, type SessionRules, type SessionState } from './session-aggregate';
+import { fromStream, initialSessionState, SessionAggregate, sessionTerms, type CreateSessionInput, type SessionRules, type SessionState } from './session-aggregate';
 import { DEFAULT_INVOICE_EXPIRES_IN_SECONDS, INVOICE_PAYMENT_METHODS, isoTime, type InvoicePaymentMethod } from './session-types';
 
 import { isFinalInvoiceStatus, type InvoiceStatus } from '@payments/contracts';
@@ -72,37 +72,23 @@ export type SimulateInvoiceInput =
   | { readonly result: 'failed'; readonly method?: InvoicePaymentMethod; readonly reason?: string; readonly now: Date }
   | { readonly result: 'expired'; readonly now: Date };
 
-const RULES: SessionRules<InvoiceState, InvoiceEvent, InvoiceStatus> = { label: 'invoice', article: 'an', isFinal: isFinalInvoiceStatus, evolve };
+// What makes an invoice a session of its own kind: its name, final statuses, fold and expiry event.
+const RULES: SessionRules<InvoiceState, InvoiceEvent, InvoiceStatus> = { label: 'invoice', article: 'an', isFinal: isFinalInvoiceStatus, evolve, expiredEvent: expired, wrap: (state) => Invoice.fromState(state) };
+const TERMS = { label: 'invoice', environmentOf: environmentOfInvoiceId, methods: INVOICE_PAYMENT_METHODS, defaultExpiresInSeconds: DEFAULT_INVOICE_EXPIRES_IN_SECONDS };
 
 export class Invoice extends SessionAggregate<InvoiceState, InvoiceEvent, InvoiceStatus, InvoicePaymentMethod> {
   private constructor(state: InvoiceState) {
     super(state, RULES);
   }
 
-  protected with(state: InvoiceState): this {
-    return new Invoice(state) as this;
-  }
-
-  protected expired(now: Date): InvoiceEvent {
-    return expired(now);
-  }
-
   static create(input: CreateInvoiceInput): InvoiceEvent[] {
     if (!/^\d{1,20}$/.test(input.number)) throw new DomainError('invalid_request', 'invoice number must be digits');
-    const terms = sessionTerms(input, {
-      label: 'invoice',
-      environmentOf: environmentOfInvoiceId,
-      methods: INVOICE_PAYMENT_METHODS,
-      defaultExpiresInSeconds: DEFAULT_INVOICE_EXPIRES_IN_SECONDS,
-    });
-    const created: InvoiceCreated = { type: 'InvoiceCreated', data: { ...terms, number: input.number } };
+    const created: InvoiceCreated = { type: 'InvoiceCreated', data: { ...sessionTerms(input, TERMS), number: input.number } };
     return [created];
   }
 
   static fromEvents(events: readonly InvoiceEvent[]): Invoice {
-    const [first, ...rest] = events;
-    if (first?.type !== 'InvoiceCreated') throw new Error('an invoice stream starts with InvoiceCreated');
-    return new Invoice(initialState(first)).apply(rest);
+    return fromStream(events, { type: 'InvoiceCreated', name: 'an invoice' }, (created: InvoiceCreated) => new Invoice(initialState(created)));
   }
 
   /** Wraps a state already built (e.g. a read-model row or snapshot) to query it. */

@@ -3,6 +3,9 @@ import { newInvoiceId, newPaymentId, type Environment } from '@payments/ids';
 import { Invoice, type CreateInvoiceInput, type InvoiceStatus } from './invoice.aggregate';
 import { at, T0 } from './payment-intent.fixtures';
 
+/** What the order-42 invoice of createInvoiceInput shows of its money and reference while unpaid. */
+export const ORDER_42_INVOICE_UNPAID = { amount: '74.00', currency: 'USD', fee: '0.00', net: '74.00', external_ref: 'order-42', description: 'Order 42' } as const;
+
 export function createInvoiceInput(overrides: Partial<CreateInvoiceInput> = {}): CreateInvoiceInput {
   const environment: Environment = overrides.environment ?? 'live';
   return {
@@ -19,9 +22,8 @@ export function createInvoiceInput(overrides: Partial<CreateInvoiceInput> = {}):
   };
 }
 
-export function newInvoice(overrides: Partial<CreateInvoiceInput> = {}): Invoice {
-  return Invoice.fromEvents(Invoice.create(createInvoiceInput(overrides)));
-}
+/** A pending invoice, rebuilt from its creation as the pipeline does. */
+export const newInvoice = (overrides: Partial<CreateInvoiceInput> = {}): Invoice => Invoice.fromEvents(Invoice.create(createInvoiceInput(overrides)));
 
 /** An invoice brought into the status through the public commands (default expiry: 24 h after T0). */
 export function invoiceIn(status: InvoiceStatus, overrides: Partial<CreateInvoiceInput> = {}): Invoice {

@@ -1,5 +1,5 @@
 import { newPaymentId } from '@payments/ids';
-import { invoiceIn, newInvoice } from './invoice.fixtures';
+import { invoiceIn, newInvoice, ORDER_42_INVOICE_UNPAID } from './invoice.fixtures';
 import { invoiceResourceAt, toInvoiceResource } from './invoice.resource';
 import { at } from './payment-intent.fixtures';
 
@@ -13,12 +13,7 @@ describe('toInvoiceResource', () => {
       number: '1001',
       status: 'pending',
       environment: 'live',
-      amount: '74.00',
-      currency: 'USD',
-      fee: '0.00',
-      net: '74.00',
-      external_ref: 'order-42',
-      description: 'Order 42',
+      ...ORDER_42_INVOICE_UNPAID,
       checkout_url: `https://pay.example.com/checkout/${invoice.id}`,
       created_at: '2025-03-01T10:00:00.000Z',
       expires_at: '2025-03-02T10:00:00.000Z',

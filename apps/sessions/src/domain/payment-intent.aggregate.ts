@@ -20,7 +20,7 @@ import type {
   PaymentIntentSucceeded,
   PaymentIntentCryptoTransferReceived,
 } from './payment-intent.events';
-import { initialSessionState, SessionAggregate, sessionTerms, type CreateSessionInput, type SessionRules, type SessionState } from './session-aggregate';
+import { fromStream, initialSessionState, SessionAggregate, sessionTerms, type CreateSessionInput, type SessionRules, type SessionState } from './session-aggregate';
 import { DEFAULT_INTENT_EXPIRES_IN_SECONDS, INTENT_PAYMENT_METHODS, isoTime, type IntentPaymentMethod } from './session-types';
 
 import { isFinalPaymentIntentStatus, type PaymentIntentStatus } from '@payments/contracts';
@@ -58,11 +58,14 @@ export type SimulatePaymentIntentInput =
     }
   | { readonly result: 'failed'; readonly method?: IntentPaymentMethod; readonly reason?: string; readonly now: Date };
 
+const TERMS = { label: 'payment intent', environmentOf: environmentOfPaymentIntentId, methods: INTENT_PAYMENT_METHODS, defaultExpiresInSeconds: DEFAULT_INTENT_EXPIRES_IN_SECONDS };
 const RULES: SessionRules<PaymentIntentState, PaymentIntentEvent, PaymentIntentStatus> = {
   label: 'payment intent',
   article: 'a',
   isFinal: isFinalPaymentIntentStatus,
   evolve,
+  wrap: (state) => PaymentIntent.fromState(state),
+  expiredEvent: (now) => ({ type: 'PaymentIntentExpired', data: { expiredAt: isoTime(now) } }),
 };
 
 export class PaymentIntent extends SessionAggregate<PaymentIntentState, PaymentIntentEvent, PaymentIntentStatus, IntentPaymentMethod> {
@@ -70,31 +73,16 @@ export class PaymentIntent extends SessionAggregate<PaymentIntentState, PaymentI
     super(state, RULES);
   }
 
-  protected with(state: PaymentIntentState): this {
-    return new PaymentIntent(state) as this;
-  }
-
-  protected expired(now: Date): PaymentIntentEvent {
-    return { type: 'PaymentIntentExpired', data: { expiredAt: isoTime(now) } };
-  }
-
   /** Validates the request and returns the creation event. */
   static create(input: CreatePaymentIntentInput): PaymentIntentEvent[] {
-    const terms = sessionTerms(input, {
-      label: 'payment intent',
-      environmentOf: environmentOfPaymentIntentId,
-      methods: INTENT_PAYMENT_METHODS,
-      defaultExpiresInSeconds: DEFAULT_INTENT_EXPIRES_IN_SECONDS,
-    });
-    const created: PaymentIntentCreated = { type: 'PaymentIntentCreated', data: terms };
+    const created: PaymentIntentCreated = { type: 'PaymentIntentCreated', data: sessionTerms(input, TERMS) };
     return [created];
   }
 
   /** Rebuilds the aggregate from its stream (the first event must be the creation). */
   static fromEvents(events: readonly PaymentIntentEvent[]): PaymentIntent {
-    const [first, ...rest] = events;
-    if (first?.type !== 'PaymentIntentCreated') throw new Error('a payment intent stream starts with PaymentIntentCreated');
-    return new PaymentIntent(initialState(first)).apply(rest);
+    const creation = { type: 'PaymentIntentCreated', name: 'a payment intent' } as const;
+    return fromStream(events, creation, (created: PaymentIntentCreated) => new PaymentIntent(initialState(created)));
   }
 
   /** Wraps a state already built (e.g. a read-model row or snapshot) to query it. */

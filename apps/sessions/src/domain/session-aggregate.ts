@@ -120,6 +120,10 @@ export interface SessionRules<S, E, Status extends string> {
   readonly article: 'a' | 'an';
   isFinal(status: Status): boolean;
   evolve(state: S, event: E): S;
+  /** The aggregate of a state (the kind's own class). */
+  wrap(state: S): object;
+  /** The event that expires a session now. */
+  expiredEvent(now: Date): E;
 }
 
 export abstract class SessionAggregate<S extends SessionState<Status, M>, E, Status extends string, M extends string> {
@@ -129,10 +133,9 @@ export abstract class SessionAggregate<S extends SessionState<Status, M>, E, Sta
   ) {}
 
   /** The same aggregate type around another state. */
-  protected abstract with(state: S): this;
 
   apply(events: readonly E[]): this {
-    return this.with(events.reduce((state, event) => this.rules.evolve(state, event), this.state));
+    return this.rules.wrap(events.reduce((state, event) => this.rules.evolve(state, event), this.state)) as this;
   }
 
   get id(): string {
@@ -161,11 +164,9 @@ export abstract class SessionAggregate<S extends SessionState<Status, M>, E, Sta
     if (now.getTime() < Date.parse(this.state.expiresAt)) {
       throw new DomainError('invalid_state', `${this.rules.label} does not expire before ${this.state.expiresAt}`);
     }
-    return [this.expired(now)];
+    return [this.rules.expiredEvent(now)];
   }
 
-  /** The kind's expired event. */
-  protected abstract expired(now: Date): E;
 
   protected requireMethodAvailable(method: M): void {
     if (!this.state.methods.includes(method)) {
@@ -178,4 +179,15 @@ export abstract class SessionAggregate<S extends SessionState<Status, M>, E, Sta
     if (!allowed.includes(status)) throw new DomainError('invalid_state', `cannot ${action} ${this.rules.article} ${this.rules.label} that is ${status}`);
     return status;
   }
+}
+
+/** The aggregate a stream builds: its first event must be the creation, the rest are applied in order. */
+export function fromStream<E extends { readonly type: string }, C extends E, A extends { apply(events: readonly E[]): A }>(
+  events: readonly E[],
+  creation: { type: C['type']; name: string },
+  create: (created: C) => A,
+): A {
+  const [first, ...rest] = events;
+  if (first?.type !== creation.type) throw new Error(`${creation.name} stream starts with ${creation.type}`);
+  return create(first as C).apply(rest);
 }

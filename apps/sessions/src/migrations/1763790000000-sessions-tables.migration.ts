@@ -3,6 +3,15 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 const LIVE_INTENT_STATUSES = `('requires_payment_method', 'processing', 'failed')`;
 const LIVE_INVOICE_STATUSES = `('pending', 'failed')`;
+/** The columns both read models end with: reference, payment, times, version and the resource as GET shows it. */
+const READ_MODEL_COLUMNS = `external_ref text NULL,
+        payment_id bigint NULL,
+        created_at timestamptz NOT NULL,
+        expires_at timestamptz NOT NULL,
+        paid_at timestamptz NULL,
+        updated_at timestamptz NOT NULL,
+        version integer NOT NULL CHECK (version >= 1),
+        resource jsonb NOT NULL`;
 
 /**
  * The event store of payment intents and invoices, their read models, payments, the creation idempotency keys
@@ -46,14 +55,7 @@ export class SessionsTables1763790000000 implements MigrationInterface {
         amount_cents bigint NOT NULL CHECK (amount_cents > 0),
         currency text NOT NULL,
         payment_method text NULL,
-        external_ref text NULL,
-        payment_id bigint NULL,
-        created_at timestamptz NOT NULL,
-        expires_at timestamptz NOT NULL,
-        paid_at timestamptz NULL,
-        updated_at timestamptz NOT NULL,
-        version integer NOT NULL CHECK (version >= 1),
-        resource jsonb NOT NULL
+        ${READ_MODEL_COLUMNS}
       )`);
     await queryRunner.query(
       `CREATE INDEX payment_intents_merchant_idx ON ${t('payment_intents')} (merchant_id, environment, created_at DESC)`,
@@ -72,14 +74,7 @@ export class SessionsTables1763790000000 implements MigrationInterface {
         status text NOT NULL CHECK (status IN ('pending', 'paid', 'failed', 'expired')),
         amount_cents bigint NOT NULL CHECK (amount_cents > 0),
         currency text NOT NULL,
-        external_ref text NULL,
-        payment_id bigint NULL,
-        created_at timestamptz NOT NULL,
-        expires_at timestamptz NOT NULL,
-        paid_at timestamptz NULL,
-        updated_at timestamptz NOT NULL,
-        version integer NOT NULL CHECK (version >= 1),
-        resource jsonb NOT NULL,
+        ${READ_MODEL_COLUMNS},
         CONSTRAINT invoices_number_key UNIQUE (merchant_id, environment, number)
       )`);
     await queryRunner.query(`CREATE INDEX invoices_merchant_idx ON ${t('invoices')} (merchant_id, environment, created_at DESC)`);

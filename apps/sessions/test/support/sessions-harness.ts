@@ -97,6 +97,23 @@ export async function createHarness(options: { db?: TestDatabase; namespace?: st
 }
 
 /** A fresh merchant for one test file, and the scope (test environment) its commands carry. */
+/** The enclosing suite's harness: created before its tests, closed after them. */
+export function suiteHarness(): SessionsHarness {
+  let harness: SessionsHarness | undefined;
+  beforeAll(async () => {
+    harness = await createHarness();
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+  return new Proxy({} as SessionsHarness, {
+    get: (_, key) => {
+      if (!harness) throw new Error('the harness is created in beforeAll: use it inside a test');
+      return Reflect.get(harness, key);
+    },
+  });
+}
+
 export function testMerchant(): { merchant: string; scope: { merchant_id: string; environment: 'test' } } {
   const merchant = uniqueName('acct');
   return { merchant, scope: { merchant_id: merchant, environment: 'test' } };

@@ -1,0 +1,47 @@
+import { Controller } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
+import { SESSIONS_COMMANDS, SESSIONS_SERVICE, type SessionsCommandMap, type SessionsCommandName } from '@payments/contracts';
+import { CommandContext, commandPattern, serveCommand, type RpcReply, type RpcRequest } from '@payments/platform';
+import { InvoiceHandlers } from '../invoices/invoice.handlers';
+import { PaymentIntentHandlers } from '../payment-intents/payment-intent.handlers';
+import { correlationOf } from './correlation';
+import { mapSessionsError } from './sessions-error.mapper';
+
+/** Who sent a command: its correlation id and its command id (a command sent again is acted on once). */
+interface Sender {
+  correlationId: string;
+  commandId: string;
+}
+
+type Routes = { [N in SessionsCommandName]: (body: unknown, sender: Sender) => Promise<SessionsCommandMap[N]['reply']> };
+
+const PREFIX = commandPattern(SESSIONS_SERVICE, '');
+
+/**
+ * Every sessions command over the command transport, routed by name to its handler (which checks the body
+ * against the command's schema). One @MessagePattern listens for all of them.
+ */
+@Controller()
+export class SessionsController {
+  private readonly routes: Routes;
+
+  constructor(intents: PaymentIntentHandlers, invoices: InvoiceHandlers) {
+    this.routes = {
+      [SESSIONS_COMMANDS.createPaymentIntent]: (body, sender) => intents.create(body, sender.correlationId),
+      [SESSIONS_COMMANDS.getPaymentIntent]: (body) => intents.get(body),
+      [SESSIONS_COMMANDS.simulatePaymentIntent]: (body, sender) => intents.simulate(body, sender.correlationId, sender.commandId),
+      [SESSIONS_COMMANDS.cancelPaymentIntent]: (body, sender) => intents.cancel(body, sender.correlationId, sender.commandId),
+      [SESSIONS_COMMANDS.createInvoice]: (body, sender) => invoices.create(body, sender.correlationId),
+      [SESSIONS_COMMANDS.getInvoice]: (body) => invoices.get(body),
+      [SESSIONS_COMMANDS.simulateInvoice]: (body, sender) => invoices.simulate(body, sender.correlationId, sender.commandId),
+    };
+  }
+
+  @MessagePattern(Object.values(SESSIONS_COMMANDS).map((name) => commandPattern(SESSIONS_SERVICE, name)))
+  handle(@Payload() request: RpcRequest<unknown>, @Ctx() context: CommandContext): Promise<RpcReply<unknown>> {
+    const name = context.getPattern().slice(PREFIX.length) as SessionsCommandName;
+    const sender = { correlationId: correlationOf(request), commandId: request.command_id };
+    const route: (body: unknown, sender: Sender) => Promise<unknown> = this.routes[name];
+    return serveCommand(request, (body) => route(body, sender), mapSessionsError);
+  }
+}
