@@ -78,29 +78,26 @@ describe('ledger journal', () => {
     await expect(db.query(sql)).rejects.toThrow(/append-only/);
   });
 
+  /** A test posting written by hand, bypassing the repository, with the given entries: what the database must refuse. */
+  const writeByHand = (id: string, entries: Array<[account: string, cents: number]>) =>
+    db.transaction(async (manager) => {
+      await manager.query(
+        `INSERT INTO ledger.postings (id, kind, merchant_id, environment, source, amount_cents, fee_cents, net_cents, occurred_at)
+         VALUES ($1, 'adjustment', 'acct_x', 'test', 'k', 100, 0, 100, now())`,
+        [id],
+      );
+      for (const [account, cents] of entries) {
+        await manager.query(`INSERT INTO ledger.entries (posting_id, account, environment, amount_cents) VALUES ($1, $2, 'test', $3)`, [id, account, cents]);
+      }
+    });
+
   it('refuses, at commit, a posting whose entries do not sum to zero', async () => {
-    await expect(
-      db.transaction(async (manager) => {
-        await manager.query(
-          `INSERT INTO ledger.postings (id, kind, merchant_id, environment, source, amount_cents, fee_cents, net_cents, occurred_at)
-           VALUES ('txn_unbalanced', 'adjustment', 'acct_x', 'test', 'k', 100, 0, 100, now())`,
-        );
-        await manager.query(`INSERT INTO ledger.entries (posting_id, account, environment, amount_cents) VALUES ('txn_unbalanced', 'acct_x:test:available', 'test', -100), ('txn_unbalanced', 'platform:test:adjustments', 'test', 99)`);
-      }),
-    ).rejects.toThrow(/not balanced/);
+    await expect(writeByHand('txn_unbalanced', [['acct_x:test:available', -100], ['platform:test:adjustments', 99]])).rejects.toThrow(/not balanced/);
     expect(await db.query(`SELECT count(*)::int AS n FROM ledger.postings WHERE id = 'txn_unbalanced'`)).toEqual([{ n: 0 }]);
   });
 
   it('refuses an entry on an account of the other environment', async () => {
-    await expect(
-      db.transaction(async (manager) => {
-        await manager.query(
-          `INSERT INTO ledger.postings (id, kind, merchant_id, environment, source, amount_cents, fee_cents, net_cents, occurred_at)
-           VALUES ('txn_mixed', 'adjustment', 'acct_x', 'test', 'k', 100, 0, 100, now())`,
-        );
-        await manager.query(`INSERT INTO ledger.entries (posting_id, account, environment, amount_cents) VALUES ('txn_mixed', 'acct_x:live:available', 'test', -100), ('txn_mixed', 'platform:test:adjustments', 'test', 100)`);
-      }),
-    ).rejects.toThrow(/entries_account_environment/);
+    await expect(writeByHand('txn_mixed', [['acct_x:live:available', -100], ['platform:test:adjustments', 100]])).rejects.toThrow(/entries_account_environment/);
   });
 
   it('ledger check reports a balance that differs from its entries', async () => {

@@ -37,6 +37,16 @@ describe('ledger service', () => {
     }
   }
 
+  /** Writes events to the sessions topic as sessions would, one message each, in order; answers the topic. */
+  async function publish(events: Array<{ aggregate_id: string }>): Promise<string> {
+    const topic = topicName(stack.namespace, STREAMS.sessions);
+    const producer = testKafka().producer();
+    await producer.connect();
+    for (const event of events) await producer.send({ topic, messages: [{ key: event.aggregate_id, value: JSON.stringify(event) }] });
+    await producer.disconnect();
+    return topic;
+  }
+
   function paymentEvent(payment: Record<string, unknown>, overrides: Record<string, unknown> = {}) {
     const id = `evt_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
     return {
@@ -82,7 +92,7 @@ describe('ledger service', () => {
 
   it("books a payment's net to the balance, lists it as a balance transaction, and leaves live untouched", async () => {
     const paid = await paidIntent('200.00');
-    await waitFor(async () => (await available()) === paid.net_amount, 10_000, 'the payment to reach the balance');
+    await waitFor(async () => (await available()) === paid.net_amount, 30_000, 'the payment to reach the balance');
     expect(paid.net_amount).toBe('197.00');
     const list = await call('/api/v1/balance-transactions');
     expect(list.status).toBe(200);
@@ -117,7 +127,7 @@ describe('ledger service', () => {
 
   it('pages newest first with limit, starting_after and ending_before, and filters by type', async () => {
     for (const amount of ['10.00', '11.00', '12.00']) await paidIntent(amount, 'togo');
-    await waitFor(async () => (await call('/api/v1/balance-transactions?limit=100')).body.data.length === 4, 10_000, 'four postings');
+    await waitFor(async () => (await call('/api/v1/balance-transactions?limit=100')).body.data.length === 4, 30_000, 'four postings');
     const first = await call('/api/v1/balance-transactions?limit=2');
     expect(first.body.data.map((t: any) => t.amount)).toEqual(['12.00', '11.00']);
     expect(first.body.has_more).toBe(true);
@@ -157,13 +167,10 @@ describe('ledger service', () => {
   it('one payment event delivered five times posts once', async () => {
     const before = await available(injected.test_key);
     const event = paymentEvent({ id: '7700000000000001', amount: '50.00', fee: '0.75', net: '49.25' });
-    const producer = testKafka().producer();
-    await producer.connect();
-    const topic = topicName(stack.namespace, STREAMS.sessions);
-    for (let i = 0; i < 5; i += 1) await producer.send({ topic, messages: [{ key: event.aggregate_id, value: JSON.stringify(i < 2 ? event : { ...event, id: `${event.id.slice(0, -1)}${i}` }) }] });
-    await producer.disconnect();
+    // Twice as it is, three times as other events about the same payment.
+    await publish([0, 1, 2, 3, 4].map((i) => (i < 2 ? event : { ...event, id: `${event.id.slice(0, -1)}${i}` })));
     const expected = (Number(before.replace('.', '')) + 4925).toString().replace(/(\d{2})$/, '.$1');
-    await waitFor(async () => (await available(injected.test_key)) === expected, 10_000, 'the payment to be booked');
+    await waitFor(async () => (await available(injected.test_key)) === expected, 30_000, 'the payment to be booked');
     // Give the other four deliveries time to arrive; the balance must not move again.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(await available(injected.test_key)).toBe(expected);
@@ -173,11 +180,7 @@ describe('ledger service', () => {
   it('a payment whose fee disagrees with its rate is parked with the reason and counted, never posted', async () => {
     const before = await available(injected.test_key);
     const event = paymentEvent({ id: '7700000000000002', amount: '50.00', fee: '0.50', net: '49.50' });
-    const producer = testKafka().producer();
-    await producer.connect();
-    const topic = topicName(stack.namespace, STREAMS.sessions);
-    await producer.send({ topic, messages: [{ key: event.aggregate_id, value: JSON.stringify(event) }] });
-    await producer.disconnect();
+    const topic = await publish([event]);
     const parked = (await collectMessages(deadLetterTopic(topic), 1)).filter((m) => m.key === event.aggregate_id);
     // At once, with the reason: a refusal is not retried.
     expect(parked[0]?.headers).toMatchObject({ 'dlq-reason': expect.stringMatching(/^fee_mismatch: payment 7700000000000002/), 'dlq-attempts': '1', 'dlq-consumer': 'ledger.payments' });

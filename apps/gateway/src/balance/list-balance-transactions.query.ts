@@ -1,18 +1,12 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsISO8601, IsOptional, IsString, Matches } from 'class-validator';
+import { ListLimit } from '../validation/list-limit.decorator';
 
 export const BALANCE_TRANSACTION_ID = /^txn_[A-Za-z0-9_-]{24}$/;
 
 /** Query of GET /api/v1/balance-transactions: newest first; `starting_after` pages on, `ending_before` back. */
 export class ListBalanceTransactionsQuery {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 10 })
-  @IsOptional()
-  // Query values are strings; only plain digits become a number (no implicit conversion of "1e2" or " 5").
-  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value))
-  @IsInt({ message: 'limit must be an integer from 1 to 100.' })
-  @Min(1, { message: 'limit must be an integer from 1 to 100.' })
-  @Max(100, { message: 'limit must be an integer from 1 to 100.' })
+  @ListLimit(10)
   limit?: number;
 
   @ApiPropertyOptional({ type: String, pattern: BALANCE_TRANSACTION_ID.source, description: 'id of the last transaction of the previous page' })

@@ -1,18 +1,12 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsOptional, IsString, Matches } from 'class-validator';
+import { ListLimit } from '../validation/list-limit.decorator';
 
 export const DELIVERY_ID = /^wd_[A-Za-z0-9]{1,64}$/;
 
 /** Query of GET /api/v1/webhook-endpoints/{id}/deliveries: newest first, `starting_after` pages on. */
 export class ListDeliveriesQuery {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 50 })
-  @IsOptional()
-  // Query values are strings; only plain digits become a number (no implicit conversion of "1e2" or " 5").
-  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value))
-  @IsInt({ message: 'limit must be an integer from 1 to 100.' })
-  @Min(1)
-  @Max(100)
+  @ListLimit(50)
   limit?: number;
 
   @ApiPropertyOptional({ type: String, pattern: DELIVERY_ID.source, description: 'id of the last delivery of the previous page' })
