@@ -36,8 +36,10 @@ export function createKafka(options: CreateKafkaOptions): Kafka {
     requestTimeout: 30000,
     logLevel: logLevel.WARN,
     logCreator: createKafkaLogCreator(options.logger),
-    // Bounded retries inside the client; the outbox relay and the consumer retry further on their own.
-    retry: { initialRetryTime: 200, maxRetryTime: 10000, retries: 8 },
+    // Bounded retries inside the client; the outbox relay and the consumer retry further on their own. The longest
+    // wait between tries bounds how long a client sleeps after the broker is back (a broker restart takes ~10 s,
+    // long enough for waits to grow past 5 s at a 10 s cap): 2 s, with tries enough to span ~30 s.
+    retry: { initialRetryTime: 200, maxRetryTime: 2000, retries: 18 },
   });
 }
 
@@ -53,7 +55,7 @@ export function createProducer(kafka: Kafka): Producer {
     // The Java client's murmur2 partitioner: a key lands on the same partition whichever client produced it.
     createPartitioner: Partitioners.DefaultPartitioner,
     allowAutoTopicCreation: true,
-    retry: { initialRetryTime: 200, maxRetryTime: 10000, retries: 10 },
+    retry: { initialRetryTime: 200, maxRetryTime: 2000, retries: 18 },
   });
 }
 
