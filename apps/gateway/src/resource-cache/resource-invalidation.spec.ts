@@ -37,8 +37,9 @@ describe('resourcesChangedBy', () => {
     expect(resourcesChangedBy([event({ type: 42, data: 'garbage' })]).changed).toEqual([{ id: 'pi_test_a' }]);
   });
 
-  // A malformed event used to be skipped silently (catch { continue }), leaving a stale copy cached for up to
-  // an hour: it is now reported for dead-lettering and its resource (the message key) dropped all the same.
+  // A malformed event used to be skipped silently (its parse error caught and the loop moved on), leaving a stale
+  // copy cached for up to an hour: it is now reported for dead-lettering and its resource (the message key)
+  // dropped all the same.
   it('swallowed-error class: an unreadable event is reported as malformed and the resource its key names is dropped', () => {
     const notJson = { key: Buffer.from('pi_test_z'), value: Buffer.from('not json') };
     const noAggregate = { key: Buffer.from('inv_test_y'), value: Buffer.from('{"type":"invoice.paid"}') };
