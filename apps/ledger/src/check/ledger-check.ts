@@ -129,7 +129,8 @@ export async function checkLedger(dataSource: DataSource, schemas: { ledger: str
 /** The report as an operator reads it. */
 export function reportLines(report: LedgerCheckReport): string[] {
   const scope = report.merchantId ? `merchant ${report.merchantId}` : 'all merchants';
-  const lines = [`ledger check (${scope}): ${report.postings} postings, ${report.ok ? 'every invariant holds' : `${report.findings.length} invariant(s) broken`}.`];
+  const postings = `${report.postings} posting${report.postings === 1 ? '' : 's'}`;
+  const lines = [`ledger check (${scope}): ${postings}, ${report.ok ? 'every invariant holds' : `${report.findings.length} invariant(s) broken`}.`];
   for (const finding of report.findings) {
     lines.push(`BROKEN: ${finding.invariant}: ${finding.count} row(s)`);
     for (const example of finding.examples) lines.push(`  ${JSON.stringify(example)}`);
