@@ -9,9 +9,8 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { commandUrlSettings, freePort, REPO_ROOT, startService, type AppName, type RunningService } from '@payments/testing';
+import { commandUrlSettings, freePort, PrivateKafka, PrivatePostgres, REPO_ROOT, startService, type AppName, type RunningService } from '@payments/testing';
 import { MerchantClient, type PaymentOutcome } from './merchant-client';
-import { PrivateKafka, PrivatePostgres } from './private-infra';
 import { WebhookInbox } from './webhook-inbox';
 
 const FAULTS = ['gateway', 'sessions', 'ledger', 'webhook-dispatcher', 'kafka', 'postgres'] as const;

@@ -5,7 +5,9 @@
 # `npm install` honours the lock as it is and leaves it unchanged.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+# A patch of a dependency (patches/, applied by the postinstall script) newer than the install also reinstalls.
+stale_patch() { find patches -name '*.patch' -newer node_modules/.package-lock.json 2>/dev/null | grep -q .; }
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ] || stale_patch; then
   echo "packages: installing (npm install from the lock file)"
   npm install --no-audit --no-fund
 fi

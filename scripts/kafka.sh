@@ -2,12 +2,14 @@
 # A real single-node Apache Kafka broker (KRaft) for development and CI, from Maven Central jars.
 # Usage: scripts/kafka.sh start|stop|status. Idempotent: start reuses a broker already answering on the port.
 # Settings: KAFKA_VERSION (default 3.9.1), KAFKA_PORT (9092), KAFKA_CONTROLLER_PORT (9093),
-#           KAFKA_DIR (cache and data, default <repo>/.cache/kafka), KAFKA_HEAP (default 512m).
+#           KAFKA_DIR (cache and data, default <repo>/.cache/kafka), KAFKA_HEAP (default 512m),
+#           KAFKA_ADVERTISED_PORT (the port clients are told to use, default KAFKA_PORT: a test's proxy sets it).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 version=${KAFKA_VERSION:-3.9.1}
 port=${KAFKA_PORT:-9092}
 cport=${KAFKA_CONTROLLER_PORT:-9093}
+aport=${KAFKA_ADVERTISED_PORT:-$port}
 dir=${KAFKA_DIR:-$root/.cache/kafka}
 lib=$dir/lib-$version
 data=$dir/data-$port
@@ -36,7 +38,7 @@ process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$cport
 listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport
-advertised.listeners=PLAINTEXT://127.0.0.1:$port
+advertised.listeners=PLAINTEXT://127.0.0.1:$aport
 inter.broker.listener.name=PLAINTEXT
 controller.listener.names=CONTROLLER
 listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT

@@ -133,12 +133,15 @@ export class EventConsumer {
       allowAutoTopicCreation: false,
     });
     this.consumer = consumer;
-    consumer.on(consumer.events.CRASH, ({ payload }) =>
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
       this.logger.error(
         { groupId: this.options.groupId, err: payload.error, restart: payload.restart },
         `kafka consumer crashed: ${payload.error.message}`,
-      ),
-    );
+      );
+      // kafkajs does not come back from a crash it deems final: the consumer would sit idle for good while the
+      // process looks healthy. Stopping the way a halt does hands the partitions to a new instance.
+      if (!payload.restart && !this.stopSignal.signal.aborted) this.giveUp(payload.error, { groupId: this.options.groupId });
+    });
     await consumer.connect();
     await consumer.subscribe({ topics: this.options.topics, fromBeginning: this.options.fromBeginning ?? true });
     await consumer.run({
@@ -173,7 +176,7 @@ export class EventConsumer {
     return { ...this.counters };
   }
 
-  /** Set when the consumer stopped itself (dead-letter publish failed, or a hook simulated a crash). */
+  /** Set when the consumer stopped itself (dead-letter publish failed, kafkajs crashed for good, or a hook simulated a crash). */
   get failure(): Error | undefined {
     return this.fatalError;
   }
@@ -348,6 +351,12 @@ export class EventConsumer {
 
   /** Leaves the current offset unresolved and shuts the consumer down, the way a crashed process would. */
   private halt(error: unknown, context: Record<string, unknown>): never {
+    const fatal = this.giveUp(error, context);
+    throw new ConsumerHalted(fatal.message);
+  }
+
+  /** Records the failure, stops and tells the owner (onFatal), without waiting: see halt. */
+  private giveUp(error: unknown, context: Record<string, unknown>): Error {
     const fatal = error instanceof Error ? error : new Error(String(error));
     this.fatalError ??= fatal;
     this.logger.error({ ...context, err: fatal }, `event consumer stopping: ${fatal.message}`);
@@ -356,6 +365,6 @@ export class EventConsumer {
       () => this.options.onFatal?.(fatal),
       (stopError: unknown) => this.logger.error({ err: stopError }, 'event consumer failed to stop cleanly'),
     );
-    throw new ConsumerHalted(fatal.message);
+    return fatal;
   }
 }

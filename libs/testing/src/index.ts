@@ -1,5 +1,6 @@
 // Test helpers over the real infrastructure: databases, Kafka topics, service processes and the whole stack,
-// and a DNS server whose answers a test controls.
+// a Kafka broker and a PostgreSQL cluster of a test's own (to stop and restart), and a DNS server whose answers a
+// test controls.
 export {
   COMMAND_URL_SETTINGS,
   exitOf,
@@ -22,3 +23,4 @@ export {
 } from './kafka';
 export { commandUrlSettings, startStack, type ApiResponse, type Stack, type TestMerchant } from './stack';
 export { startTestDnsServer, type TestDnsServer, type TestDnsServerOptions } from './dns-server';
+export { HangingUpProxy, PrivateKafka, PrivatePostgres } from './private-infra';

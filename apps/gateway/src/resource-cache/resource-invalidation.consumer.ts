@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { deadLetterTopic, topicName, STREAMS } from '@payments/events';
 import { createKafka, DeadLetterPublisher, ensureTopics } from '@payments/messaging';
 import { metricsRegistry } from '@payments/platform';
-import type { Consumer, KafkaMessage, Producer } from 'kafkajs';
+import type { Consumer, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import { Counter } from 'prom-client';
 import type { ResourceCache } from './resource-cache';
 import { resourcesChangedBy } from './resource-invalidation';
@@ -15,6 +15,8 @@ const malformedEvents = new Counter({
 
 /** How long start waits for the consumer group to take this instance in (see start). */
 const JOIN_WAIT_MS = 1000;
+/** How long after a crash kafkajs will not recover from a new consumer is started. */
+const REJOIN_DELAY_MS = 1000;
 
 export interface ResourceInvalidationOptions {
   brokers: string[];
@@ -34,6 +36,8 @@ export class ResourceInvalidationConsumer {
   private consumer: Consumer | undefined;
   private producer: Producer | undefined;
   private running: Promise<void> | undefined;
+  private rejoin: NodeJS.Timeout | undefined;
+  private stopping = false;
 
   constructor(
     private readonly cache: ResourceCache,
@@ -42,7 +46,7 @@ export class ResourceInvalidationConsumer {
 
   async start(): Promise<void> {
     if (!this.cache.enabled) return;
-    const { brokers, namespace, instanceId, sessionTimeoutMs } = this.options;
+    const { brokers, namespace, instanceId } = this.options;
     const kafka = createKafka({ brokers, clientId: `gateway-${instanceId}-resource-cache` });
     const topic = topicName(namespace, STREAMS.sessions);
     await ensureTopics(kafka, [topic, deadLetterTopic(topic)]);
@@ -50,6 +54,11 @@ export class ResourceInvalidationConsumer {
     this.producer = producer;
     await producer.connect();
     const deadLetters = new DeadLetterPublisher(producer, 'gateway.resource-cache');
+    await this.join(kafka, topic, deadLetters);
+  }
+
+  private async join(kafka: Kafka, topic: string, deadLetters: DeadLetterPublisher): Promise<void> {
+    const { namespace, sessionTimeoutMs } = this.options;
     const consumer = kafka.consumer({
       groupId: `${namespace}.gateway.resource-cache`,
       maxWaitTimeInMs: 1000,
@@ -57,7 +66,15 @@ export class ResourceInvalidationConsumer {
       heartbeatInterval: Math.floor(sessionTimeoutMs / 6),
     });
     this.consumer = consumer;
-    consumer.on(consumer.events.CRASH, (event) => this.logger.warn({ err: event.payload.error }, 'resource invalidation consumer crashed; it restarts'));
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      this.logger.warn({ err: payload.error, restart: payload.restart }, 'resource invalidation consumer crashed');
+      // kafkajs does not come back from a crash it deems final: without a consumer, GETs would serve what
+      // sessions changed since. A new consumer takes over after a pause.
+      if (payload.restart || this.stopping) return;
+      this.rejoin = setTimeout(() => {
+        this.join(kafka, topic, deadLetters).catch((error: unknown) => this.logger.error({ err: error }, 'resource invalidation consumer did not restart'));
+      }, REJOIN_DELAY_MS);
+    });
     await consumer.connect();
     await consumer.subscribe({ topics: [topic], fromBeginning: false });
     // run() returns once the group is joined. A new group joins in well under a second, and start waits for that,
@@ -83,6 +100,8 @@ export class ResourceInvalidationConsumer {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.rejoin);
     await this.consumer?.disconnect();
     await this.running;
     await this.producer?.disconnect();

@@ -1,11 +1,12 @@
-// The fault suite's own Kafka broker and PostgreSQL cluster, on ports of their own: it stops and restarts
+// A Kafka broker and a PostgreSQL cluster of a fault test's own, on ports of their own: the test stops and restarts
 // them, so it must not touch the machine's shared ones (developers' and tests' databases and topics live there).
 // Redis stays shared; the suite does not fault it and its keys are prefixed by a namespace of their own.
 import { execFile, execFileSync, type ExecFileOptions } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { REPO_ROOT } from '@payments/testing';
+import { REPO_ROOT } from './services';
 
 function run(command: string, args: string[], options: ExecFileOptions = {}): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -21,10 +22,11 @@ export class PrivateKafka {
   readonly brokers: string;
   private readonly env: NodeJS.ProcessEnv;
 
-  constructor(port: number, controllerPort: number) {
-    this.brokers = `127.0.0.1:${port}`;
+  /** `advertisedPort`: the port clients are sent to after their first contact (a proxy in front of the broker). */
+  constructor(port: number, controllerPort: number, advertisedPort = port) {
+    this.brokers = `127.0.0.1:${advertisedPort}`;
     // The jars are shared with the development broker's cache; data, config and pid are per port.
-    this.env = { ...process.env, KAFKA_PORT: String(port), KAFKA_CONTROLLER_PORT: String(controllerPort) };
+    this.env = { ...process.env, KAFKA_PORT: String(port), KAFKA_CONTROLLER_PORT: String(controllerPort), KAFKA_ADVERTISED_PORT: String(advertisedPort) };
   }
 
   async start(): Promise<void> {
@@ -114,4 +116,48 @@ function postgresUid(): number {
 
 function postgresGid(): number {
   return idOf('-g');
+}
+
+/**
+ * A TCP proxy in front of a broker that can hang up: while cut, it closes every connection and each new one as
+ * soon as it is made, the way a broker going down mid-request looks to a client that was connected to it.
+ */
+export class HangingUpProxy {
+  private readonly server = createServer((client) => this.accept(client));
+  private readonly open = new Set<Socket>();
+  private cut = false;
+
+  constructor(private readonly targetPort: number) {}
+
+  listen(port: number): Promise<void> {
+    return new Promise((resolve) => this.server.listen(port, '127.0.0.1', resolve));
+  }
+
+  hangUp(): void {
+    this.cut = true;
+    for (const socket of this.open) socket.destroy();
+  }
+
+  resume(): void {
+    this.cut = false;
+  }
+
+  close(): Promise<void> {
+    this.hangUp();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  private accept(client: Socket): void {
+    if (this.cut) return void client.destroy();
+    const upstream = connect(this.targetPort, '127.0.0.1');
+    for (const [socket, other] of [[client, upstream], [upstream, client]] as const) {
+      this.open.add(socket);
+      socket.pipe(other);
+      socket.on('error', () => other.destroy());
+      socket.on('close', () => {
+        this.open.delete(socket);
+        other.destroy();
+      });
+    }
+  }
 }
