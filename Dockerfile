@@ -4,13 +4,14 @@
 #   docker build --build-arg APP=sessions -t payments-sessions .
 ARG NODE_IMAGE=node:20-slim
 
-# Only the package manifests, so the install layers below are reused until a package.json or the lock changes.
+# Only the package manifests (and patches/, which the install's postinstall applies to dependencies), so the
+# install layers below are reused until a package.json, the lock or a patch changes.
 # `npm install` from the lock rather than `npm ci`: see scripts/install-packages.sh (lock files of this npm
 # leave out optional platform builds, which `npm ci` reports as missing).
 FROM ${NODE_IMAGE} AS manifests
 WORKDIR /src
 COPY . .
-RUN find . -type f ! -name package.json ! -name package-lock.json -delete \
+RUN find . -type f ! -name package.json ! -name package-lock.json ! -path './patches/*' -delete \
  && find . -mindepth 1 -type d -empty -delete
 
 # All dependencies, for the build.

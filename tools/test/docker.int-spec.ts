@@ -87,3 +87,20 @@ describe('Dockerfile', () => {
     expect(runtime).not.toMatch(/npm (ci|install)/);
   });
 });
+
+describe('Dockerfile: the install stages', () => {
+  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+    dependencies: Record<string, string>;
+  };
+
+  // The production install (--omit=dev) runs the postinstall too: a patch of a dependency (patches/) that did not
+  // reach the image would leave the services on the unpatched library.
+  test('keep patches/ beside the manifests, and what applies them is a production dependency', () => {
+    expect(pkg.scripts.postinstall).toMatch(/^patch-package\b/);
+    expect(pkg.dependencies['patch-package']).toBeDefined();
+    const manifests = /FROM \S+ AS manifests[\s\S]*?(?=\nFROM )/.exec(dockerfile)?.[0] ?? '';
+    expect(manifests).toMatch(/! -path '\.\/patches\/\*'/);
+  });
+});
