@@ -12,6 +12,7 @@ import { INVOICES_LAYOUT, invoiceKind } from './invoices/invoice.kind';
 import { InvoiceHandlers } from './invoices/invoice.handlers';
 import { PAYMENT_INTENTS_LAYOUT, paymentIntentKind } from './payment-intents/payment-intent.kind';
 import { PaymentIntentHandlers } from './payment-intents/payment-intent.handlers';
+import { PaymentHandlers } from './payments/payment.handlers';
 import { PaymentsRepository } from './payments/payments.repository';
 import { PostgresSessionStore, transactionOf } from './persistence/postgres-session-store';
 import { SessionReadModel } from './persistence/session-read-model';
@@ -28,6 +29,7 @@ export interface Expirer {
 export interface Sessions {
   intents: PaymentIntentHandlers;
   invoices: InvoiceHandlers;
+  payments: PaymentHandlers;
   expirers: { payment_intent: Expirer; invoice: Expirer };
 }
 
@@ -52,6 +54,7 @@ export function createSessions(db: SessionsDatabase, config: Pick<SessionsConfig
   return {
     intents: new PaymentIntentHandlers(intents),
     invoices: new InvoiceHandlers(invoices),
+    payments: new PaymentHandlers(db.dataSource, payments),
     expirers: { payment_intent: expirer(intentRows, intents), invoice: expirer(invoiceRows, invoices) },
   };
 }

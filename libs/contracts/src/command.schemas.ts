@@ -1,7 +1,7 @@
 // JSON Schema of every command's request (draft-07, as the resource schemas): the one definition of each field
 // and limit. The gateway's DTOs take their limits and OpenAPI entries from these fragments, and the owner
 // validates the command body against them (validateCommand), so the two can no longer disagree.
-import { INVOICE_SCHEMA, INVOICE_SIMULATE_SCHEMA, PAYMENT_INTENT_SCHEMA } from './resource.schemas';
+import { INVOICE_SCHEMA, INVOICE_SIMULATE_SCHEMA, PAYMENT_INTENT_SCHEMA, SESSION_PAYMENT_SCHEMA } from './resource.schemas';
 import type { SessionsCommandName } from './sessions.contract';
 
 export const INTENT_METHODS = ['togo', 'lahza', 'crypto'] as const;
@@ -144,4 +144,5 @@ export const SESSIONS_COMMAND_SCHEMAS: Record<SessionsCommandName, { request: ob
   'invoices.create': { request: createCommand(INVOICE_PARAMS_SCHEMA), reply: INVOICE_SCHEMA },
   'invoices.get': { request: OBJECT_COMMAND, reply: INVOICE_SCHEMA },
   'invoices.simulate': { request: simulateCommand(SIMULATE_INVOICE_PARAMS_SCHEMA), reply: INVOICE_SIMULATE_SCHEMA },
+  'payments.find': { request: OBJECT_COMMAND, reply: SESSION_PAYMENT_SCHEMA },
 };

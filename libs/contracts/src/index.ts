@@ -8,6 +8,7 @@ export {
   type CreatePaymentIntentCommand,
   type CryptoStateResource,
   type CustomerParams,
+  type FindPaymentCommand,
   type GetInvoiceCommand,
   type GetPaymentIntentCommand,
   type IntentMethod,
@@ -25,6 +26,7 @@ export {
   type SessionsCommandMap,
   type SessionsCommandName,
   type SessionsEnvironment,
+  type SessionPaymentResource,
   type SessionsScope,
   type SimulateInvoiceCommand,
   type SimulateInvoiceReply,
@@ -47,7 +49,7 @@ export {
   type WebhookEnvironment,
   type WebhooksCommandName,
 } from './webhooks.contract';
-export { INVOICE_SCHEMA, INVOICE_SIMULATE_SCHEMA, PAYMENT_INTENT_SCHEMA } from './resource.schemas';
+export { INVOICE_SCHEMA, INVOICE_SIMULATE_SCHEMA, PAYMENT_INTENT_SCHEMA, SESSION_PAYMENT_SCHEMA } from './resource.schemas';
 export {
   INVOICE_FINAL_STATUSES,
   invoiceResourceAt,
@@ -72,7 +74,7 @@ export {
   SIMULATE_INVOICE_PARAMS_SCHEMA,
   SIMULATE_PAYMENT_INTENT_PARAMS_SCHEMA,
 } from './command.schemas';
-export { validateCommand, type CommandCheck } from './validate-command';
+export { validateCommand, type CheckedCommandName, type CommandCheck } from './validate-command';
 export { canonicalJson, requestFingerprint } from './request-fingerprint';
 export {
   LEDGER_COMMANDS,
@@ -87,3 +89,32 @@ export {
   type LedgerScope,
   type ListBalanceTransactionsCommand,
 } from './ledger.contract';
+export {
+  REFUNDS_COMMANDS,
+  REFUNDS_SERVICE,
+  type CreateRefundCommand,
+  type GetPaymentCommand,
+  type GetRefundCommand,
+  type ListPaymentsCommand,
+  type ListRefundsCommand,
+  type ListResource,
+  type PaymentResource,
+  type PaymentStatus,
+  type RefundEventData,
+  type RefundParams,
+  type RefundResource,
+  type RefundsCommandMap,
+  type RefundsCommandName,
+  type RefundsEnvironment,
+  type RefundsScope,
+  type RefundStatus,
+} from './refunds.contract';
+export {
+  listSchema,
+  PAYMENT_SCHEMA,
+  REFUND_AMOUNT_SCHEMA,
+  REFUND_EVENT_DATA_SCHEMA,
+  REFUND_PARAMS_SCHEMA,
+  REFUND_SCHEMA,
+  REFUNDS_COMMAND_SCHEMAS,
+} from './refund.schemas';

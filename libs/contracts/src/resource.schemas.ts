@@ -96,3 +96,19 @@ export const INVOICE_SIMULATE_SCHEMA = {
     environment: { const: 'test' },
   },
 } as const;
+
+/** A payment as sessions answers it to the refunds service (`payments.find`). */
+export const SESSION_PAYMENT_SCHEMA = {
+  type: 'object',
+  required: ['id', 'source', 'method', 'amount', 'fee', 'net', 'currency', 'paid_at'],
+  properties: {
+    id: { type: 'string', pattern: '^[1-9][0-9]{0,18}$' },
+    source: { type: 'string' },
+    method: { type: 'string' },
+    amount: money,
+    fee: money,
+    net: money,
+    currency: { const: 'USD' },
+    paid_at: dateTime,
+  },
+} as const;

@@ -12,6 +12,8 @@ export const SESSIONS_COMMANDS = {
   createInvoice: 'invoices.create',
   getInvoice: 'invoices.get',
   simulateInvoice: 'invoices.simulate',
+  /** Internal (the refunds service): a payment by id, before its event has reached the asker. */
+  findPayment: 'payments.find',
 } as const;
 
 export type SessionsCommandName = (typeof SESSIONS_COMMANDS)[keyof typeof SESSIONS_COMMANDS];
@@ -173,6 +175,25 @@ export interface SessionsCommandMap {
   'invoices.create': { body: CreateInvoiceCommand; reply: InvoiceResource };
   'invoices.get': { body: GetInvoiceCommand; reply: InvoiceResource };
   'invoices.simulate': { body: SimulateInvoiceCommand; reply: SimulateInvoiceReply };
+  'payments.find': { body: FindPaymentCommand; reply: SessionPaymentResource };
+}
+
+export interface FindPaymentCommand extends SessionsScope {
+  /** The payment id. */
+  id: string;
+}
+
+/** A payment as sessions keeps it: its amounts, the intent or invoice it paid and when. */
+export interface SessionPaymentResource {
+  id: string;
+  /** `pi_…` or `inv_…`. */
+  source: string;
+  method: string;
+  amount: string;
+  fee: string;
+  net: string;
+  currency: 'USD';
+  paid_at: string;
 }
 
 // Public events on `<namespace>.sessions.events.v1` (key = intent or invoice id, sequence = stream version).

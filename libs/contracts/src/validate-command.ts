@@ -2,7 +2,12 @@ import { parseMoneyString } from '@payments/money';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { SESSIONS_COMMAND_SCHEMAS } from './command.schemas';
+import { REFUNDS_COMMAND_SCHEMAS } from './refund.schemas';
+import type { RefundsCommandName } from './refunds.contract';
 import type { SessionsCommandName } from './sessions.contract';
+
+/** Every command with a schema (the names are unique across services). */
+export type CheckedCommandName = SessionsCommandName | RefundsCommandName;
 
 export type CommandCheck = { ok: true } | { ok: false; param: string; message: string };
 
@@ -28,8 +33,8 @@ ajv.addKeyword({
 });
 
 // Compiled once, at load: a command is checked on every call.
-const validators = new Map<SessionsCommandName, ValidateFunction>(
-  Object.entries(SESSIONS_COMMAND_SCHEMAS).map(([name, { request }]) => [name as SessionsCommandName, ajv.compile(request)]),
+const validators = new Map<CheckedCommandName, ValidateFunction>(
+  Object.entries({ ...SESSIONS_COMMAND_SCHEMAS, ...REFUNDS_COMMAND_SCHEMAS }).map(([name, { request }]) => [name as CheckedCommandName, ajv.compile(request)]),
 );
 
 /** The API field an error is about: the command's `params` are the request body, so their prefix goes. */
@@ -44,8 +49,8 @@ function paramOf(error: ErrorObject): string {
   return segments.join('.') || 'body';
 }
 
-/** Checks a sessions command's body against its schema; the first problem names the field at fault. */
-export function validateCommand(name: SessionsCommandName, body: unknown): CommandCheck {
+/** Checks a command's body against its schema; the first problem names the field at fault. */
+export function validateCommand(name: CheckedCommandName, body: unknown): CommandCheck {
   const validate = validators.get(name);
   if (!validate) throw new Error(`no schema for command ${name}`);
   if (validate(body)) return { ok: true };

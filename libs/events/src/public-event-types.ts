@@ -1,4 +1,4 @@
-import { INVOICE_SCHEMA, PAYMENT_INTENT_SCHEMA } from '@payments/contracts';
+import { INVOICE_SCHEMA, PAYMENT_INTENT_SCHEMA, REFUND_EVENT_DATA_SCHEMA } from '@payments/contracts';
 import type { JsonSchema, RegisteredEventType } from './event-type';
 import { STREAMS } from './topics';
 
@@ -34,6 +34,7 @@ function sessionData(object: JsonSchema): JsonSchema {
 function dataSchemaOf(type: string): JsonSchema {
   if (type.startsWith('payment_intent.')) return sessionData(PAYMENT_INTENT_SCHEMA);
   if (type.startsWith('invoice.')) return sessionData(INVOICE_SCHEMA);
+  if (type.startsWith('refund.')) return REFUND_EVENT_DATA_SCHEMA;
   return anyObject;
 }
 
