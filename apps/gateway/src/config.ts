@@ -1,19 +1,6 @@
 import { WebhookServiceConfig } from '@payments/webhooks';
-import { applyDecorators } from '@nestjs/common';
-import { Transform } from 'class-transformer';
-import { ArrayNotEmpty, IsInt, IsUrl, Max, Min } from 'class-validator';
-
-const urlList = ({ value }: { value: unknown }) =>
-  typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : value;
-
-/** A comma-separated list of an owning service's instances, e.g. `http://sessions-0:4001,http://sessions-1:4001`. */
-function CommandUrls(): PropertyDecorator {
-  return applyDecorators(
-    Transform(urlList),
-    ArrayNotEmpty(),
-    IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true }, { each: true }),
-  ) as PropertyDecorator;
-}
+import { CommandUrls } from '@payments/config';
+import { IsInt, IsUrl, Max, Min } from 'class-validator';
 
 /** Settings of the gateway (environment variables; see README); the webhook settings are shared with the dispatcher. */
 export class GatewayConfig extends WebhookServiceConfig {

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ApiAccessModule } from './auth/api-access.module';
 import { IdempotencyModule } from './idempotency/idempotency.module';
+import { RefundsModule } from './refunds/refunds.module';
 import { MerchantsModule } from './merchants/merchants.module';
 import { ResourceCacheModule } from './resource-cache/resource-cache.module';
 import { CommandClientsModule } from './command-clients/command-clients.module';
@@ -9,6 +10,6 @@ import { WebhookEndpointsModule } from './webhook-endpoints/webhook-endpoints.mo
 import { BalanceModule } from './balance/balance.module';
 
 @Module({
-  imports: [CommandClientsModule, ResourceCacheModule, MerchantsModule, ApiAccessModule, IdempotencyModule, SessionsClientModule, WebhookEndpointsModule, BalanceModule],
+  imports: [CommandClientsModule, ResourceCacheModule, MerchantsModule, ApiAccessModule, IdempotencyModule, SessionsClientModule, WebhookEndpointsModule, BalanceModule, RefundsModule],
 })
 export class GatewayModule {}

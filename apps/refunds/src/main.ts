@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { MESSAGING_MIGRATIONS } from '@payments/messaging';
 import { bootstrapService } from '@payments/platform';
 import { RefundsConfig, REFUNDS_DEFAULTS } from './config';
+import { REFUNDS_MIGRATIONS } from './migrations/refunds-schema';
 import { RefundsModule } from './refunds.module';
 
 void bootstrapService({
@@ -9,6 +9,6 @@ void bootstrapService({
   imports: [RefundsModule],
   configClass: RefundsConfig,
   defaults: REFUNDS_DEFAULTS,
-  database: { migrations: MESSAGING_MIGRATIONS },
+  database: { migrations: REFUNDS_MIGRATIONS },
   servesCommands: true,
 });

@@ -1,4 +1,48 @@
-import { Module } from '@nestjs/common';
+import { Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import { STREAMS, topicName } from '@payments/events';
+import { eventConsumerProvider, HttpCommandClient, ServiceClient } from '@payments/platform';
+import type { DataSource } from 'typeorm';
+import { RefundsController } from './commands/refunds.controller';
+import { RefundsConfig } from './config';
+import { PaymentEventsHandler } from './payments/payment-events.handler';
+import { RefundHandlers } from './refunds/refund.handlers';
+import { createRefunds, type Refunds } from './refunds.composition';
+import { SessionsPaymentsClient } from './sessions-lookup/sessions-payments';
 
-@Module({})
-export class RefundsModule {}
+const REFUNDS = Symbol('Refunds');
+const SESSIONS_CLIENT = Symbol('SESSIONS_CLIENT');
+const PAYMENTS_CONSUMER = Symbol('PAYMENTS_CONSUMER');
+
+/** Refunds and the payments they are taken from (wiring only: see createRefunds). */
+@Module({
+  controllers: [RefundsController],
+  providers: [
+    {
+      provide: SESSIONS_CLIENT,
+      inject: [RefundsConfig],
+      useFactory: (config: RefundsConfig) => new HttpCommandClient({ upstreams: { sessions: config.SESSIONS_URL }, connections: 4 }),
+    },
+    {
+      provide: REFUNDS,
+      inject: [getDataSourceToken(), RefundsConfig, SESSIONS_CLIENT],
+      useFactory: (dataSource: DataSource, config: RefundsConfig, client: HttpCommandClient) =>
+        createRefunds(dataSource, { schema: config.DB_SCHEMA, namespace: config.KAFKA_NAMESPACE }, new SessionsPaymentsClient(new ServiceClient(client, config.SESSIONS_TIMEOUT_MS))),
+    },
+    { provide: RefundHandlers, inject: [REFUNDS], useFactory: (refunds: Refunds) => refunds.refunds },
+    { provide: PaymentEventsHandler, inject: [REFUNDS], useFactory: (refunds: Refunds) => refunds.payments },
+    eventConsumerProvider(
+      PAYMENTS_CONSUMER,
+      { name: 'refunds.payments', topics: (namespace) => [topicName(namespace, STREAMS.sessions)] },
+      PaymentEventsHandler,
+      (handler) => (envelope, manager) => handler.handle(envelope, manager),
+    ),
+  ],
+})
+export class RefundsModule implements OnApplicationShutdown {
+  constructor(@Inject(SESSIONS_CLIENT) private readonly sessions: HttpCommandClient) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.sessions.close();
+  }
+}

@@ -1,4 +1,5 @@
-import { ValidateBy, type ValidationArguments, type ValidationOptions } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { ArrayNotEmpty, IsUrl, ValidateBy, type ValidationArguments, type ValidationOptions } from 'class-validator';
 
 function isProduction(args: ValidationArguments): boolean {
   return (args.object as { NODE_ENV?: string }).NODE_ENV === 'production';
@@ -77,4 +78,17 @@ export function parseFlag({ obj, key, value }: { obj: Record<string, unknown>; k
   if (['1', 'true', 'yes'].includes(text)) return true;
   if (['0', 'false', 'no'].includes(text)) return false;
   return null;
+}
+
+const urlList = ({ value }: { value: unknown }) =>
+  typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : value;
+
+/** A comma-separated list of an owning service's instances, e.g. `http://sessions-0:4001,http://sessions-1:4001`. */
+export function CommandUrls(): PropertyDecorator {
+  const decorators = [
+    Transform(urlList),
+    ArrayNotEmpty(),
+    IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true }, { each: true }),
+  ];
+  return (target, property) => decorators.forEach((decorate) => decorate(target, property));
 }

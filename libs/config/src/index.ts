@@ -2,4 +2,4 @@
 export { ConfigError } from './config-error';
 export { loadConfig } from './load-config';
 export { ServiceConfig } from './service-config';
-export { NotDefaultInProduction, OffInProduction, Parses, parseFlag } from './config.validators';
+export { CommandUrls, NotDefaultInProduction, OffInProduction, Parses, parseFlag } from './config.validators';

@@ -23,4 +23,15 @@ describe('validateCommand', () => {
     expect(validateCommand('payment-intents.simulate', { ...scope, id: 'pi_test_1', result: 'maybe' })).toMatchObject({ ok: false, param: 'result' });
     expect(validateCommand('payment-intents.get', { ...scope })).toMatchObject({ ok: false, param: 'id' });
   });
+
+  it('checks a refund with its own bounds: down to a cent, nothing but amount and reason', () => {
+    const refund = (params: Record<string, unknown>) => ({ ...scope, payment_id: '123', idempotency_key: 'k1', params });
+    expect(validateCommand('refunds.create', refund({}))).toEqual({ ok: true });
+    expect(validateCommand('refunds.create', refund({ amount: '0.01', reason: 'r'.repeat(255) }))).toEqual({ ok: true });
+    expect(validateCommand('refunds.create', refund({ amount: '0.00' }))).toEqual({ ok: false, param: 'amount', message: 'amount must be at least 0.01' });
+    expect(validateCommand('refunds.create', refund({ amount: '1000000.00' }))).toMatchObject({ ok: false, param: 'amount' });
+    expect(validateCommand('refunds.create', refund({ reason: 'r'.repeat(256) }))).toMatchObject({ ok: false, param: 'reason' });
+    expect(validateCommand('refunds.create', refund({ currency: 'USD' }))).toMatchObject({ ok: false, param: 'currency' });
+    expect(validateCommand('refunds.create', { ...scope, payment_id: '123', params: {} })).toMatchObject({ ok: false, param: 'idempotency_key' });
+  });
 });

@@ -23,8 +23,9 @@ ajv.addKeyword({
   schemaType: 'object',
   errors: true,
   validate: function money(bounds: { min: string; max: string }, value: string): boolean {
-    const min = parseMoneyString(bounds.min);
-    const max = parseMoneyString(bounds.max);
+    // The bounds themselves are read unbounded (a minimum below the default one, e.g. a refund's 0.01).
+    const min = parseMoneyString(bounds.min, { minCents: 0 });
+    const max = parseMoneyString(bounds.max, { minCents: 0 });
     const result = parseMoneyString(value, { minCents: min.ok ? min.cents : undefined, maxCents: max.ok ? max.cents : undefined });
     if (result.ok) return true;
     (money as unknown as { errors: Partial<ErrorObject>[] }).errors = [{ keyword: 'x-money', message: result.message, params: {} }];

@@ -49,7 +49,14 @@ export async function waitFor(
  * Reads `topic` from the beginning with a throwaway consumer group until `n` messages arrived (all partitions,
  * each partition in offset order); rejects on timeout with the count seen.
  */
-export async function collectMessages(topic: string, n: number, timeoutMs = 20_000, kafka = testKafka()): Promise<CollectedMessage[]> {
+export async function collectMessages(
+  topic: string,
+  n: number,
+  timeoutMs = 20_000,
+  kafka = testKafka(),
+  /** Only the messages this accepts are collected (and counted). */
+  accept: (message: CollectedMessage) => boolean = () => true,
+): Promise<CollectedMessage[]> {
   const collected: CollectedMessage[] = [];
   const consumer = kafka.consumer({ groupId: uniqueName('collect'), allowAutoTopicCreation: true, maxWaitTimeInMs: 200 });
   await consumer.connect();
@@ -62,14 +69,15 @@ export async function collectMessages(topic: string, n: number, timeoutMs = 20_0
         for (const [name, value] of Object.entries(message.headers ?? {})) {
           if (value !== undefined) headers[name] = Array.isArray(value) ? value.map(String).join(',') : value.toString();
         }
-        collected.push({
+        const item = {
           topic: from,
           partition,
           offset: message.offset,
           key: message.key?.toString('utf8') ?? null,
           value: message.value?.toString('utf8') ?? null,
           headers,
-        });
+        };
+        if (accept(item)) collected.push(item);
       },
     });
     await waitFor(() => collected.length >= n, timeoutMs, `${n} messages on ${topic} (got ${collected.length})`).catch(

@@ -44,8 +44,9 @@ export async function startService(
   // Every command-serving app gets its own command port unless the caller chose one.
   if (COMMAND_URL_SETTINGS[app] && env.COMMAND_PORT === undefined) env = { ...env, COMMAND_PORT: String(await freePort()) };
   if (env.OPS_PORT === undefined) env = { ...env, OPS_PORT: String(await freePort()) };
-  // A gateway not told where a service is must not reach a development stack on the default ports: port 1 refuses.
+  // A gateway (or refunds) not told where a service is must not reach a development stack on the default ports: port 1 refuses.
   if (app === 'gateway') env = { ...Object.fromEntries(Object.values(COMMAND_URL_SETTINGS).map((s) => [s, 'http://127.0.0.1:1'])), ...env };
+  if (app === 'refunds') env = { SESSIONS_URL: 'http://127.0.0.1:1', ...env };
   // SERVICE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the services of a benchmark run.
   const nodeArgs = (process.env.SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, '--enable-source-maps', entry], {

@@ -31,9 +31,10 @@ export interface Stack {
 
 /**
  * The system as merchants meet it: a fresh database and Kafka namespace, the given services run from dist/
- * as processes, the gateway in front. Services start in order (gateway last, once the others subscribe).
+ * as processes, the gateway in front. Services start in order (gateway last, once the others subscribe). `appEnv`
+ * adds settings of one service only.
  */
-export async function startStack(apps: AppName[], env: Record<string, string> = {}): Promise<Stack> {
+export async function startStack(apps: AppName[], env: Record<string, string> = {}, appEnv: Partial<Record<AppName, Record<string, string>>> = {}): Promise<Stack> {
   const db = await createTestDatabase('stack');
   const namespace = uniqueName('ns');
   const services: Partial<Record<AppName, RunningService>> = {};
@@ -42,8 +43,9 @@ export async function startStack(apps: AppName[], env: Record<string, string> = 
   try {
     for (const app of ordered) {
       // The gateway sends commands to the instances started before it (unless the caller says where).
-      const commandUrls = app === 'gateway' ? commandUrlSettings(services) : {};
-      services[app] = await startService(app, { ...commandUrls, ...common, PORT: String(await freePort()) });
+      // The refunds service asks sessions for payments whose event has not reached it.
+      const commandUrls = app === 'gateway' ? commandUrlSettings(services) : app === 'refunds' && services.sessions?.commandUrl ? { SESSIONS_URL: services.sessions.commandUrl } : {};
+      services[app] = await startService(app, { ...commandUrls, ...common, ...appEnv[app], PORT: String(await freePort()) });
     }
   } catch (error) {
     await Promise.all(Object.values(services).map((s) => s!.stop()));

@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { RefundsClient } from './refunds.client';
+import { RefundsController } from './refunds.controller';
+
+/** The payments and refunds routes: authenticated, validated, answered by the refunds service. */
+@Module({ imports: [IdempotencyModule], controllers: [RefundsController], providers: [RefundsClient] })
+export class RefundsModule {}

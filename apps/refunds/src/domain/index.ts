@@ -1,0 +1,1 @@
+export { paymentStatus, RefundRefused, settlementOf } from './refund-policy';

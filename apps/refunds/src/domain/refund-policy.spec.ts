@@ -1,0 +1,19 @@
+import { paymentStatus, settlementOf } from './refund-policy';
+
+describe('refund policy', () => {
+  it('completes test refunds and service-balance refunds at once, live provider refunds through the provider', () => {
+    expect(settlementOf({ environment: 'test', method: 'lahza' })).toBe('at_once');
+    expect(settlementOf({ environment: 'test', method: 'crypto' })).toBe('at_once');
+    expect(settlementOf({ environment: 'live', method: 'togo' })).toBe('at_once');
+    expect(settlementOf({ environment: 'live', method: 'wallet' })).toBe('at_once');
+    expect(settlementOf({ environment: 'live', method: 'lahza' })).toBe('provider');
+    expect(settlementOf({ environment: 'live', method: 'crypto' })).toBe('provider');
+  });
+
+  it('names a payment by what its completed refunds returned', () => {
+    expect(paymentStatus(1500, 0)).toBe('succeeded');
+    expect(paymentStatus(1500, 1)).toBe('partially_refunded');
+    expect(paymentStatus(1500, 1499)).toBe('partially_refunded');
+    expect(paymentStatus(1500, 1500)).toBe('refunded');
+  });
+});

@@ -1,0 +1,33 @@
+// What a refund may be and how it completes. Pure: the handlers bring the payment's figures from the database.
+import type { PaymentStatus } from '@payments/contracts';
+import type { Environment } from '@payments/ids';
+
+/** Methods whose money the service holds itself: a refund of them is a book entry, complete at once. */
+const BALANCE_METHODS: ReadonlySet<string> = new Set(['togo', 'wallet']);
+
+/**
+ * How a refund of this payment completes: at once (test mode moves no money; service-balance payments are returned
+ * by the service itself), or through the provider that took the payment.
+ */
+export function settlementOf(payment: { readonly environment: Environment; readonly method: string }): 'at_once' | 'provider' {
+  return payment.environment === 'test' || BALANCE_METHODS.has(payment.method) ? 'at_once' : 'provider';
+}
+
+/** A payment's status from its completed refunds. */
+export function paymentStatus(amountCents: number, refundedCents: number): PaymentStatus {
+  if (refundedCents <= 0) return 'succeeded';
+  return refundedCents >= amountCents ? 'refunded' : 'partially_refunded';
+}
+
+/** Why a refund is refused; the edge maps each to the API's error. */
+export class RefundRefused extends Error {
+  constructor(
+    readonly reason: 'exceeds_payment' | 'provider_unavailable',
+    message: string,
+    /** For exceeds_payment: what remains of the payment. */
+    readonly remainingCents = 0,
+  ) {
+    super(message);
+    this.name = 'RefundRefused';
+  }
+}

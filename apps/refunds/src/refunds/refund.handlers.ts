@@ -1,0 +1,189 @@
+import {
+  REFUNDS_COMMANDS,
+  type CreateRefundCommand,
+  type GetPaymentCommand,
+  type GetRefundCommand,
+  type ListPaymentsCommand,
+  type ListRefundsCommand,
+  type ListResource,
+  type PaymentResource,
+  type RefundResource,
+} from '@payments/contracts';
+import { newEnvelope } from '@payments/events';
+import { newRefundId } from '@payments/ids';
+import type { OutboxWriter } from '@payments/messaging';
+import { formatMoney } from '@payments/money';
+import { ApiError } from '@payments/platform';
+import type { DataSource, EntityManager } from 'typeorm';
+import { centsOf, parseCommand } from '../commands/command-input';
+import { RefundRefused, settlementOf } from '../domain';
+import type { SessionsPayments } from '../sessions-lookup/sessions-payments';
+import { paymentResource, refundEventData, refundResource } from './refund-views';
+import { isPaymentIdText, type RefundsRepository, type Scope, type StoredPayment, type StoredRefund } from './refunds.repository';
+
+/** Thrown inside a create's transaction when another request with the same key made its refund first. */
+class KeyTaken extends Error {}
+
+const PAYMENT_NOT_HERE = Symbol('payment not here');
+
+function noSuchPayment(): ApiError {
+  return new ApiError('not_found', 'No such payment.', 'id');
+}
+
+/**
+ * Refunds and the payments they return money from. A refund is created in one transaction: the payment's
+ * remainder is set aside by one conditional statement (see RefundsRepository.reserve), the refund row claims the
+ * request's key, and its events go to the outbox with it, so a refund is never half-made and never made twice.
+ */
+export class RefundHandlers {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly repository: RefundsRepository,
+    private readonly sessions: SessionsPayments,
+    private readonly outbox: OutboxWriter,
+    private readonly topic: string,
+  ) {}
+
+  async create(body: unknown, correlationId: string): Promise<RefundResource> {
+    const { scope, command } = parseCommand<CreateRefundCommand>(REFUNDS_COMMANDS.createRefund, body);
+    const cents = command.params.amount === undefined ? null : centsOf(command.params.amount, 'amount');
+    if (!isPaymentIdText(command.payment_id)) throw noSuchPayment();
+    let made = await this.tryCreate(scope, command, cents, correlationId);
+    // The payment's event has not reached this service yet: sessions, its owner, is asked once.
+    if (made === PAYMENT_NOT_HERE) {
+      if (!(await this.fetchPayment(scope, command.payment_id, correlationId))) throw noSuchPayment();
+      made = await this.tryCreate(scope, command, cents, correlationId);
+      if (made === PAYMENT_NOT_HERE) throw noSuchPayment();
+    }
+    return refundResource(made);
+  }
+
+  async getRefund(body: unknown): Promise<RefundResource> {
+    const { scope, command } = parseCommand<GetRefundCommand>(REFUNDS_COMMANDS.getRefund, body);
+    const refund = await this.repository.findRefund(this.dataSource.manager, scope, command.id);
+    if (!refund) throw new ApiError('not_found', 'No such refund.', 'id');
+    return refundResource(refund);
+  }
+
+  async getPayment(body: unknown, correlationId: string): Promise<PaymentResource> {
+    const { scope, command } = parseCommand<GetPaymentCommand>(REFUNDS_COMMANDS.getPayment, body);
+    const manager = this.dataSource.manager;
+    let payment = await this.repository.findPayment(manager, scope, command.id);
+    if (!payment && isPaymentIdText(command.id) && (await this.fetchPayment(scope, command.id, correlationId))) {
+      payment = await this.repository.findPayment(manager, scope, command.id);
+    }
+    if (!payment) throw noSuchPayment();
+    return paymentResource(payment, await this.repository.refundsOf(manager, [payment.id]));
+  }
+
+  async listPayments(body: unknown): Promise<ListResource<PaymentResource>> {
+    const { scope, command } = parseCommand<ListPaymentsCommand>(REFUNDS_COMMANDS.listPayments, body);
+    const manager = this.dataSource.manager;
+    const after = command.starting_after === undefined ? null : await this.repository.findPayment(manager, scope, command.starting_after);
+    if (command.starting_after !== undefined && !after) throw new ApiError('invalid_request', 'starting_after is not a payment of this account', 'starting_after');
+    const page = await this.repository.listPayments(manager, scope, command.limit, after);
+    const refunds = await this.repository.refundsOf(manager, page.items.map((p) => p.id));
+    return {
+      object: 'list',
+      data: page.items.map((p) => paymentResource(p, refunds.filter((r) => r.paymentId === p.id))),
+      has_more: page.hasMore,
+    };
+  }
+
+  async listRefunds(body: unknown): Promise<ListResource<RefundResource>> {
+    const { scope, command } = parseCommand<ListRefundsCommand>(REFUNDS_COMMANDS.listRefunds, body);
+    const manager = this.dataSource.manager;
+    const after = command.starting_after === undefined ? null : await this.repository.findRefund(manager, scope, command.starting_after);
+    if (command.starting_after !== undefined && !after) throw new ApiError('invalid_request', 'starting_after is not a refund of this account', 'starting_after');
+    // A payment id that names nothing of this account lists nothing.
+    const paymentId = command.payment_id === undefined ? null : command.payment_id;
+    if (paymentId !== null && !isPaymentIdText(paymentId)) return { object: 'list', data: [], has_more: false };
+    const page = await this.repository.listRefunds(manager, scope, command.limit, after, paymentId);
+    return { object: 'list', data: page.items.map(refundResource), has_more: page.hasMore };
+  }
+
+  /** One attempt in one transaction; PAYMENT_NOT_HERE when this service does not know the payment yet. */
+  private async tryCreate(scope: Scope, command: CreateRefundCommand, cents: number | null, correlationId: string): Promise<StoredRefund | typeof PAYMENT_NOT_HERE> {
+    try {
+      return await this.dataSource.transaction(async (manager) => {
+        const key = command.idempotency_key;
+        const existing = await this.repository.findRefundByKey(manager, scope, key);
+        if (existing) return existing;
+        const reserved = await this.repository.reserve(manager, scope, command.payment_id, cents);
+        if (!reserved) return this.refusal(manager, scope, command);
+        const { payment } = reserved;
+        if (settlementOf(payment) === 'provider') {
+          throw new RefundRefused('provider_unavailable', `Refunds of live ${payment.method} payments are not available yet.`);
+        }
+        const now = new Date();
+        const refund: StoredRefund = {
+          id: newRefundId(),
+          paymentId: payment.id,
+          merchantId: scope.merchantId,
+          environment: scope.environment,
+          amountCents: reserved.cents,
+          currency: payment.currency,
+          reason: command.params.reason ?? null,
+          status: 'completed',
+          failureReason: null,
+          createdAt: now,
+          completedAt: now,
+        };
+        if (!(await this.repository.insertRefund(manager, { ...refund, idempotencyKey: key }))) throw new KeyTaken();
+        await this.repository.complete(manager, payment.id, refund.amountCents);
+        await this.outbox.append(manager, this.topic, this.events(refund, payment, correlationId));
+        return refund;
+      });
+    } catch (error) {
+      if (!(error instanceof KeyTaken)) throw error;
+      const made = await this.repository.findRefundByKey(this.dataSource.manager, scope, command.idempotency_key);
+      if (!made) throw error;
+      return made;
+    }
+  }
+
+  /** Why nothing was set aside: the key's refund made meanwhile, an unknown payment, or not enough left. */
+  private async refusal(manager: EntityManager, scope: Scope, command: CreateRefundCommand): Promise<StoredRefund | typeof PAYMENT_NOT_HERE> {
+    const made = await this.repository.findRefundByKey(manager, scope, command.idempotency_key);
+    if (made) return made;
+    const payment = await this.repository.findPayment(manager, scope, command.payment_id);
+    if (!payment) return PAYMENT_NOT_HERE;
+    const remaining = payment.amountCents - payment.reservedCents;
+    throw new RefundRefused(
+      'exceeds_payment',
+      remaining === 0
+        ? `Payment ${payment.id} has been refunded in full: nothing remains to refund.`
+        : `The refund exceeds what remains of payment ${payment.id}: ${formatMoney(remaining)} USD.`,
+      remaining,
+    );
+  }
+
+  /** Completed at once: created and completed, in order, in the refund's transaction. */
+  private events(refund: StoredRefund, payment: StoredPayment, correlationId: string) {
+    const data = refundEventData(refund, payment);
+    const common = { aggregate_id: refund.id, aggregate_type: 'refund', merchant_id: refund.merchantId, environment: refund.environment, correlation_id: correlationId, data };
+    return [
+      newEnvelope({ ...common, type: 'refund.created', sequence: 1, occurred_at: refund.createdAt }),
+      newEnvelope({ ...common, type: 'refund.completed', sequence: 2, occurred_at: refund.completedAt ?? refund.createdAt }),
+    ];
+  }
+
+  /** Asks sessions for the payment and records it here; false when sessions has no such payment for the merchant. */
+  private async fetchPayment(scope: Scope, id: string, correlationId: string): Promise<boolean> {
+    const found = await this.sessions.find({ merchant_id: scope.merchantId, environment: scope.environment, id }, correlationId);
+    if (!found) return false;
+    await this.repository.addPayment(this.dataSource.manager, {
+      id: found.id,
+      merchantId: scope.merchantId,
+      environment: scope.environment,
+      source: found.source,
+      method: found.method,
+      currency: found.currency,
+      amountCents: centsOf(found.amount, 'amount'),
+      feeCents: centsOf(found.fee, 'fee', 0),
+      netCents: centsOf(found.net, 'net', 0),
+      paidAt: new Date(found.paid_at),
+    });
+    return true;
+  }
+}

@@ -1,0 +1,245 @@
+import { qualified } from '@payments/database';
+import type { Environment } from '@payments/ids';
+import type { EntityManager } from 'typeorm';
+
+export interface Scope {
+  readonly merchantId: string;
+  readonly environment: Environment;
+}
+
+export interface StoredPayment {
+  readonly id: string;
+  readonly merchantId: string;
+  readonly environment: Environment;
+  readonly source: string;
+  readonly method: string;
+  readonly currency: 'USD';
+  readonly amountCents: number;
+  readonly feeCents: number;
+  readonly netCents: number;
+  /** Pending and completed refunds. */
+  readonly reservedCents: number;
+  /** Completed refunds. */
+  readonly refundedCents: number;
+  readonly paidAt: Date;
+}
+
+export interface StoredRefund {
+  readonly id: string;
+  readonly paymentId: string;
+  readonly merchantId: string;
+  readonly environment: Environment;
+  readonly amountCents: number;
+  readonly currency: 'USD';
+  readonly reason: string | null;
+  readonly status: 'pending' | 'completed' | 'failed';
+  readonly failureReason: string | null;
+  readonly createdAt: Date;
+  readonly completedAt: Date | null;
+}
+
+export type NewPayment = Omit<StoredPayment, 'reservedCents' | 'refundedCents'>;
+export type NewRefund = StoredRefund & { readonly idempotencyKey: string };
+
+interface PaymentRow {
+  id: string;
+  merchant_id: string;
+  environment: Environment;
+  source: string;
+  method: string;
+  currency: 'USD';
+  amount_cents: string;
+  fee_cents: string;
+  net_cents: string;
+  reserved_cents: string;
+  refunded_cents: string;
+  paid_at: Date;
+}
+
+interface RefundRow {
+  id: string;
+  payment_id: string;
+  merchant_id: string;
+  environment: Environment;
+  amount_cents: string;
+  currency: 'USD';
+  reason: string | null;
+  status: StoredRefund['status'];
+  failure_reason: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+function paymentColumns(alias = ''): string {
+  const a = alias ? `${alias}.` : '';
+  return `${a}id::text AS id, ${a}merchant_id, ${a}environment, ${a}source, ${a}method, ${a}currency, ${a}amount_cents::text AS amount_cents,
+    ${a}fee_cents::text AS fee_cents, ${a}net_cents::text AS net_cents, ${a}reserved_cents::text AS reserved_cents,
+    ${a}refunded_cents::text AS refunded_cents, ${a}paid_at`;
+}
+const PAYMENT_COLUMNS = paymentColumns();
+const REFUND_COLUMNS = `id, payment_id::text, merchant_id, environment, amount_cents::text, currency, reason, status, failure_reason,
+  created_at, completed_at`;
+
+const MAX_INT64 = 9223372036854775807n;
+
+/** Payment ids are positive 64-bit numbers: anything else names no payment (and must not reach a bigint cast). */
+export function isPaymentIdText(id: string): boolean {
+  return /^[1-9][0-9]{0,18}$/.test(id) && BigInt(id) <= MAX_INT64;
+}
+
+function payment(row: PaymentRow): StoredPayment {
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    environment: row.environment,
+    source: row.source,
+    method: row.method,
+    currency: row.currency,
+    amountCents: Number(row.amount_cents),
+    feeCents: Number(row.fee_cents),
+    netCents: Number(row.net_cents),
+    reservedCents: Number(row.reserved_cents),
+    refundedCents: Number(row.refunded_cents),
+    paidAt: row.paid_at,
+  };
+}
+
+function refund(row: RefundRow): StoredRefund {
+  return {
+    id: row.id,
+    paymentId: row.payment_id,
+    merchantId: row.merchant_id,
+    environment: row.environment,
+    amountCents: Number(row.amount_cents),
+    currency: row.currency,
+    reason: row.reason,
+    status: row.status,
+    failureReason: row.failure_reason,
+    createdAt: row.created_at,
+    completedAt: row.completed_at,
+  };
+}
+
+/** The refunds schema's payments and refunds. Every query is scoped by merchant and environment. */
+export class RefundsRepository {
+  private readonly payments: string;
+  private readonly refunds: string;
+
+  constructor(schema: string) {
+    this.payments = qualified(schema, 'payments');
+    this.refunds = qualified(schema, 'refunds');
+  }
+
+  /** Records a payment once, whoever reports it first (its event, or sessions asked directly). */
+  async addPayment(manager: EntityManager, p: NewPayment): Promise<void> {
+    await manager.query(
+      `INSERT INTO ${this.payments} (id, merchant_id, environment, source, method, currency, amount_cents, fee_cents, net_cents, paid_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
+      [p.id, p.merchantId, p.environment, p.source, p.method, p.currency, p.amountCents, p.feeCents, p.netCents, p.paidAt],
+    );
+  }
+
+  async findPayment(manager: EntityManager, scope: Scope, id: string): Promise<StoredPayment | null> {
+    if (!isPaymentIdText(id)) return null;
+    const rows = (await manager.query(`SELECT ${PAYMENT_COLUMNS} FROM ${this.payments} WHERE id = $1 AND merchant_id = $2 AND environment = $3`, [
+      id,
+      scope.merchantId,
+      scope.environment,
+    ])) as PaymentRow[];
+    return rows[0] ? payment(rows[0]) : null;
+  }
+
+  /**
+   * Sets aside `cents` of the payment (what remains when null) for a refund, in one statement: the row's lock
+   * serializes concurrent requests, and a request that does not fit in what remains changes nothing. Returns the
+   * payment after the change and the cents set aside, or null (no such payment here, or not enough left).
+   */
+  async reserve(manager: EntityManager, scope: Scope, id: string, cents: number | null): Promise<{ payment: StoredPayment; cents: number } | null> {
+    if (!isPaymentIdText(id)) return null;
+    // An UPDATE answers [rows, count] through TypeORM.
+    const [rows] = (await manager.query(
+      `WITH asked AS (SELECT COALESCE($4::bigint, p.amount_cents - p.reserved_cents) AS cents FROM ${this.payments} p WHERE p.id = $1)
+       UPDATE ${this.payments} p SET reserved_cents = p.reserved_cents + asked.cents
+         FROM asked
+        WHERE p.id = $1 AND p.merchant_id = $2 AND p.environment = $3
+          AND asked.cents > 0 AND p.reserved_cents + asked.cents <= p.amount_cents
+       RETURNING ${paymentColumns('p')}, asked.cents::text AS asked_cents`,
+      [id, scope.merchantId, scope.environment, cents],
+    )) as [Array<PaymentRow & { asked_cents: string }>, number];
+    const row = rows[0];
+    return row ? { payment: payment(row), cents: Number(row.asked_cents) } : null;
+  }
+
+  /** Counts a reserved refund as completed (the payment's row is already locked by reserve). */
+  async complete(manager: EntityManager, paymentId: string, cents: number): Promise<void> {
+    await manager.query(`UPDATE ${this.payments} SET refunded_cents = refunded_cents + $2 WHERE id = $1`, [paymentId, cents]);
+  }
+
+  /** Inserts the refund unless its key already made one; false then (the caller undoes its reservation). */
+  async insertRefund(manager: EntityManager, r: NewRefund): Promise<boolean> {
+    const rows = (await manager.query(
+      `INSERT INTO ${this.refunds}
+         (id, payment_id, merchant_id, environment, amount_cents, currency, reason, status, failure_reason, idempotency_key, created_at, completed_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+       ON CONFLICT (merchant_id, environment, idempotency_key) DO NOTHING RETURNING id`,
+      [r.id, r.paymentId, r.merchantId, r.environment, r.amountCents, r.currency, r.reason, r.status, r.failureReason, r.idempotencyKey, r.createdAt, r.completedAt],
+    )) as unknown[];
+    return rows.length === 1;
+  }
+
+  async findRefundByKey(manager: EntityManager, scope: Scope, key: string): Promise<StoredRefund | null> {
+    const rows = (await manager.query(`SELECT ${REFUND_COLUMNS} FROM ${this.refunds} WHERE merchant_id = $1 AND environment = $2 AND idempotency_key = $3`, [
+      scope.merchantId,
+      scope.environment,
+      key,
+    ])) as RefundRow[];
+    return rows[0] ? refund(rows[0]) : null;
+  }
+
+  async findRefund(manager: EntityManager, scope: Scope, id: string): Promise<StoredRefund | null> {
+    const rows = (await manager.query(`SELECT ${REFUND_COLUMNS} FROM ${this.refunds} WHERE id = $1 AND merchant_id = $2 AND environment = $3`, [
+      id,
+      scope.merchantId,
+      scope.environment,
+    ])) as RefundRow[];
+    return rows[0] ? refund(rows[0]) : null;
+  }
+
+  /** The refunds of these payments, oldest first. */
+  async refundsOf(manager: EntityManager, paymentIds: readonly string[]): Promise<StoredRefund[]> {
+    if (paymentIds.length === 0) return [];
+    const rows = (await manager.query(`SELECT ${REFUND_COLUMNS} FROM ${this.refunds} WHERE payment_id = ANY($1::bigint[]) ORDER BY created_at, id`, [
+      paymentIds,
+    ])) as RefundRow[];
+    return rows.map(refund);
+  }
+
+  /** Newest first; `after` is the last item of the previous page (same scope, checked by the caller). */
+  async listPayments(manager: EntityManager, scope: Scope, limit: number, after: StoredPayment | null): Promise<{ items: StoredPayment[]; hasMore: boolean }> {
+    const rows = (await manager.query(
+      `SELECT ${PAYMENT_COLUMNS} FROM ${this.payments}
+        WHERE merchant_id = $1 AND environment = $2 AND ($3::timestamptz IS NULL OR (paid_at, id) < ($3::timestamptz, $4::bigint))
+        ORDER BY paid_at DESC, id DESC LIMIT $5`,
+      [scope.merchantId, scope.environment, after?.paidAt ?? null, after?.id ?? null, limit + 1],
+    )) as PaymentRow[];
+    return { items: rows.slice(0, limit).map(payment), hasMore: rows.length > limit };
+  }
+
+  /** Newest first, optionally of one payment; `after` as for listPayments. */
+  async listRefunds(
+    manager: EntityManager,
+    scope: Scope,
+    limit: number,
+    after: StoredRefund | null,
+    paymentId: string | null,
+  ): Promise<{ items: StoredRefund[]; hasMore: boolean }> {
+    const rows = (await manager.query(
+      `SELECT ${REFUND_COLUMNS} FROM ${this.refunds}
+        WHERE merchant_id = $1 AND environment = $2 AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::text))
+          AND ($5::bigint IS NULL OR payment_id = $5::bigint)
+        ORDER BY created_at DESC, id DESC LIMIT $6`,
+      [scope.merchantId, scope.environment, after?.createdAt ?? null, after?.id ?? null, paymentId, limit + 1],
+    )) as RefundRow[];
+    return { items: rows.slice(0, limit).map(refund), hasMore: rows.length > limit };
+  }
+}
