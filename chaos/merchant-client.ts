@@ -6,6 +6,10 @@ import { randomUUID } from 'node:crypto';
 export interface PaymentOutcome {
   index: number;
   intentId: string;
+  paymentId: string;
+  /** The refund made of part of the payment, and its amount. */
+  refundId: string;
+  refundAmount: string;
   /** Time the create succeeded and the simulate succeeded (ms since epoch). */
   createdAt: number;
   succeededAt: number;
@@ -25,7 +29,7 @@ export class MerchantClient {
     private readonly key: string,
   ) {}
 
-  /** One payment: create, then simulate succeeded; both retried with their own key until they answer. */
+  /** One payment: create, simulate succeeded, refund part of it; each retried with its own key until it answers. */
   async pay(index: number): Promise<PaymentOutcome> {
     const key = randomUUID();
     let retries = 0;
@@ -35,7 +39,12 @@ export class MerchantClient {
     const intentId = String(created.id);
     const simulated = await this.call('POST', `/api/v1/payment-intents/${intentId}/simulate`, `simulate-${key}`, { result: 'succeeded' }, () => retries++);
     if (simulated.status !== 'succeeded') throw new Error(`simulate of ${intentId} answered ${String(simulated.status)}`);
-    return { index, intentId, createdAt, succeededAt: Date.now(), retries };
+    const succeededAt = Date.now();
+    const paymentId = String(simulated.payment_id);
+    const refundAmount = refundOf(index);
+    const refunded = await this.call('POST', `/api/v1/payments/${paymentId}/refunds`, `refund-${key}`, { amount: refundAmount, reason: `chaos-${index}` }, () => retries++);
+    if (refunded.status !== 'completed' || refunded.amount !== refundAmount) throw new Error(`refund of ${paymentId} answered ${JSON.stringify(refunded)}`);
+    return { index, intentId, paymentId, refundId: String(refunded.id), refundAmount, createdAt, succeededAt, retries };
   }
 
   async get(intentId: string): Promise<Record<string, unknown>> {
@@ -49,7 +58,7 @@ export class MerchantClient {
   }
 
   async createEndpoint(url: string): Promise<{ id: string; secret: string }> {
-    return (await this.call('POST', '/api/v1/webhook-endpoints', randomUUID(), { url, events: ['payment_intent.succeeded'] }, () => undefined)) as never;
+    return (await this.call('POST', '/api/v1/webhook-endpoints', randomUUID(), { url, events: ['payment_intent.succeeded', 'refund.completed'] }, () => undefined)) as never;
   }
 
   private async call(method: string, path: string, idempotencyKey: string | undefined, body: unknown, onRetry: () => void): Promise<Record<string, unknown>> {
@@ -89,4 +98,10 @@ export class MerchantClient {
 /** Amounts vary so a doubled payment could not hide behind an identical one. */
 function amountOf(index: number): string {
   return `${10 + (index % 90)}.${String(index % 100).padStart(2, '0')}`;
+}
+
+/** A part of the payment (0.01 to 5.00, below every amount), varying so a doubled refund would show in the sums. */
+function refundOf(index: number): string {
+  const cents = 1 + ((index * 37) % 500);
+  return `${Math.trunc(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
 }

@@ -1,9 +1,10 @@
-// The fault suite (`npm run chaos`): N test payments made the way a merchant's server makes them, while the
-// gateway, sessions, the ledger and the webhook-dispatcher are each killed with SIGKILL and restarted, the Kafka
-// broker is stopped and started, and PostgreSQL is restarted (an immediate shutdown, like a crash). Asserts that
-// nothing was lost or doubled (webhooks, payments, and the ledger: the balance equals the sum of the payments'
-// nets to the cent, and `ledger check` is clean) and prints, per fault, how long until creates succeed and
-// webhooks flow again. The ledger twice over 1,000 payments: `--payments 1000 --faults ledger,ledger`.
+// The fault suite (`npm run chaos`): N test payments made the way a merchant's server makes them (create,
+// simulate, refund part of it), while the gateway, sessions, the ledger, refunds and the webhook-dispatcher are each
+// killed with SIGKILL and restarted, the Kafka broker is stopped and started, and PostgreSQL is restarted (an
+// immediate shutdown, like a crash). Asserts that nothing was lost or doubled (payments, refunds, their webhooks,
+// and the ledger: the balance equals the payments' nets less the refunds to the cent, and `ledger check` is clean)
+// and prints, per fault, how long until creates succeed and webhooks flow again. The ledger twice over 1,000
+// payments: `--payments 1000 --faults ledger,ledger`.
 // Usage: node -r ./tools/swc-register.js chaos/run.ts [--payments 400] [--rate 6] [--faults gateway,sessions,...]
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -13,7 +14,7 @@ import { commandUrlSettings, freePort, PrivateKafka, PrivatePostgres, REPO_ROOT,
 import { MerchantClient, type PaymentOutcome } from './merchant-client';
 import { WebhookInbox } from './webhook-inbox';
 
-const FAULTS = ['gateway', 'sessions', 'ledger', 'webhook-dispatcher', 'kafka', 'postgres'] as const;
+const FAULTS = ['gateway', 'sessions', 'ledger', 'refunds', 'webhook-dispatcher', 'kafka', 'postgres'] as const;
 type Fault = (typeof FAULTS)[number];
 
 const arg = (name: string): string | undefined => {
@@ -84,6 +85,8 @@ async function main(): Promise<number> {
       RATE_LIMIT_TEST_PER_SEC: '10000',
     };
     for (const app of ['sessions', 'ledger', 'webhook-dispatcher'] as const) services[app] = await startService(app, { ...common, PORT: String(await freePort()) });
+    // Refunds asks sessions for payments whose event has not reached it (e.g. while its consumer rejoins).
+    services.refunds = await startService('refunds', { ...common, SESSIONS_URL: services.sessions!.commandUrl!, PORT: String(await freePort()) });
     services.gateway = await startService('gateway', { ...common, ...commandUrlSettings(services), PORT: String(await freePort()) });
 
     const merchant = await admin(postgres.url, 'merchant', 'create', '--name', 'Chaos Shop', '--email', 'chaos@example.com');
@@ -135,15 +138,23 @@ async function main(): Promise<number> {
 
     // Every payment's webhook, then what the API and the database say.
     const succeeded = new Set(outcomes.map((o) => o.intentId));
-    await waitFor(() => ([...succeeded].every((id) => inbox.succeededEvents().has(id)) ? true : undefined), 180_000);
+    const refunded = new Set(outcomes.map((o) => o.refundId));
+    await waitFor(
+      () => ([...succeeded].every((id) => inbox.succeededEvents().has(id)) && [...refunded].every((id) => inbox.refundEvents().has(id)) ? true : undefined),
+      180_000,
+    );
     const events = inbox.succeededEvents();
+    const refundEvents = inbox.refundEvents();
     const missingWebhooks = [...succeeded].filter((id) => !events.has(id));
-    const doubledEvents = [...events].filter(([, ids]) => ids.size > 1).map(([id]) => id);
+    const missingRefundWebhooks = [...refunded].filter((id) => !refundEvents.has(id));
+    const doubledEvents = [...events, ...refundEvents].filter(([, ids]) => ids.size > 1).map(([id]) => id);
     const paymentIds = new Map<string, string>();
     const notSucceeded: string[] = [];
     const reused: string[] = [];
     let netCents = 0;
+    let refundCents = 0;
     for (const outcome of outcomes) {
+      refundCents += centsOf(outcome.refundAmount);
       const intent = await client.get(outcome.intentId);
       netCents += centsOf(String(intent.net_amount));
       if (intent.status !== 'succeeded') notSucceeded.push(`${outcome.intentId}: ${String(intent.status)}`);
@@ -154,17 +165,22 @@ async function main(): Promise<number> {
     const db = new Client({ connectionString: postgres.url });
     await db.connect();
     const stored = (
-      await db.query<{ intents: number; refs: number; payments: number }>(
+      await db.query<{ intents: number; refs: number; payments: number; refunds: number; refunded_payments: number; refund_cents: string }>(
         `SELECT (SELECT count(*)::int FROM sessions.payment_intents WHERE merchant_id = $1) AS intents,
                 (SELECT count(DISTINCT external_ref)::int FROM sessions.payment_intents WHERE merchant_id = $1) AS refs,
-                (SELECT count(*)::int FROM sessions.payments WHERE merchant_id = $1) AS payments`,
+                (SELECT count(*)::int FROM sessions.payments WHERE merchant_id = $1) AS payments,
+                (SELECT count(*)::int FROM refunds.refunds WHERE merchant_id = $1) AS refunds,
+                (SELECT count(DISTINCT payment_id)::int FROM refunds.refunds WHERE merchant_id = $1) AS refunded_payments,
+                (SELECT COALESCE(sum(amount_cents), 0)::text FROM refunds.refunds WHERE merchant_id = $1) AS refund_cents`,
         [merchant.merchant_id],
       )
     ).rows[0]!;
+    const extraRefunds = stored.refunds - stored.refunded_payments;
+    const refundSumOff = Number(stored.refund_cents) - refundCents;
     await db.end();
 
-    // The ledger: every payment booked once. Its consumer may still be catching up after the last fault.
-    const expectedBalance = moneyOf(netCents);
+    // The ledger: every payment and refund booked once. Its consumer may still be catching up after the last fault.
+    const expectedBalance = moneyOf(netCents - refundCents);
     let balance = await client.balance();
     const balanceUntil = Date.now() + 60_000;
     while (balance !== expectedBalance && Date.now() < balanceUntil) {
@@ -172,24 +188,27 @@ async function main(): Promise<number> {
       balance = await client.balance();
     }
     const check = await admin(postgres.url, 'ledger', 'check');
-    const ledgerOff = centsOf(balance) - netCents;
+    const ledgerOff = centsOf(balance) - (netCents - refundCents);
 
-    const lost = failures.length + notSucceeded.length + missingWebhooks.length + (ledgerOff < 0 ? 1 : 0);
-    const doubled = doubledEvents.length + reused.length + (stored.intents - stored.refs) + Math.max(0, stored.payments - outcomes.length) + (ledgerOff > 0 ? 1 : 0);
+    // A refund lost would leave the balance high and the sum short; a refund doubled, the reverse.
+    const lost = failures.length + notSucceeded.length + missingWebhooks.length + missingRefundWebhooks.length + (ledgerOff > 0 ? 1 : 0) + (refundSumOff < 0 ? 1 : 0);
+    const doubled =
+      doubledEvents.length + reused.length + (stored.intents - stored.refs) + Math.max(0, stored.payments - outcomes.length) + extraRefunds + (ledgerOff < 0 ? 1 : 0) + (refundSumOff > 0 ? 1 : 0);
     console.log('');
     console.log(`chaos: ${outcomes.length}/${payments} payments succeeded in ${seconds(Date.now() - started)} s; ${outcomes.reduce((n, o) => n + o.retries, 0)} merchant retries`);
     console.log(`  intents stored ${stored.intents} (distinct references ${stored.refs}), payments stored ${stored.payments}`);
-    console.log(`  webhooks: ${inbox.arrivals.length} verified arrivals, ${events.size} intents with payment_intent.succeeded, ${inbox.rejected} rejected`);
-    console.log(`  ledger: balance ${balance} USD, sum of the payments' nets ${expectedBalance} USD; ledger check ${check.ok ? 'clean' : `BROKEN: ${JSON.stringify(check.findings)}`} (${String(check.postings)} postings)`);
-    console.log(`  lost ${lost} (failed ${failures.length}, not succeeded ${notSucceeded.length}, no webhook ${missingWebhooks.length}, balance short ${ledgerOff < 0 ? 'yes' : 'no'})`);
-    console.log(`  doubled ${doubled} (two succeeded event ids ${doubledEvents.length}, payment id reused ${reused.length}, extra intents ${stored.intents - stored.refs})`);
+    console.log(`  refunds stored ${stored.refunds} over ${stored.refunded_payments} payments, ${moneyOf(Number(stored.refund_cents))} USD (asked ${moneyOf(refundCents)} USD)`);
+    console.log(`  webhooks: ${inbox.arrivals.length} verified arrivals, ${events.size} intents with payment_intent.succeeded, ${refundEvents.size} refunds with refund.completed, ${inbox.rejected} rejected`);
+    console.log(`  ledger: balance ${balance} USD, nets less refunds ${expectedBalance} USD; ledger check ${check.ok ? 'clean' : `BROKEN: ${JSON.stringify(check.findings)}`} (${String(check.postings)} postings)`);
+    console.log(`  lost ${lost} (failed ${failures.length}, not succeeded ${notSucceeded.length}, no webhook ${missingWebhooks.length + missingRefundWebhooks.length}, refunds short ${refundSumOff < 0 ? 'yes' : 'no'}, balance off ${ledgerOff === 0 ? 'no' : moneyOf(Math.abs(ledgerOff))})`);
+    console.log(`  doubled ${doubled} (two event ids for one change ${doubledEvents.length}, payment id reused ${reused.length}, extra intents ${stored.intents - stored.refs}, extra refunds ${extraRefunds})`);
     console.log('');
     console.log(`  fault                | down → ready | ready → create ok (goal ≤ ${GOAL_CREATE_S} s) | ready → webhook (goal ≤ ${GOAL_WEBHOOK_S} s)`);
     for (const f of figures) {
       const mark = (v: number | null, goal: number) => (v === null ? 'none within 60 s' : `${v.toFixed(1)} s ${v <= goal ? 'met' : 'NOT met'}`);
       console.log(`  ${f.fault.padEnd(20)} | ${f.downS.toFixed(1).padStart(10)} s | ${mark(f.readyToCreateS, GOAL_CREATE_S).padEnd(27)} | ${mark(f.readyToWebhookS, GOAL_WEBHOOK_S)}`);
     }
-    for (const line of [...failures, ...notSucceeded, ...missingWebhooks.map((id) => `no webhook for ${id}`)].slice(0, 10)) console.log(`  ! ${line}`);
+    for (const line of [...failures, ...notSucceeded, ...[...missingWebhooks, ...missingRefundWebhooks].map((id) => `no webhook for ${id}`)].slice(0, 10)) console.log(`  ! ${line}`);
     const ok = lost === 0 && doubled === 0 && outcomes.length === payments && check.ok === true;
     console.log(`\nchaos: ${ok ? 'passed' : 'FAILED'}: ${lost} lost, ${doubled} doubled`);
     return ok ? 0 : 1;

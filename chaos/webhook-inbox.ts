@@ -42,14 +42,23 @@ export class WebhookInbox {
 
   /** Distinct succeeded event ids per intent. */
   succeededEvents(): Map<string, Set<string>> {
-    const byIntent = new Map<string, Set<string>>();
+    return this.eventsOf('payment_intent.succeeded');
+  }
+
+  /** Distinct refund.completed event ids per refund. */
+  refundEvents(): Map<string, Set<string>> {
+    return this.eventsOf('refund.completed');
+  }
+
+  private eventsOf(type: string): Map<string, Set<string>> {
+    const byObject = new Map<string, Set<string>>();
     for (const arrival of this.arrivals) {
-      if (arrival.type !== 'payment_intent.succeeded') continue;
-      const ids = byIntent.get(arrival.objectId) ?? new Set<string>();
+      if (arrival.type !== type) continue;
+      const ids = byObject.get(arrival.objectId) ?? new Set<string>();
       ids.add(arrival.eventId);
-      byIntent.set(arrival.objectId, ids);
+      byObject.set(arrival.objectId, ids);
     }
-    return byIntent;
+    return byObject;
   }
 
   close(): Promise<void> {

@@ -1,0 +1,100 @@
+// Refund creates at an even offered rate (100/s by default) through the gateway, each on one of many payments
+// with its own Idempotency-Key; prints the latency figures beside the goal and this VM's bare HTTP figure.
+// Asserts nothing. Usage: node -r ./tools/swc-register.js bench/refunds.ts [--rate 100] [--seconds 20] [--payments 500]
+import { randomUUID } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import autocannon, { type Result } from 'autocannon';
+import { commandUrlSettings, createTestDatabase, freePort, REPO_ROOT, startService, uniqueName, type RunningService } from '@payments/testing';
+import { openLoop } from './open-loop';
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const rate = arg('rate', 100);
+const seconds = arg('seconds', 20);
+const paymentCount = arg('payments', 500);
+
+function admin(databaseUrl: string, ...args: string[]): Promise<any> {
+  return new Promise((resolve, reject) =>
+    execFile(process.execPath, [join(REPO_ROOT, 'tools/admin.mjs'), ...args, '--json'], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' } }, (error, stdout, stderr) =>
+      stdout.trim() ? resolve(JSON.parse(stdout)) : reject(new Error(`${error?.message} ${stderr}`)),
+    ),
+  );
+}
+
+function load(options: autocannon.Options): Promise<Result> {
+  return new Promise((resolve, reject) => autocannon(options, (error, result) => (error ? reject(error) : resolve(result))));
+}
+
+async function main(): Promise<void> {
+  const db = await createTestDatabase('bench_refunds');
+  const namespace = uniqueName('bench');
+  const common = { DATABASE_URL: db.url, KAFKA_NAMESPACE: namespace, LOG_LEVEL: 'warn', RATE_LIMIT_TEST_PER_SEC: '100000' };
+  const services: RunningService[] = [];
+  try {
+    const sessions = await startService('sessions', { ...common, PORT: String(await freePort()) });
+    services.push(sessions);
+    const refunds = await startService('refunds', { ...common, SESSIONS_URL: sessions.commandUrl!, PORT: String(await freePort()) });
+    services.push(refunds);
+    const gateway = await startService('gateway', { ...common, ...commandUrlSettings({ sessions, refunds }), PORT: String(await freePort()) });
+    services.push(gateway);
+    const merchant = await admin(db.url, 'merchant', 'create', '--name', 'Bench Refunds', '--email', `${namespace}@example.com`);
+    const headers = { authorization: `Bearer ${merchant.test_key}`, 'content-type': 'application/json' };
+    const bare = await load({ url: `${gateway.url}/health/live`, connections: 32, duration: 3 });
+
+    // Payments to refund from, made the way a merchant makes them; a cent of one of them per refund.
+    const paymentIds: string[] = [];
+    const post = async (path: string, body: object) => {
+      const res = await fetch(`${gateway.url}${path}`, { method: 'POST', headers: { ...headers, 'idempotency-key': randomUUID() }, body: JSON.stringify(body) });
+      if (res.status >= 300) throw new Error(`${path} answered ${res.status} ${await res.text()}`);
+      return (await res.json()) as Record<string, string>;
+    };
+    for (let i = 0; i < paymentCount; i += 25) {
+      await Promise.all(
+        Array.from({ length: Math.min(25, paymentCount - i) }, async () => {
+          const intent = await post('/api/v1/payment-intents', { amount: '999.00', currency: 'USD' });
+          const paid = await post(`/api/v1/payment-intents/${intent.id}/simulate`, { result: 'succeeded', method: 'togo' });
+          paymentIds.push(paid.payment_id!);
+        }),
+      );
+    }
+    // The refunds service learns payments from sessions' events; wait until it knows them all, as in steady state.
+    const known = async () => {
+      const res = await fetch(`${gateway.url}/api/v1/payments?limit=1`, { headers });
+      return res.ok;
+    };
+    await known();
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+
+    let n = 0;
+    const result = await openLoop({
+      origin: gateway.url,
+      rate,
+      seconds,
+      connections: 64,
+      request: () => ({
+        method: 'POST',
+        path: `/api/v1/payments/${paymentIds[n++ % paymentIds.length]}/refunds`,
+        headers: { ...headers, 'idempotency-key': randomUUID() },
+        body: JSON.stringify({ amount: '0.01' }),
+      }),
+    });
+    console.log(`bench refunds: ${new Date().toISOString()}; this VM's bare HTTP (gateway /health/live, 32 connections, 3 s): ${Math.round(bare.requests.average)} req/s`);
+    console.log(
+      `  refund create at ${rate}/s offered for ${seconds} s over ${paymentIds.length} payments: p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  max ${result.latency.max} ms  non2xx ${result.non2xx}  errors ${result.errors} — goal p99 ≤ 50 ms: ${result.latency.p99 <= 50 ? 'met' : 'NOT met'}`,
+    );
+  } finally {
+    await Promise.all(services.map((s) => s.stop().catch(() => undefined)));
+    await db.drop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
