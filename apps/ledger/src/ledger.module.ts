@@ -7,12 +7,12 @@ import { BalanceHandlers } from './balances/balance.handlers';
 import { LedgerController } from './balances/ledger.controller';
 import { LedgerConfig } from './config';
 import { createLedger, type Ledger } from './ledger.composition';
-import { PaymentEventsHandler } from './payments/payment-events.handler';
+import { BookingEventsHandler } from './bookings/booking-events.handler';
 
 const LEDGER = Symbol('Ledger');
-const PAYMENTS_CONSUMER = Symbol('PAYMENTS_CONSUMER');
+const BOOKINGS_CONSUMER = Symbol('BOOKINGS_CONSUMER');
 
-/** The journal and balances: payments booked from sessions' events, balances read over commands (wiring only: see createLedger). */
+/** The journal and balances: payments and refunds booked from their events, balances read over commands (wiring only: see createLedger). */
 @Module({
   controllers: [LedgerController],
   providers: [
@@ -21,13 +21,14 @@ const PAYMENTS_CONSUMER = Symbol('PAYMENTS_CONSUMER');
       inject: [getDataSourceToken(), LedgerConfig],
       useFactory: (dataSource: DataSource, config: LedgerConfig) => createLedger(dataSource, { schema: config.DB_SCHEMA, namespace: config.KAFKA_NAMESPACE }),
     },
-    { provide: PaymentEventsHandler, inject: [LEDGER], useFactory: (ledger: Ledger) => ledger.payments },
+    { provide: BookingEventsHandler, inject: [LEDGER], useFactory: (ledger: Ledger) => ledger.bookings },
     { provide: BalanceHandlers, inject: [LEDGER], useFactory: (ledger: Ledger) => ledger.balances },
     eventConsumerProvider(
-      PAYMENTS_CONSUMER,
-      // Ready once joined: after a restart, "ready" means payments are being booked again.
-      { name: 'ledger.payments', topics: (namespace) => [topicName(namespace, STREAMS.sessions)], readyOnceJoined: true },
-      PaymentEventsHandler,
+      BOOKINGS_CONSUMER,
+      // Ready once joined: after a restart, "ready" means payments and refunds are being booked again. One group
+      // over both topics (the name is kept, so the group keeps its offsets): one transaction can book both kinds.
+      { name: 'ledger.payments', topics: (namespace) => [topicName(namespace, STREAMS.sessions), topicName(namespace, STREAMS.refunds)], readyOnceJoined: true },
+      BookingEventsHandler,
       (handler) => ({ handle: (envelope, manager, ctx) => handler.handle(envelope, manager, ctx), beforeCommit: (manager) => handler.beforeCommit(manager) }),
     ),
   ],

@@ -6,7 +6,7 @@ import { deadLetterTopic, STREAMS, topicName } from '@payments/events';
 import { collectMessages, REPO_ROOT, startStack, testKafka, waitFor, type Stack, type TestMerchant } from '@payments/testing';
 
 // The ledger as merchants and operators meet it: payments made through the gateway are booked from sessions'
-// events, the balance and its transactions are read through the gateway, and `npm run admin -- ledger ...` checks
+// events (refunds from the refunds service's), the balance and its transactions are read through the gateway, and `npm run admin -- ledger ...` checks
 // and corrects it.
 describe('ledger service', () => {
   let stack: Stack;
@@ -67,7 +67,7 @@ describe('ledger service', () => {
   }
 
   beforeAll(async () => {
-    stack = await startStack(['sessions', 'ledger', 'gateway']);
+    stack = await startStack(['sessions', 'ledger', 'refunds', 'gateway']);
     merchant = await stack.createMerchant({ verified: true, testLimit: 10000, liveLimit: 10000 });
     injected = await stack.createMerchant({ testLimit: 10000 });
   });
@@ -212,5 +212,54 @@ describe('ledger service', () => {
     const [latest] = (await call('/api/v1/balance-transactions?limit=1&type=adjustment')).body.data;
     expect(latest).toMatchObject({ type: 'adjustment', amount: '-1.25', net: '-1.25', source: null, description: 'goodwill credit' });
     expect((await admin('ledger', 'check', '--merchant', merchant.merchant_id)).json).toMatchObject({ ok: true });
+  });
+
+  it('books a completed refund once: the balance falls by the refund, the fee stays, ledger check stays clean', async () => {
+    const paid = await paidIntent('40.00', 'togo');
+    await waitFor(async () => (await call('/api/v1/balance-transactions?limit=100')).body.data.some((t: any) => t.payment_id === paid.payment_id), 30_000, 'the payment');
+    const before = await available();
+    const refund = await stack.call('POST', `/api/v1/payments/${paid.payment_id}/refunds`, { key: merchant.test_key, body: { amount: '15.50' }, headers: { 'Idempotency-Key': randomUUID() } });
+    expect(refund.status).toBe(201);
+    const expected = (Number(before.replace('.', '')) - 1550).toString().replace(/(\d{2})$/, '.$1');
+    await waitFor(async () => (await available()) === expected, 30_000, 'the refund to reach the balance');
+    const [latest] = (await call('/api/v1/balance-transactions?limit=1&type=refund')).body.data;
+    expect(latest).toMatchObject({ type: 'refund', amount: '-15.50', fee: '0.00', net: '-15.50', source: refund.body.id, payment_id: paid.payment_id });
+
+    // The refund's events delivered again (as after a crash before the commit) post nothing more.
+    const topic = topicName(stack.namespace, STREAMS.refunds);
+    const events = (await collectMessages(topic, 2, 20_000, undefined, (m) => m.key === refund.body.id)).map((m) => m.value!);
+    const producer = testKafka().producer();
+    await producer.connect();
+    await producer.send({ topic, messages: events.map((value) => ({ key: refund.body.id, value })) });
+    await producer.disconnect();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await available()).toBe(expected);
+    expect((await call('/api/v1/balance-transactions?limit=100&type=refund')).body.data.filter((t: any) => t.source === refund.body.id)).toHaveLength(1);
+    expect((await admin('ledger', 'check', '--merchant', merchant.merchant_id)).json).toMatchObject({ ok: true, findings: [] });
+  });
+
+  it('a refund event that cannot be booked is parked with the reason, never posted', async () => {
+    const before = await available(injected.test_key);
+    const topic = topicName(stack.namespace, STREAMS.refunds);
+    const refundId = `re_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    const object = {
+      id: refundId, object: 'refund', payment_id: '7700000000000001', amount: '0.00', currency: 'USD', reason: null, status: 'completed',
+      failure_reason: null, environment: 'test', created_at: new Date().toISOString(), completed_at: new Date().toISOString(),
+    };
+    const event = {
+      ...paymentEvent({}),
+      type: 'refund.completed',
+      aggregate_type: 'refund',
+      aggregate_id: refundId,
+      sequence: 2,
+      data: { object, payment: { id: '7700000000000001', source: 'pi_test_x', method: 'crypto', amount: '50.00', currency: 'USD' } },
+    };
+    const producer = testKafka().producer();
+    await producer.connect();
+    await producer.send({ topic, messages: [{ key: refundId, value: JSON.stringify(event) }] });
+    await producer.disconnect();
+    const parked = await collectMessages(deadLetterTopic(topic), 1, 20_000, undefined, (m) => m.key === refundId);
+    expect(parked[0]?.headers).toMatchObject({ 'dlq-reason': expect.stringMatching(/^amount: refund re_/), 'dlq-attempts': '1' });
+    expect(await available(injected.test_key)).toBe(before);
   });
 });
