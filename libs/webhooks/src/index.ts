@@ -22,6 +22,7 @@ export {
   renderTestWebhook,
   renderWebhook,
   type IntentWebhookBody,
+  type InvoiceRefundWebhookBody,
   type InvoiceWebhookBody,
   type PublicEvent,
   type RenderedWebhook,

@@ -117,3 +117,60 @@ describe('renderWebhook', () => {
     });
   });
 });
+
+describe('renderWebhook: refunds on the surface of the payment they return', () => {
+  const refund = {
+    id: 're_AbCdEfGhIjKlMnOpQrStUvWx',
+    object: 'refund',
+    payment_id: '1234567890123',
+    amount: '10.00',
+    currency: 'USD',
+    reason: 'damaged',
+    status: 'completed',
+    failure_reason: null,
+    environment: 'test',
+    created_at: '2025-01-01T11:00:00.000Z',
+    completed_at: '2025-01-01T11:00:00.000Z',
+  } as const;
+  const event = (source: string) => ({
+    id: 'evt_789',
+    type: 'refund.completed',
+    sequence: 2,
+    environment: 'test' as const,
+    occurred_at: '2025-01-01T11:00:00.000Z',
+    data: { object: refund, payment: { id: '1234567890123', source, method: 'wallet', amount: '74.00', currency: 'USD' } },
+  });
+
+  it('a refund of an invoice payment: the invoice surface, its frame and the refund\'s fields', () => {
+    const rendered = renderWebhook(event(invoice.id));
+    expect(rendered.scheme).toBe('invoice');
+    expect(rendered.body).toBe(
+      JSON.stringify({
+        id: 'evt_789',
+        event: 'refund.completed',
+        created_at: '2025-01-01T11:00:00.000Z',
+        sequence: 2,
+        data: {
+          environment: 'test',
+          refund_id: refund.id,
+          invoice_id: invoice.id,
+          payment_reference: '1234567890123',
+          status: 'completed',
+          amount: '10.00',
+          currency: 'USD',
+          reason: 'damaged',
+          failure_reason: null,
+          created_at: refund.created_at,
+          completed_at: refund.completed_at,
+        },
+      }),
+    );
+  });
+
+  it('a refund of an intent payment: the WebhookEvent with the refund as data.object', () => {
+    const rendered = renderWebhook(event('pi_test_AbCdEfGhIjKlMnOpQrStUvWx'));
+    expect(rendered.scheme).toBe('intent');
+    expect(JSON.parse(rendered.body)).toMatchObject({ id: 'evt_789', type: 'refund.completed', created: 1735729200, data: { object: refund } });
+  });
+});
+

@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startStack, waitFor, type Stack, type TestMerchant } from '@payments/testing';
+import { verifyWebhook, type VerifiedWebhook } from '@payments/webhook-receiver';
+
+// Merchants learn of refunds by signed webhooks, on the surface of the payment refunded: an intent payment's
+// refund as a WebhookEvent with X-Service-* headers, an invoice payment's in the invoice event's shape with
+// Service-* headers, each verified here with the receiver library merchants use.
+describe('refund webhooks', () => {
+  let stack: Stack;
+  let merchant: TestMerchant;
+  let receiver: Server;
+  let receiverUrl: string;
+  let secret = '';
+  const arrivals: Array<{ headers: IncomingHttpHeaders; webhook: VerifiedWebhook }> = [];
+  let rejected = 0;
+
+  beforeAll(async () => {
+    receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const result = verifyWebhook(Buffer.concat(chunks), req.headers, { secret });
+        if (result.ok) arrivals.push({ headers: req.headers, webhook: result.webhook });
+        else rejected++;
+        res.writeHead(result.ok ? 200 : 400).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    stack = await startStack(['sessions', 'refunds', 'webhook-dispatcher', 'gateway'], { WEBHOOK_ALLOW_INSECURE_TARGETS: '1', RATE_LIMIT_TEST_PER_SEC: '10000' });
+    merchant = await stack.createMerchant({ verified: true });
+    const endpoint = await stack.call('POST', '/api/v1/webhook-endpoints', {
+      key: merchant.test_key,
+      body: { url: receiverUrl, events: ['refund.created', 'refund.completed'] },
+      headers: { 'Idempotency-Key': randomUUID() },
+    });
+    expect(endpoint.status).toBe(201);
+    secret = endpoint.body.secret;
+  }, 120_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+    await new Promise((resolve) => receiver?.close(resolve));
+  });
+
+  const post = async (path: string, body: object) => {
+    const res = await stack.call('POST', path, { key: merchant.test_key, body, headers: { 'Idempotency-Key': randomUUID() } });
+    expect(res.status).toBeLessThan(300);
+    return res.body;
+  };
+  const arrived = async (refundId: string, type: string) => {
+    const find = () => arrivals.find((a) => a.webhook.type === type && JSON.stringify(a.webhook.event).includes(refundId));
+    await waitFor(() => find() !== undefined, 30_000, `${type} of ${refundId}`);
+    return find()!;
+  };
+
+  it('a refund of an intent payment: WebhookEvent with the refund as data.object, X-Service-* signature', async () => {
+    const intent = await post('/api/v1/payment-intents', { amount: '30.00', currency: 'USD' });
+    const paid = await post(`/api/v1/payment-intents/${intent.id}/simulate`, { result: 'succeeded', method: 'togo' });
+    const refund = await post(`/api/v1/payments/${paid.payment_id}/refunds`, { amount: '12.00' });
+    for (const type of ['refund.created', 'refund.completed']) {
+      const arrival = await arrived(refund.id, type);
+      expect(arrival.webhook.scheme).toBe('intent');
+      expect(arrival.headers['x-service-event']).toBe(type);
+      expect(arrival.headers['service-signature']).toBeUndefined();
+      expect(arrival.webhook.event).toMatchObject({ type, data: { object: refund } });
+    }
+  });
+
+  it("a refund of an invoice payment: the invoice event's frame with the refund's fields, Service-* signature", async () => {
+    const invoice = await post('/api/v1/invoices', { amount: '50.00', currency: 'USD' });
+    const paid = await post(`/api/v1/invoices/${invoice.id}/simulate`, { result: 'paid' });
+    const reference = paid.payment?.reference ?? (await stack.call('GET', `/api/v1/invoices/${invoice.id}`, { key: merchant.test_key })).body.payment.reference;
+    const refund = await post(`/api/v1/payments/${reference}/refunds`, { reason: 'returned' });
+    expect(refund).toMatchObject({ amount: '50.00', status: 'completed' });
+    const arrival = await arrived(refund.id, 'refund.completed');
+    expect(arrival.webhook.scheme).toBe('invoice');
+    expect(arrival.headers['service-event-id']).toBe(arrival.webhook.id);
+    expect(arrival.headers['x-service-signature']).toBeUndefined();
+    expect(arrival.webhook.event).toEqual({
+      id: arrival.webhook.id,
+      event: 'refund.completed',
+      created_at: expect.any(String),
+      sequence: 2,
+      data: {
+        environment: 'test',
+        refund_id: refund.id,
+        invoice_id: invoice.id,
+        payment_reference: reference,
+        status: 'completed',
+        amount: '50.00',
+        currency: 'USD',
+        reason: 'returned',
+        failure_reason: null,
+        created_at: refund.created_at,
+        completed_at: refund.completed_at,
+      },
+    });
+    expect(rejected).toBe(0);
+  });
+});
