@@ -193,7 +193,7 @@ async function main(): Promise<number> {
     // A refund lost would leave the balance high and the sum short; a refund doubled, the reverse.
     const lost = failures.length + notSucceeded.length + missingWebhooks.length + missingRefundWebhooks.length + (ledgerOff > 0 ? 1 : 0) + (refundSumOff < 0 ? 1 : 0);
     const doubled =
-      doubledEvents.length + reused.length + (stored.intents - stored.refs) + Math.max(0, stored.payments - outcomes.length) + extraRefunds + (ledgerOff < 0 ? 1 : 0) + (refundSumOff > 0 ? 1 : 0);
+      doubledEvents.length + reused.length + (stored.intents - stored.refs) + Math.max(0, stored.payments - stored.refs) + extraRefunds + (ledgerOff < 0 ? 1 : 0) + (refundSumOff > 0 ? 1 : 0);
     console.log('');
     console.log(`chaos: ${outcomes.length}/${payments} payments succeeded in ${seconds(Date.now() - started)} s; ${outcomes.reduce((n, o) => n + o.retries, 0)} merchant retries`);
     console.log(`  intents stored ${stored.intents} (distinct references ${stored.refs}), payments stored ${stored.payments}`);

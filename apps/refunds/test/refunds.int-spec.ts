@@ -100,6 +100,16 @@ describe('refunds', () => {
     expect((await refund(paid.payment_id, {})).body).toMatchObject({ amount: '1.00', status: 'completed' });
   });
 
+  it('refunds asking for what remains, alongside ones with amounts, leave the payment refunded exactly in full', async () => {
+    const paid = await paidIntent('20.00');
+    const answers = await Promise.all([...Array(4).fill({ amount: '1.00' }), ...Array(4).fill({})].map((body: object) => refund(paid.payment_id, body)));
+    const made = answers.filter((a) => a.status === 201);
+    expect(answers.filter((a) => a.status !== 201).map((a) => a.body.error.code)).toEqual(Array(8 - made.length).fill('refund_exceeds_payment'));
+    const total = made.reduce((sum, a) => sum + Math.round(Number(a.body.amount) * 100), 0);
+    expect(total).toBe(2000);
+    expect((await get(`/api/v1/payments/${paid.payment_id}`)).body).toMatchObject({ refunded_amount: '20.00', status: 'refunded' });
+  });
+
   it('20 concurrent requests with one key make one refund, answered alike', async () => {
     const paid = await paidIntent('20.00');
     const key = randomUUID();

@@ -25,6 +25,9 @@ import { isPaymentIdText, type RefundsRepository, type Scope, type StoredPayment
 class KeyTaken extends Error {}
 
 const PAYMENT_NOT_HERE = Symbol('payment not here');
+const FITS_NOW = Symbol('fits now');
+/** Reservations one create tries before answering with what remains (each lost only to a refund that committed). */
+const RESERVE_TRIES = 5;
 
 function noSuchPayment(): ApiError {
   return new ApiError('not_found', 'No such payment.', 'id');
@@ -109,8 +112,14 @@ export class RefundHandlers {
         const key = command.idempotency_key;
         const existing = await this.repository.findRefundByKey(manager, scope, key);
         if (existing) return existing;
-        const reserved = await this.repository.reserve(manager, scope, command.payment_id, cents);
-        if (!reserved) return this.refusal(manager, scope, command);
+        let reserved = await this.repository.reserve(manager, scope, command.payment_id, cents);
+        // Nothing set aside, though the refund fits what remains now: the payment's event was recorded after the
+        // statement looked, or (amount defaulted) other refunds changed what remains meanwhile. Ask again.
+        for (let tries = 1; !reserved; tries++) {
+          const refusal = await this.refusal(manager, scope, command, cents, tries >= RESERVE_TRIES);
+          if (refusal !== FITS_NOW) return refusal;
+          reserved = await this.repository.reserve(manager, scope, command.payment_id, cents);
+        }
         const { payment } = reserved;
         if (settlementOf(payment) === 'provider') {
           throw new RefundRefused('provider_unavailable', `Refunds of live ${payment.method} payments are not available yet.`);
@@ -142,13 +151,23 @@ export class RefundHandlers {
     }
   }
 
-  /** Why nothing was set aside: the key's refund made meanwhile, an unknown payment, or not enough left. */
-  private async refusal(manager: EntityManager, scope: Scope, command: CreateRefundCommand): Promise<StoredRefund | typeof PAYMENT_NOT_HERE> {
+  /**
+   * Why nothing was set aside: the key's refund made meanwhile, an unknown payment, or not enough left; or
+   * FITS_NOW when the payment arrived (its event, just recorded) after the reservation looked for it.
+   */
+  private async refusal(
+    manager: EntityManager,
+    scope: Scope,
+    command: CreateRefundCommand,
+    cents: number | null,
+    lastTry: boolean,
+  ): Promise<StoredRefund | typeof PAYMENT_NOT_HERE | typeof FITS_NOW> {
     const made = await this.repository.findRefundByKey(manager, scope, command.idempotency_key);
     if (made) return made;
     const payment = await this.repository.findPayment(manager, scope, command.payment_id);
     if (!payment) return PAYMENT_NOT_HERE;
     const remaining = payment.amountCents - payment.reservedCents;
+    if (!lastTry && remaining > 0 && (cents === null || cents <= remaining)) return FITS_NOW;
     throw new RefundRefused(
       'exceeds_payment',
       remaining === 0
