@@ -34,6 +34,9 @@ bash scripts/infra-up.sh
 npm run build
 
 mkdir -p "$run"
+# A local start is for development: webhook endpoints on this machine (http://127.0.0.1:...) are allowed, so
+# `npm run try` and a receiver of one's own work at once. Never in production (the services refuse it there).
+if [ "${NODE_ENV:-}" = production ]; then allow_local=${WEBHOOK_ALLOW_INSECURE_TARGETS:-0}; else allow_local=${WEBHOOK_ALLOW_INSECURE_TARGETS:-1}; fi
 for entry in "${services[@]}"; do
   IFS=: read -r name port schema <<<"$entry"
   if port_open "$port"; then
@@ -44,7 +47,7 @@ for entry in "${services[@]}"; do
   [ -f "$main" ] || die "$main is missing after the build: apps/$name/src/main.ts does not exist yet"
   # The caller's environment passes through (DATABASE_URL, KAFKA_BROKERS, LOG_LEVEL, ...); only the port and
   # schema are per service, so a PORT exported in the shell cannot put five services on one port.
-  PORT=$port DB_SCHEMA=${schema} nohup node "$main" >>"$run/$name.log" 2>&1 &
+  PORT=$port DB_SCHEMA=${schema} WEBHOOK_ALLOW_INSECURE_TARGETS=$allow_local nohup node "$main" >>"$run/$name.log" 2>&1 &
   echo $! >"$run/$name.pid"
   say "started $name (pid $!, port $port, log $run/$name.log)"
 done
@@ -89,6 +92,7 @@ for entry in "${services[@]}"; do
   printf '  %-20s health http://127.0.0.1:%s/health/ready   metrics http://127.0.0.1:%s/metrics\n' "$name" "$port" "$((port + 6000))"
 done
 echo "  Logs and pid files: $run   (stop everything with: npm stop)"
+if [ "$allow_local" = 1 ]; then echo "  Webhook endpoints on this machine are allowed (development setting WEBHOOK_ALLOW_INSECURE_TARGETS=1)"; fi
 
 # Demo merchant, once the admin command exists: its test key lets a first API call be made right away.
 cli=dist/apps/gateway/src/admin/cli.js

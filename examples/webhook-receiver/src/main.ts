@@ -23,7 +23,7 @@ async function onEvent(webhook: VerifiedWebhook): Promise<void> {
   const subject = object?.id ?? event.data?.invoice_id ?? '?';
   const status = object?.status ?? event.data?.status ?? '?';
   // Events of one object can arrive out of order: `sequence` tells which is newer.
-  log({ received: webhook.type, event_id: webhook.id, object: subject, status, sequence: event.sequence ?? null });
+  log({ received: webhook.type, event_id: webhook.id, scheme: webhook.scheme, object: subject, status, sequence: event.sequence ?? null });
   switch (webhook.type) {
     case 'invoice.paid':
     case 'payment_intent.succeeded':
