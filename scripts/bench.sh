@@ -10,7 +10,7 @@ bash scripts/infra-up.sh
 npm run build >/dev/null
 
 seconds=${BENCH_SECONDS:-30}
-which=${BENCH:-transport outbox api webhooks webhooks-e2e ledger refunds}
+which=${BENCH:-transport outbox api webhooks webhooks-e2e ledger refunds checkout}
 echo "bench: $(date -u +%FT%TZ) on $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, node $(node --version), load $(cut -d' ' -f1-3 /proc/loadavg)"
 for b in $which; do
   case "$b" in
@@ -21,6 +21,7 @@ for b in $which; do
     webhooks-e2e) node -r ./tools/swc-register.js bench/webhooks-e2e.ts --seconds "$seconds" ;;
     ledger) node -r ./tools/swc-register.js bench/ledger.ts --seconds "$seconds" ;;
     refunds) node -r ./tools/swc-register.js bench/refunds.ts --seconds "$seconds" ;;
-    *) echo "bench: unknown benchmark $b (transport, outbox, api, webhooks, webhooks-e2e, ledger, refunds)" >&2; exit 2 ;;
+    checkout) node -r ./tools/swc-register.js bench/checkout.ts --seconds "$seconds" ;;
+    *) echo "bench: unknown benchmark $b (transport, outbox, api, webhooks, webhooks-e2e, ledger, refunds, checkout)" >&2; exit 2 ;;
   esac
 done

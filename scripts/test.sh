@@ -30,6 +30,18 @@ if ! command -v kubectl >/dev/null 2>&1; then
   command -v kubectl >/dev/null 2>&1 || die "kubernetes-client installed but kubectl is still not on PATH"
 fi
 
+# The checkout's browser tests drive Debian's chromium (playwright-core, no downloaded browser).
+if [ ! -x /usr/bin/chromium ]; then
+  step "installing chromium (Debian package, for the checkout's browser tests)"
+  [ "$(id -u)" = 0 ] || die "chromium is missing; install it with: sudo apt-get install -y chromium"
+  apt_log=$(mktemp)
+  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >"$apt_log" 2>&1; then
+    cat "$apt_log" >&2
+    die "installing chromium failed (output above)"
+  fi
+  rm -f "$apt_log"
+fi
+
 step "type check"
 npm run typecheck
 step "lint"

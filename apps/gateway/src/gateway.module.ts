@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ApiAccessModule } from './auth/api-access.module';
+import { CheckoutModule } from './checkout/checkout.module';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { RefundsModule } from './refunds/refunds.module';
 import { MerchantsModule } from './merchants/merchants.module';
@@ -10,6 +11,6 @@ import { WebhookEndpointsModule } from './webhook-endpoints/webhook-endpoints.mo
 import { BalanceModule } from './balance/balance.module';
 
 @Module({
-  imports: [CommandClientsModule, ResourceCacheModule, MerchantsModule, ApiAccessModule, IdempotencyModule, SessionsClientModule, WebhookEndpointsModule, BalanceModule, RefundsModule],
+  imports: [CommandClientsModule, ResourceCacheModule, MerchantsModule, ApiAccessModule, IdempotencyModule, SessionsClientModule, WebhookEndpointsModule, BalanceModule, RefundsModule, CheckoutModule],
 })
 export class GatewayModule {}

@@ -12,6 +12,7 @@ import { INVOICES_LAYOUT, invoiceKind } from './invoices/invoice.kind';
 import { InvoiceHandlers } from './invoices/invoice.handlers';
 import { PAYMENT_INTENTS_LAYOUT, paymentIntentKind } from './payment-intents/payment-intent.kind';
 import { PaymentIntentHandlers } from './payment-intents/payment-intent.handlers';
+import { CheckoutHandlers } from './checkout/checkout.handlers';
 import { PaymentHandlers } from './payments/payment.handlers';
 import { PaymentsRepository } from './payments/payments.repository';
 import { PostgresSessionStore, transactionOf } from './persistence/postgres-session-store';
@@ -30,6 +31,7 @@ export interface Sessions {
   intents: PaymentIntentHandlers;
   invoices: InvoiceHandlers;
   payments: PaymentHandlers;
+  checkout: CheckoutHandlers;
   expirers: { payment_intent: Expirer; invoice: Expirer };
 }
 
@@ -55,6 +57,15 @@ export function createSessions(db: SessionsDatabase, config: Pick<SessionsConfig
     intents: new PaymentIntentHandlers(intents),
     invoices: new InvoiceHandlers(invoices),
     payments: new PaymentHandlers(db.dataSource, payments),
+    checkout: new CheckoutHandlers(
+      { owner: (id) => intentRows.findOwner(db.dataSource.manager, id), get: (scope, id) => intents.get(scope, id) },
+      { owner: (id) => invoiceRows.findOwner(db.dataSource.manager, id), get: (scope, id) => invoices.get(scope, id) },
+      // The created event holds the terms: the read model keeps no URLs.
+      async (scope, id) => {
+        const [created] = await db.events.load<{ type: string; data: { successUrl: string | null; cancelUrl: string | null; methods: string[] } }>(db.dataSource.manager, scope, id);
+        return created ? created.event.data : null;
+      },
+    ),
     expirers: { payment_intent: expirer(intentRows, intents), invoice: expirer(invoiceRows, invoices) },
   };
 }

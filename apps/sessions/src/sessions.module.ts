@@ -7,6 +7,7 @@ import { IdempotencyKeysPruner } from './idempotency/idempotency-keys.pruner';
 import { SessionsController } from './commands/sessions.controller';
 import { InvoiceHandlers } from './invoices/invoice.handlers';
 import { PaymentIntentHandlers } from './payment-intents/payment-intent.handlers';
+import { CheckoutHandlers } from './checkout/checkout.handlers';
 import { PaymentHandlers } from './payments/payment.handlers';
 import { createSessions, type Sessions } from './sessions.composition';
 import { Clock, SystemClock } from './shared/clock';
@@ -32,6 +33,7 @@ const SESSIONS = Symbol('Sessions');
     { provide: PaymentIntentHandlers, inject: [SESSIONS], useFactory: (sessions: Sessions) => sessions.intents },
     { provide: InvoiceHandlers, inject: [SESSIONS], useFactory: (sessions: Sessions) => sessions.invoices },
     { provide: PaymentHandlers, inject: [SESSIONS], useFactory: (sessions: Sessions) => sessions.payments },
+    { provide: CheckoutHandlers, inject: [SESSIONS], useFactory: (sessions: Sessions) => sessions.checkout },
     {
       provide: ExpiryScheduler,
       inject: [SessionsDatabase, SESSIONS, SessionsConfig, Clock],

@@ -145,4 +145,8 @@ export const SESSIONS_COMMAND_SCHEMAS: Record<SessionsCommandName, { request: ob
   'invoices.get': { request: OBJECT_COMMAND, reply: INVOICE_SCHEMA },
   'invoices.simulate': { request: simulateCommand(SIMULATE_INVOICE_PARAMS_SCHEMA), reply: INVOICE_SIMULATE_SCHEMA },
   'payments.find': { request: OBJECT_COMMAND, reply: SESSION_PAYMENT_SCHEMA },
+  'checkout.get': {
+    request: { type: 'object', required: ['id'], properties: { id: OBJECT_ID } },
+    reply: { type: 'object', required: ['kind', 'merchant_id', 'environment', 'session'] },
+  },
 };

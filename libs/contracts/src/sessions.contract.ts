@@ -14,6 +14,8 @@ export const SESSIONS_COMMANDS = {
   simulateInvoice: 'invoices.simulate',
   /** Internal (the refunds service): a payment by id, before its event has reached the asker. */
   findPayment: 'payments.find',
+  /** The hosted checkout: a session by its id alone, with whose it is. */
+  getCheckout: 'checkout.get',
 } as const;
 
 export type SessionsCommandName = (typeof SESSIONS_COMMANDS)[keyof typeof SESSIONS_COMMANDS];
@@ -176,7 +178,27 @@ export interface SessionsCommandMap {
   'invoices.get': { body: GetInvoiceCommand; reply: InvoiceResource };
   'invoices.simulate': { body: SimulateInvoiceCommand; reply: SimulateInvoiceReply };
   'payments.find': { body: FindPaymentCommand; reply: SessionPaymentResource };
+  'checkout.get': { body: GetCheckoutCommand; reply: CheckoutSession };
 }
+
+export interface GetCheckoutCommand {
+  /** `pi_…` or `inv_…`. */
+  id: string;
+}
+
+/** What the checkout needs beyond the resource: where the customer goes after, and the methods offered. */
+export interface CheckoutTerms {
+  merchant_id: string;
+  environment: SessionsEnvironment;
+  success_url: string | null;
+  cancel_url: string | null;
+  methods: string[];
+}
+
+/** A session as the hosted checkout needs it: the resource and whose it is (the page knows the id alone). */
+export type CheckoutSession =
+  | (CheckoutTerms & { kind: 'payment_intent'; session: PaymentIntentResource })
+  | (CheckoutTerms & { kind: 'invoice'; session: InvoiceResource });
 
 export interface FindPaymentCommand extends SessionsScope {
   /** The payment id. */

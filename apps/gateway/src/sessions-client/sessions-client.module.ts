@@ -9,5 +9,6 @@ import { SessionsClient } from './sessions.client';
   imports: [IdempotencyModule],
   controllers: [PaymentIntentsController, InvoicesController],
   providers: [SessionsClient],
+  exports: [SessionsClient],
 })
 export class SessionsClientModule {}

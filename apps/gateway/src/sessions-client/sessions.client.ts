@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import {
+  type CheckoutSession,
   invoiceResourceAt,
   paymentIntentResourceAt,
   CreateInvoiceCommand,
@@ -70,6 +71,11 @@ export class SessionsClient {
 
   simulateInvoice(command: SimulateInvoiceCommand, caller: CommandOptions): Promise<SimulateInvoiceReply> {
     return this.changing(command, this.send(SESSIONS_COMMANDS.simulateInvoice, command, caller));
+  }
+
+  /** A session by its id alone, for the hosted checkout (not cached: the page shows what sessions says now). */
+  getCheckout(id: string, caller: CommandOptions): Promise<CheckoutSession> {
+    return this.send(SESSIONS_COMMANDS.getCheckout, { id }, caller);
   }
 
   /** From the cache, as it reads now; on a miss from sessions, then cached unless it changed meanwhile. */

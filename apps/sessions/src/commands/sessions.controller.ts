@@ -4,6 +4,7 @@ import { SESSIONS_COMMANDS, SESSIONS_SERVICE, type SessionsCommandMap, type Sess
 import { CommandContext, commandPattern, serveCommand, type RpcReply, type RpcRequest } from '@payments/platform';
 import { InvoiceHandlers } from '../invoices/invoice.handlers';
 import { PaymentIntentHandlers } from '../payment-intents/payment-intent.handlers';
+import { CheckoutHandlers } from '../checkout/checkout.handlers';
 import { PaymentHandlers } from '../payments/payment.handlers';
 import { correlationOf } from './correlation';
 import { mapSessionsError } from './sessions-error.mapper';
@@ -26,7 +27,7 @@ const PREFIX = commandPattern(SESSIONS_SERVICE, '');
 export class SessionsController {
   private readonly routes: Routes;
 
-  constructor(intents: PaymentIntentHandlers, invoices: InvoiceHandlers, payments: PaymentHandlers) {
+  constructor(intents: PaymentIntentHandlers, invoices: InvoiceHandlers, payments: PaymentHandlers, checkout: CheckoutHandlers) {
     this.routes = {
       [SESSIONS_COMMANDS.createPaymentIntent]: (body, sender) => intents.create(body, sender.correlationId),
       [SESSIONS_COMMANDS.getPaymentIntent]: (body) => intents.get(body),
@@ -36,6 +37,7 @@ export class SessionsController {
       [SESSIONS_COMMANDS.getInvoice]: (body) => invoices.get(body),
       [SESSIONS_COMMANDS.simulateInvoice]: (body, sender) => invoices.simulate(body, sender.correlationId, sender.commandId),
       [SESSIONS_COMMANDS.findPayment]: (body) => payments.find(body),
+      [SESSIONS_COMMANDS.getCheckout]: (body) => checkout.get(body),
     };
   }
 

@@ -108,6 +108,12 @@ export class SessionReadModel<S extends SessionRow, R> {
     return row?.resource ?? null;
   }
 
+  /** Whose session this is (the hosted checkout knows the id alone), or null. */
+  async findOwner(manager: EntityManager, id: string): Promise<StreamScope | null> {
+    const [row]: Array<{ merchant_id: string; environment: 'live' | 'test' }> = await manager.query(`SELECT merchant_id, environment FROM ${this.table} WHERE id = $1`, [id]);
+    return row ? { merchantId: row.merchant_id, environment: row.environment } : null;
+  }
+
   /** Locks up to `limit` sessions past expires_at that are not final; rows another transaction holds are skipped. */
   async lockDue(manager: EntityManager, now: Date, limit: number): Promise<DueSession[]> {
     const rows: Array<{ id: string; merchant_id: string; environment: 'live' | 'test' }> = await manager.query(this.lockDueText, [now, limit]);

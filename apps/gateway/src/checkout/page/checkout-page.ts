@@ -1,0 +1,133 @@
+// The checkout's HTML: one small page per state, no framework, no third-party request. Works without JavaScript;
+// one nonce'd script adds the countdown. Styles are inline under the same nonce (one request in all).
+import { html, SafeHtml } from './html';
+import type { CheckoutView, SessionSummary } from './checkout-view';
+import { fill, MESSAGES, type Language, type Messages } from './messages';
+
+const STYLE = `
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans Arabic",sans-serif;color:#1a1a1a;background:#f4f5f7}
+main{max-width:28rem;margin:0 auto;padding:1.25rem;overflow-wrap:anywhere}
+.card{background:#fff;border:1px solid #d9dce1;border-radius:.75rem;padding:1.25rem}
+h1{font-size:1.35rem;margin:0 0 1rem}
+h2{font-size:1.05rem;margin:1.25rem 0 .5rem}
+dl{display:grid;grid-template-columns:auto minmax(0,1fr);gap:.25rem 1rem;margin:0}
+dt{color:#4a4f57}
+dd{margin:0;font-weight:600;overflow-wrap:anywhere}
+.amount{font-size:1.5rem}
+.note{background:#fff8e1;border:1px solid #e0c46c;border-radius:.5rem;padding:.5rem .75rem;margin:1rem 0}
+.alert{background:#fdecea;border:1px solid #d9534f;border-radius:.5rem;padding:.5rem .75rem;margin:1rem 0}
+form{margin:.5rem 0}
+button{width:100%;min-height:2.75rem;font:inherit;font-weight:600;border-radius:.5rem;border:1px solid #1f4fd1;background:#1f4fd1;color:#fff;cursor:pointer;padding:.5rem}
+button.secondary{background:#fff;color:#1f4fd1}
+button.quiet{background:#fff;color:#3d4249;border-color:#8a9099}
+button:focus-visible,a:focus-visible{outline:3px solid #f0a500;outline-offset:2px}
+.method{border-top:1px solid #e6e8eb;padding-top:.5rem;margin-top:.5rem}
+.unavailable{color:#4a4f57}
+a{color:#1f4fd1}
+footer{margin-top:1rem;text-align:center}
+`;
+
+const COUNTDOWN = `
+const el=document.getElementById('time-left');
+if(el){const end=Date.parse(el.getAttribute('datetime'));const fmt=el.dataset.format;
+const tick=()=>{const left=Math.max(0,Math.round((end-Date.now())/1000));
+el.textContent=fmt.replace('{m}',String(Math.floor(left/60))).replace('{s}',String(left%60).padStart(2,'0'));
+if(left===0){location.reload();}else{setTimeout(tick,1000);}};tick();}
+`;
+
+// Constants of this file, not data: raw text inside <style> and <script> must not be entity-escaped.
+const TRUSTED_STYLE = new SafeHtml(STYLE);
+const TRUSTED_COUNTDOWN = new SafeHtml(COUNTDOWN);
+
+export interface PageContext {
+  lang: Language;
+  nonce: string;
+  /** The page's own path (language switch and form targets). */
+  path: string;
+  now: Date;
+  /** A fresh token per rendered page: the same submit twice is one attempt. */
+  attempt: string;
+}
+
+function methodName(m: Messages, method: string): string {
+  return m.methods[method] ?? method;
+}
+
+function summaryList(m: Messages, s: SessionSummary): SafeHtml {
+  return html`<dl>
+<dt>${m.amount}</dt><dd class="amount"><span dir="ltr">${s.amount} ${s.currency}</span></dd>
+${s.description ? html`<dt>${m.description}</dt><dd>${s.description}</dd>` : null}
+</dl>`;
+}
+
+function timeLeft(m: Messages, s: SessionSummary, now: Date): SafeHtml {
+  const left = Math.max(0, Math.round((Date.parse(s.expiresAt) - now.getTime()) / 1000));
+  const text = fill(m.minutes, { m: String(Math.floor(left / 60)), s: String(left % 60).padStart(2, '0') });
+  return html`<p>${m.timeLeft}: <time id="time-left" datetime="${s.expiresAt}" data-format="${m.minutes}">${text}</time></p>`;
+}
+
+function payPage(m: Messages, view: Extract<CheckoutView, { page: 'pay' }>, ctx: PageContext): SafeHtml {
+  const s = view.summary;
+  const methodForms = view.methods.map((method) => {
+    const name = methodName(m, method);
+    if (!view.test) return html`<p class="method unavailable">${fill(m.notAvailable, { method: name })}</p>`;
+    return html`<div class="method">
+<form method="post" action="${ctx.path}/pay"><input type="hidden" name="method" value="${method}"><input type="hidden" name="outcome" value="succeed"><input type="hidden" name="attempt" value="${ctx.attempt}"><button type="submit">${fill(m.pay, { method: name })}</button></form>
+<form method="post" action="${ctx.path}/pay"><input type="hidden" name="method" value="${method}"><input type="hidden" name="outcome" value="decline"><input type="hidden" name="attempt" value="${ctx.attempt}-decline"><button type="submit" class="secondary">${fill(m.decline, { method: name })}</button></form>
+</div>`;
+  });
+  return html`<h1>${fill(m.payTo, { merchant: s.merchantName })}</h1>
+${summaryList(m, s)}
+${timeLeft(m, s, ctx.now)}
+${view.declined ? html`<p class="alert" role="alert">${m.declined}</p>` : null}
+${view.test ? html`<p class="note">${m.testMode}</p>` : null}
+<h2>${m.chooseMethod}</h2>
+${methodForms}
+${view.cancellable ? html`<form method="post" action="${ctx.path}/cancel"><button type="submit" class="quiet">${m.cancel}</button></form>` : null}`;
+}
+
+function statePage(m: Messages, view: CheckoutView): SafeHtml {
+  const merchant = 'summary' in view ? view.summary.merchantName : '';
+  switch (view.page) {
+    case 'paid':
+      return html`<h1>${m.paidTitle}</h1><p>${fill(m.paidBody, { merchant, amount: `${view.summary.amount} ${view.summary.currency}` })}</p>
+${view.summary.reference ? html`<dl><dt>${m.reference}</dt><dd>${view.summary.reference}</dd></dl>` : null}`;
+    case 'expired':
+      return html`<h1>${m.expiredTitle}</h1><p>${fill(m.expiredBody, { merchant })}</p>`;
+    case 'cancelled':
+      return html`<h1>${m.cancelledTitle}</h1><p>${m.cancelledBody}</p>`;
+    case 'processing':
+      return html`<h1>${m.processingTitle}</h1><p>${m.processingBody}</p>`;
+    case 'failed':
+      return html`<h1>${m.failedTitle}</h1><p>${fill(m.failedBody, { merchant })}</p>`;
+    case 'not_found':
+      return html`<h1>${m.notFoundTitle}</h1><p>${m.notFoundBody}</p>`;
+    default:
+      return html`<h1>${m.unavailableTitle}</h1><p>${m.unavailableBody}</p>`;
+  }
+}
+
+export function renderCheckout(view: CheckoutView, ctx: PageContext): string {
+  const m = MESSAGES[ctx.lang];
+  const body = view.page === 'pay' ? payPage(m, view, ctx) : statePage(m, view);
+  const other = m.languageCode;
+  return `<!doctype html>${html`<html lang="${ctx.lang}" dir="${m.dir}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${m.title}</title>
+<style nonce="${ctx.nonce}">${TRUSTED_STYLE}</style>
+</head>
+<body>
+<main>
+<div class="card">
+${body}
+</div>
+<footer><a href="${ctx.path}?lang=${other}" lang="${other}" hreflang="${other}">${m.language}</a></footer>
+</main>
+${view.page === 'pay' ? html`<script nonce="${ctx.nonce}">${TRUSTED_COUNTDOWN}</script>` : null}
+</body>
+</html>`.value}`;
+}

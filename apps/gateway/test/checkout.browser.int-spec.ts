@@ -1,0 +1,229 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { REPO_ROOT, startStack, waitFor, type Stack, type TestMerchant } from '@payments/testing';
+import { verifyWebhook } from '@payments/webhook-receiver';
+
+// The hosted checkout in a real browser (Debian's chromium, driven by playwright-core), as a customer meets it:
+// test sandboxes that drive the same state machine, events, ledger and webhooks as live, every page state checked
+// by axe-core, on a phone-sized screen and in Arabic. Screenshots go to .cache/screenshots/.
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = join(REPO_ROOT, '.cache', 'screenshots');
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const SHOP = 'https://shop.example';
+
+describe('hosted checkout in the browser', () => {
+  let stack: Stack;
+  let merchant: TestMerchant;
+  let browser: Browser;
+  let receiver: Server;
+  let secret = '';
+  const verified: Array<{ type: string; objectId: string }> = [];
+
+  const api = (method: string, path: string, body?: object) =>
+    stack.call(method, path, { key: merchant.test_key, body, headers: method === 'POST' ? { 'Idempotency-Key': randomUUID() } : {} });
+
+  async function intent(body: object = {}) {
+    const res = await api('POST', '/api/v1/payment-intents', { amount: '40.00', currency: 'USD', description: 'Two mugs', ...body });
+    expect(res.status).toBe(201);
+    return res.body as { id: string; checkout_url: string };
+  }
+
+  /** A browser tab that records any request leaving the gateway (the page must make none). */
+  async function tab(options: { locale?: string; width?: number } = {}): Promise<{ context: BrowserContext; page: Page; foreign: string[] }> {
+    const context = await browser.newContext({
+      viewport: { width: options.width ?? 800, height: 900 },
+      ...(options.locale ? { locale: options.locale, extraHTTPHeaders: { 'accept-language': options.locale } } : {}),
+    });
+    // Nothing else leaves the machine: any other request would be a third-party request.
+    const foreign: string[] = [];
+    await context.route((url) => !url.href.startsWith(stack.gatewayUrl), (route) => {
+      foreign.push(route.request().url());
+      return route.abort();
+    });
+    return { context, page: await context.newPage(), foreign };
+  }
+
+  const pageUrl = (id: string) => `${stack.gatewayUrl}/checkout/${id}`;
+
+  /** Clicks a form's button; answers where the checkout sent the customer (the merchant's site is not reachable here). */
+  async function redirectAfter(page: Page, button: string): Promise<string | undefined> {
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST' && r.url().startsWith(stack.gatewayUrl)),
+      page.getByRole('button', { name: button }).click(),
+    ]);
+    expect(response.status()).toBe(303);
+    return response.headers()['location'];
+  }
+
+  async function axeViolations(page: Page): Promise<Array<{ id: string; nodes: number }>> {
+    await page.evaluate(AXE);
+    const result = (await page.evaluate('axe.run()')) as {
+      violations: Array<{ id: string; nodes: unknown[] }>;
+    };
+    return result.violations.map((v) => ({ id: v.id, nodes: v.nodes.length }));
+  }
+
+  async function shot(page: Page, name: string): Promise<void> {
+    mkdirSync(SHOTS, { recursive: true });
+    await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  }
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (npm test installs it)`);
+    receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const result = verifyWebhook(Buffer.concat(chunks), req.headers, { secret });
+        if (result.ok) {
+          const event = result.webhook.event as { data?: { object?: { id?: string }; invoice_id?: string } };
+          verified.push({ type: result.webhook.type, objectId: String(event.data?.object?.id ?? event.data?.invoice_id ?? '') });
+        }
+        res.writeHead(result.ok ? 200 : 400).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    stack = await startStack(['sessions', 'ledger', 'webhook-dispatcher', 'gateway'], { WEBHOOK_ALLOW_INSECURE_TARGETS: '1', RATE_LIMIT_TEST_PER_SEC: '10000' });
+    merchant = await stack.createMerchant({ verified: true });
+    const endpoint = await api('POST', '/api/v1/webhook-endpoints', { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks` });
+    secret = endpoint.body.secret;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+    await new Promise((resolve) => receiver?.close(resolve));
+  });
+
+  it('pays a test intent end to end: page → pay → success_url → succeeded → signed webhook → balance grows by the net', async () => {
+    const before = (await api('GET', '/api/v1/balance')).body.available[0].amount as string;
+    const created = await intent({ success_url: `${SHOP}/done` });
+    expect(created.checkout_url).toMatch(new RegExp(`/checkout/${created.id}$`));
+    const { context, page, foreign } = await tab();
+    const res = await page.goto(pageUrl(created.id));
+    expect(res?.status()).toBe(200);
+    const headers = res!.headers();
+    expect(headers['content-security-policy']).toMatch(/default-src 'none'.*frame-ancestors 'none'/);
+    expect(headers['referrer-policy']).toBe('no-referrer');
+    await expect(page.locator('h1').textContent()).resolves.toMatch(/^Pay /);
+    expect(await page.locator('dd').allTextContents()).toEqual(['40.00 USD', 'Two mugs']);
+    expect(await axeViolations(page)).toEqual([]);
+    await shot(page, 'checkout-pay');
+
+    expect(await redirectAfter(page, 'Pay with Togo balance')).toBe(`${SHOP}/done?session_id=${created.id}`);
+    const paid = (await api('GET', `/api/v1/payment-intents/${created.id}`)).body;
+    expect(paid).toMatchObject({ status: 'succeeded', payment_method: 'togo' });
+    await waitFor(() => verified.some((v) => v.type === 'payment_intent.succeeded' && v.objectId === created.id), 30_000, 'the signed webhook');
+    const expected = (Math.round(Number(before) * 100) + Math.round(Number(paid.net_amount) * 100)) / 100;
+    await waitFor(async () => Number((await api('GET', '/api/v1/balance')).body.available[0].amount) === expected, 30_000, 'the balance to grow by the net');
+    expect(foreign).toEqual([]);
+
+    // The page afterwards is the receipt, never a second payment.
+    await page.goto(pageUrl(created.id));
+    await expect(page.locator('h1').textContent()).resolves.toBe('Payment received');
+    expect(await page.locator('dd').allTextContents()).toEqual([paid.payment_id]);
+    expect(await axeViolations(page)).toEqual([]);
+    await shot(page, 'checkout-paid');
+    await context.close();
+  });
+
+  it('declined, then paid on the retry; without a success_url the receipt is shown', async () => {
+    const created = await intent();
+    const { context, page } = await tab();
+    await page.goto(pageUrl(created.id));
+    await Promise.all([page.waitForURL(/declined=1$/), page.getByRole('button', { name: 'Decline with Togo balance' }).click()]);
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('declined');
+    expect((await api('GET', `/api/v1/payment-intents/${created.id}`)).body.status).toBe('failed');
+    expect(await axeViolations(page)).toEqual([]);
+    await shot(page, 'checkout-declined');
+    await Promise.all([page.waitForURL(pageUrl(created.id)), page.getByRole('button', { name: 'Pay with Card (Lahza)' }).click()]);
+    await expect(page.locator('h1').textContent()).resolves.toBe('Payment received');
+    expect((await api('GET', `/api/v1/payment-intents/${created.id}`)).body).toMatchObject({ status: 'succeeded', payment_method: 'lahza' });
+    await context.close();
+  });
+
+  it('cancel sends the customer to cancel_url and the intent becomes cancelled; the page then says so', async () => {
+    const created = await intent({ cancel_url: `${SHOP}/cart` });
+    const { context, page } = await tab();
+    await page.goto(pageUrl(created.id));
+    expect(await redirectAfter(page, 'Cancel payment')).toBe(`${SHOP}/cart?session_id=${created.id}`);
+    expect((await api('GET', `/api/v1/payment-intents/${created.id}`)).body.status).toBe('cancelled');
+    await page.goto(pageUrl(created.id));
+    await expect(page.locator('h1').textContent()).resolves.toBe('Payment cancelled');
+    expect(await axeViolations(page)).toEqual([]);
+    await context.close();
+  });
+
+  it('two tabs paying the same session make one payment', async () => {
+    const created = await intent({ success_url: `${SHOP}/done` });
+    const first = await tab();
+    const second = await tab();
+    await Promise.all([first.page.goto(pageUrl(created.id)), second.page.goto(pageUrl(created.id))]);
+    await Promise.all([
+      first.page.getByRole('button', { name: 'Pay with Togo balance' }).click(),
+      second.page.getByRole('button', { name: 'Pay with Card (Lahza)' }).click(),
+    ]);
+    await Promise.all([first.page.waitForLoadState(), second.page.waitForLoadState()]);
+    const paid = (await api('GET', `/api/v1/payment-intents/${created.id}`)).body;
+    expect(paid.status).toBe('succeeded');
+    const db = new Client({ connectionString: stack.db.url });
+    await db.connect();
+    const payments = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM sessions.payments WHERE source_id = $1`, [created.id]);
+    await db.end();
+    expect(payments.rows[0]!.n).toBe(1);
+    await waitFor(() => verified.some((v) => v.type === 'payment_intent.succeeded' && v.objectId === created.id), 30_000, 'the webhook');
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(verified.filter((v) => v.type === 'payment_intent.succeeded' && v.objectId === created.id)).toHaveLength(1);
+    await first.context.close();
+    await second.context.close();
+  });
+
+  it('an expired invoice, an unknown link: pages of their own, never JSON', async () => {
+    const invoice = (await api('POST', '/api/v1/invoices', { amount: '12.00', currency: 'USD' })).body;
+    expect((await api('POST', `/api/v1/invoices/${invoice.id}/simulate`, { result: 'expired' })).status).toBe(200);
+    const { context, page } = await tab();
+    await page.goto(pageUrl(invoice.id));
+    await expect(page.locator('h1').textContent()).resolves.toBe('This payment link has expired');
+    expect(await axeViolations(page)).toEqual([]);
+    await shot(page, 'checkout-expired');
+    const unknown = await page.goto(pageUrl('pi_test_doesnotexist000000000000'));
+    expect(unknown?.status()).toBe(404);
+    expect(unknown?.headers()['content-type']).toMatch(/^text\/html/);
+    await expect(page.locator('h1').textContent()).resolves.toBe('Payment link not found');
+    expect(await axeViolations(page)).toEqual([]);
+    await context.close();
+  });
+
+  it('in Arabic from Accept-Language, right to left, with a switch back to English', async () => {
+    const created = await intent();
+    const { context, page } = await tab({ locale: 'ar' });
+    await page.goto(pageUrl(created.id));
+    expect(await page.locator('html').getAttribute('dir')).toBe('rtl');
+    expect(await page.locator('html').getAttribute('lang')).toBe('ar');
+    await expect(page.locator('h1').textContent()).resolves.toMatch(/^ادفع إلى/);
+    expect(await axeViolations(page)).toEqual([]);
+    await shot(page, 'checkout-arabic');
+    await page.getByRole('link', { name: 'English' }).click();
+    expect(await page.locator('html').getAttribute('dir')).toBe('ltr');
+    await context.close();
+  });
+
+  it('fits a 360 px screen without horizontal scroll', async () => {
+    const created = await intent({ description: 'A rather long description of what is being bought, to wrap on a small screen' });
+    const { context, page } = await tab({ width: 360 });
+    await page.goto(pageUrl(created.id));
+    // The merchant's name here is one long word (the test's unique name), as some shop names are.
+    const widths = (await page.evaluate('({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })')) as { scroll: number; client: number };
+    expect(widths.scroll).toBeLessThanOrEqual(widths.client);
+    expect(await page.evaluate('(() => { window.scrollTo(1000, 0); return window.scrollX; })()')).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
+    await shot(page, 'checkout-360');
+    await context.close();
+  });
+});

@@ -1,0 +1,72 @@
+// The hosted checkout page at an even offered rate (200 pages/s by default) over many sessions, with its weight
+// (the page loads nothing else: styles and script are inline). Prints figures beside the goals; asserts nothing.
+// Usage: node -r ./tools/swc-register.js bench/checkout.ts [--rate 200] [--seconds 20]
+import { randomUUID } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import autocannon, { type Result } from 'autocannon';
+import { commandUrlSettings, createTestDatabase, freePort, REPO_ROOT, startService, uniqueName, type RunningService } from '@payments/testing';
+import { openLoop } from './open-loop';
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const rate = arg('rate', 200);
+const seconds = arg('seconds', 20);
+
+function admin(databaseUrl: string, ...args: string[]): Promise<any> {
+  return new Promise((resolve, reject) =>
+    execFile(process.execPath, [join(REPO_ROOT, 'tools/admin.mjs'), ...args, '--json'], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' } }, (error, stdout, stderr) =>
+      stdout.trim() ? resolve(JSON.parse(stdout)) : reject(new Error(`${error?.message} ${stderr}`)),
+    ),
+  );
+}
+
+function load(options: autocannon.Options): Promise<Result> {
+  return new Promise((resolve, reject) => autocannon(options, (error, result) => (error ? reject(error) : resolve(result))));
+}
+
+async function main(): Promise<void> {
+  const db = await createTestDatabase('bench_checkout');
+  const namespace = uniqueName('bench');
+  const common = { DATABASE_URL: db.url, KAFKA_NAMESPACE: namespace, LOG_LEVEL: 'warn', RATE_LIMIT_TEST_PER_SEC: '100000' };
+  const services: RunningService[] = [];
+  try {
+    const sessions = await startService('sessions', { ...common, PORT: String(await freePort()) });
+    services.push(sessions);
+    const gateway = await startService('gateway', { ...common, ...commandUrlSettings({ sessions }), PORT: String(await freePort()) });
+    services.push(gateway);
+    const merchant = await admin(db.url, 'merchant', 'create', '--name', 'Bench Checkout', '--email', `${namespace}@example.com`);
+    const bare = await load({ url: `${gateway.url}/health/live`, connections: 32, duration: 3 });
+    const ids: string[] = [];
+    for (let i = 0; i < 200; i++) {
+      const res = await fetch(`${gateway.url}/api/v1/payment-intents`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${merchant.test_key}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+        body: JSON.stringify({ amount: '25.00', currency: 'USD', description: 'Two mugs and a teapot' }),
+      });
+      ids.push(((await res.json()) as { id: string }).id);
+    }
+    const page = await fetch(`${gateway.url}/checkout/${ids[0]}`);
+    const bytes = Buffer.byteLength(await page.text());
+    let n = 0;
+    const result = await openLoop({ origin: gateway.url, rate, seconds, connections: 64, request: () => ({ method: 'GET', path: `/checkout/${ids[n++ % ids.length]}`, headers: {} }) });
+    console.log(`bench checkout: ${new Date().toISOString()}; this VM's bare HTTP (gateway /health/live, 32 connections, 3 s): ${Math.round(bare.requests.average)} req/s`);
+    console.log(`  page weight: ${bytes} bytes of HTML, nothing else loaded (styles and script inline) — goal ≤ 30 KB: ${bytes <= 30 * 1024 ? 'met' : 'NOT met'}`);
+    console.log(
+      `  checkout page at ${rate}/s offered for ${seconds} s over ${ids.length} sessions: p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  max ${result.latency.max} ms  non2xx ${result.non2xx} — goal p99 ≤ 20 ms: ${result.latency.p99 <= 20 ? 'met' : 'NOT met'}`,
+    );
+  } finally {
+    await Promise.all(services.map((s) => s.stop().catch(() => undefined)));
+    await db.drop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
