@@ -57,7 +57,10 @@ describe('hosted checkout in the browser', () => {
       page.getByRole('button', { name: button }).click(),
     ]);
     expect(response.status()).toBe(303);
-    return response.headers()['location'];
+    const location = response.headers()['location'];
+    // The merchant's site does not resolve here: let the browser settle on its error page before the next step.
+    if (location?.startsWith('https://')) await page.waitForURL((url) => !url.href.startsWith(stack.gatewayUrl), { timeout: 10_000 }).catch(() => undefined);
+    return location;
   }
 
   async function axeViolations(page: Page): Promise<Array<{ id: string; nodes: number }>> {
@@ -197,6 +200,40 @@ describe('hosted checkout in the browser', () => {
     expect(unknown?.headers()['content-type']).toMatch(/^text\/html/);
     await expect(page.locator('h1').textContent()).resolves.toBe('Payment link not found');
     expect(await axeViolations(page)).toEqual([]);
+    await context.close();
+  });
+
+  it('pays a test invoice with its wallet sandbox; the invoice reads paid with the payment reference', async () => {
+    const invoice = (await api('POST', '/api/v1/invoices', { amount: '18.00', currency: 'USD', description: 'Invoice 7', success_url: `${SHOP}/thanks` })).body;
+    const { context, page } = await tab();
+    await page.goto(pageUrl(invoice.id));
+    expect(await page.locator('dd').allTextContents()).toEqual(['18.00 USD', 'Invoice 7']);
+    expect(await axeViolations(page)).toEqual([]);
+    expect(await redirectAfter(page, 'Pay with Wallet')).toBe(`${SHOP}/thanks?session_id=${invoice.id}`);
+    const paid = (await api('GET', `/api/v1/invoices/${invoice.id}`)).body;
+    expect(paid).toMatchObject({ status: 'paid', payment: { method: 'wallet' } });
+    await page.goto(pageUrl(invoice.id));
+    expect(await page.locator('dd').allTextContents()).toEqual([paid.payment.reference]);
+    await context.close();
+  });
+
+  it('a live session lists its methods as not available yet and takes no payment through the page', async () => {
+    const created = await stack.call('POST', '/api/v1/payment-intents', {
+      key: merchant.live_key!,
+      body: { amount: '30.00', currency: 'USD' },
+      headers: { 'Idempotency-Key': randomUUID() },
+    });
+    expect(created.status).toBe(201);
+    const { context, page } = await tab();
+    await page.goto(pageUrl(created.body.id));
+    expect(await page.getByRole('button', { name: /^Pay with/ }).count()).toBe(0);
+    expect(await page.locator('.unavailable').allTextContents()).toEqual(['Togo balance: not available yet', 'Card (Lahza): not available yet', 'Digital currency: not available yet']);
+    expect(await axeViolations(page)).toEqual([]);
+    // A forged form post changes nothing.
+    const forged = await page.request.post(`${pageUrl(created.body.id)}/pay`, { form: { method: 'lahza', outcome: 'succeed', attempt: 'forged1' }, maxRedirects: 0 });
+    expect(forged.status()).toBe(303);
+    const after = await stack.call('GET', `/api/v1/payment-intents/${created.body.id}`, { key: merchant.live_key! });
+    expect(after.body.status).toBe('requires_payment_method');
     await context.close();
   });
 
