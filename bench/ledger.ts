@@ -7,19 +7,14 @@ import { randomBytes } from 'node:crypto';
 import autocannon, { type Result } from 'autocannon';
 import { STREAMS, topicName } from '@payments/events';
 import { ensureTopics } from '@payments/messaging';
-import { commandUrlSettings, createTestDatabase, freePort, REPO_ROOT, startService, testKafka, uniqueName, type RunningService } from '@payments/testing';
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
+import { commandUrlSettings, createTestDatabase, freePort, startService, testKafka, uniqueName, type RunningService } from '@payments/testing';
 import type { Producer } from 'kafkajs';
 import { Pool } from 'pg';
+import { admin, load, numberArg } from './bench-support';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const backlog = arg('backlog', 100_000);
-const rate = arg('rate', 500);
-const seconds = arg('seconds', 20);
+const backlog = numberArg('backlog', 100_000);
+const rate = numberArg('rate', 500);
+const seconds = numberArg('seconds', 20);
 const MERCHANTS = 200;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -48,18 +43,6 @@ function paymentEvent(merchantId: string): { key: string; value: string } {
     },
   };
   return { key: intentId, value: JSON.stringify(envelope) };
-}
-
-function admin(databaseUrl: string, ...args: string[]): Promise<any> {
-  return new Promise((resolve, reject) =>
-    execFile(process.execPath, [join(REPO_ROOT, 'tools/admin.mjs'), ...args, '--json'], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' } }, (error, stdout, stderr) =>
-      stdout.trim() ? resolve(JSON.parse(stdout)) : reject(new Error(`${error?.message} ${stderr}`)),
-    ),
-  );
-}
-
-function load(options: autocannon.Options): Promise<Result> {
-  return new Promise((resolve, reject) => autocannon(options, (error, result) => (error ? reject(error) : resolve(result))));
 }
 
 async function produce(producer: Producer, topic: string, merchants: string[], n: number): Promise<void> {

@@ -2,31 +2,13 @@
 // with its own Idempotency-Key; prints the latency figures beside the goal and this VM's bare HTTP figure.
 // Asserts nothing. Usage: node -r ./tools/swc-register.js bench/refunds.ts [--rate 100] [--seconds 20] [--payments 500]
 import { randomUUID } from 'node:crypto';
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import autocannon, { type Result } from 'autocannon';
-import { commandUrlSettings, createTestDatabase, freePort, REPO_ROOT, startService, uniqueName, type RunningService } from '@payments/testing';
+import { commandUrlSettings, createTestDatabase, freePort, startService, uniqueName, type RunningService } from '@payments/testing';
+import { admin, load, numberArg } from './bench-support';
 import { openLoop } from './open-loop';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const rate = arg('rate', 100);
-const seconds = arg('seconds', 20);
-const paymentCount = arg('payments', 500);
-
-function admin(databaseUrl: string, ...args: string[]): Promise<any> {
-  return new Promise((resolve, reject) =>
-    execFile(process.execPath, [join(REPO_ROOT, 'tools/admin.mjs'), ...args, '--json'], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' } }, (error, stdout, stderr) =>
-      stdout.trim() ? resolve(JSON.parse(stdout)) : reject(new Error(`${error?.message} ${stderr}`)),
-    ),
-  );
-}
-
-function load(options: autocannon.Options): Promise<Result> {
-  return new Promise((resolve, reject) => autocannon(options, (error, result) => (error ? reject(error) : resolve(result))));
-}
+const rate = numberArg('rate', 100);
+const seconds = numberArg('seconds', 20);
+const paymentCount = numberArg('payments', 500);
 
 async function main(): Promise<void> {
   const db = await createTestDatabase('bench_refunds');

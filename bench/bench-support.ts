@@ -1,0 +1,24 @@
+// What the benchmarks share: numeric options, the admin CLI as operators run it, and a closed-loop autocannon run.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import autocannon, { type Result } from 'autocannon';
+import { REPO_ROOT } from '@payments/testing';
+
+/** `--name N` from the command line, or the fallback. */
+export function numberArg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+/** `npm run admin -- ...` against a database; resolves its --json output. */
+export function admin(databaseUrl: string, ...args: string[]): Promise<any> {
+  return new Promise((resolve, reject) =>
+    execFile(process.execPath, [join(REPO_ROOT, 'tools/admin.mjs'), ...args, '--json'], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' } }, (error, stdout, stderr) =>
+      stdout.trim() ? resolve(JSON.parse(stdout)) : reject(new Error(`${error?.message} ${stderr}`)),
+    ),
+  );
+}
+
+export function load(options: autocannon.Options): Promise<Result> {
+  return new Promise((resolve, reject) => autocannon(options, (error, result) => (error ? reject(error) : resolve(result))));
+}
