@@ -114,6 +114,44 @@ describe('ledger journal', () => {
     expect((await check(merchant)).ok).toBe(true);
   });
 
+  it('ledger check takes a refund of a booked payment, waits for a payment still on its way, and reports one never booked', async () => {
+    // A database of its own: the over-refund this test books would break the whole-journal checks of the others.
+    const own = await createTestDatabase('ledger');
+    try {
+      const ownDb = await own.dataSource('ledger', LEDGER_MIGRATIONS);
+      const ownJournal = new JournalRepository(ownDb, 'ledger', 'payments.ledger.events.v1');
+      const book = (posting: Posting) => ownDb.transaction((manager) => ownJournal.post(manager, posting, 0));
+      const checkAfter = (graceSeconds?: number) => checkLedger(ownDb, { ledger: 'ledger', sessions: 'sessions' }, null, { graceSeconds });
+      const merchant = newMerchant();
+      const refund = (id: string, paymentId: string, cents: number) =>
+        bookRefund({ eventId: `evt_${id}`, refundId: `re_${id}`, paymentId, merchantId: merchant, environment: 'test', amountCents: cents, occurredAt: at });
+
+      await book(payment(merchant, '5001', '40.00', '0.60', '39.40'));
+      await book(refund('j5001a', '5001', 1550));
+      await book(refund('j5001b', '5001', 2450));
+      expect(await ownJournal.availableCents(merchant, 'test')).toBe(3940n - 4000n);
+      expect(await checkAfter(0)).toMatchObject({ ok: true, findings: [], pendingRefunds: 0 });
+
+      // Booked before its payment (the events come on different topics): on its way, then missing once the grace is over.
+      await book(refund('j5002', '5002', 500));
+      expect(await checkAfter()).toMatchObject({ ok: true, pendingRefunds: 1 });
+      expect((await checkAfter(0)).findings).toEqual([
+        { invariant: 'every refund refunds a booked payment', count: 1, examples: [expect.objectContaining({ refund_id: 're_j5002', payment_id: '5002', amount_cents: '500' })] },
+      ]);
+      // Its payment arrives: the refund is legitimate.
+      await book(payment(merchant, '5002', '5.00', '0.08', '4.92'));
+      expect(await checkAfter(0)).toMatchObject({ ok: true, pendingRefunds: 0 });
+
+      // More refunded than was paid is wrong whenever it happens.
+      await book(refund('j5002b', '5002', 1));
+      expect((await checkAfter()).findings).toEqual([
+        { invariant: "a payment's refunds never exceed its amount", count: 1, examples: [expect.objectContaining({ payment_id: '5002', payment_cents: '500', refunded_cents: '501' })] },
+      ]);
+    } finally {
+      await own.drop();
+    }
+  });
+
   // Property: whatever mix of payments, refunds, adjustments and re-deliveries arrives, on whichever shards, each
   // books once, the check finds nothing, and every balance equals the model's sum to the cent.
   it('any sequence of payments, refunds, adjustments and re-deliveries leaves a clean journal and exact balances', async () => {

@@ -15,13 +15,18 @@ export interface LedgerCheckReport {
   findings: CheckFinding[];
   /** Payments sessions has made that the ledger has not booked yet but may still (newer than the grace period). */
   pendingPayments: number;
+  /** Refunds booked before their payment (newer than the grace period): the payment's event may still be on its way. */
+  pendingRefunds: number;
   /** Why the payments of sessions could not be compared, when they could not. */
   sessionsSkipped: string | null;
 }
 
 const REPORT_ROWS = 20;
-/** A payment younger than this may still be on its way to the ledger: not yet a missing posting. */
-const PAYMENT_GRACE_SECONDS = 60;
+/**
+ * A payment younger than this may still be on its way to the ledger: not yet a missing posting. Likewise a refund
+ * booked less than this ago whose payment is not: the two events come on different topics, in no set order.
+ */
+const GRACE_SECONDS = 60;
 
 interface Invariant {
   name: string;
@@ -33,8 +38,16 @@ interface Invariant {
  * Verifies the journal against itself, its balances and sessions' payments: every invariant an auditor would
  * ask for, each as one query that lists what breaks it. Read-only.
  */
-export async function checkLedger(dataSource: DataSource, schemas: { ledger: string; sessions: string }, merchantId: string | null): Promise<LedgerCheckReport> {
+export async function checkLedger(
+  dataSource: DataSource,
+  schemas: { ledger: string; sessions: string },
+  merchantId: string | null,
+  { graceSeconds = GRACE_SECONDS }: { graceSeconds?: number } = {},
+): Promise<LedgerCheckReport> {
   const t = (table: string) => qualified(schemas.ledger, table);
+  const grace = `make_interval(secs => ${Math.max(0, Math.trunc(graceSeconds))})`;
+  // A refund's payment: the payment posting of the same merchant, environment and payment id.
+  const paymentOfRefund = `p.kind = 'payment' AND p.payment_id = r.payment_id AND p.merchant_id = r.merchant_id AND p.environment = r.environment`;
   const merchantOfAccount = `split_part(account, ':', 1)`;
   const invariants: Invariant[] = [
     {
@@ -77,6 +90,22 @@ export async function checkLedger(dataSource: DataSource, schemas: { ledger: str
             WHERE kind IN ('payment', 'refund') AND ($1::text IS NULL OR merchant_id = $1)
             GROUP BY 1, 2 HAVING count(*) > 1`,
     },
+    {
+      // Booked past the grace period without its payment: the refund moved money the journal never received.
+      name: 'every refund refunds a booked payment',
+      sql: `SELECT r.source AS refund_id, r.payment_id, r.merchant_id, r.environment, r.amount_cents::text AS amount_cents, r.created_at
+            FROM ${t('postings')} r
+            WHERE r.kind = 'refund' AND ($1::text IS NULL OR r.merchant_id = $1) AND r.created_at < now() - ${grace}
+              AND NOT EXISTS (SELECT 1 FROM ${t('postings')} p WHERE ${paymentOfRefund})
+            ORDER BY r.created_at`,
+    },
+    {
+      name: "a payment's refunds never exceed its amount",
+      sql: `SELECT p.payment_id, p.merchant_id, p.environment, p.amount_cents::text AS payment_cents, sum(r.amount_cents)::text AS refunded_cents
+            FROM ${t('postings')} r JOIN ${t('postings')} p ON ${paymentOfRefund}
+            WHERE r.kind = 'refund' AND ($1::text IS NULL OR r.merchant_id = $1)
+            GROUP BY p.payment_id, p.merchant_id, p.environment, p.amount_cents HAVING sum(r.amount_cents) > p.amount_cents`,
+    },
   ];
 
   const findings: CheckFinding[] = [];
@@ -89,6 +118,13 @@ export async function checkLedger(dataSource: DataSource, schemas: { ledger: str
     { n: number },
   ];
 
+  const [{ n: pendingRefunds }] = (await dataSource.query(
+    `SELECT count(*)::int AS n FROM ${t('postings')} r
+     WHERE r.kind = 'refund' AND ($1::text IS NULL OR r.merchant_id = $1) AND r.created_at >= now() - ${grace}
+       AND NOT EXISTS (SELECT 1 FROM ${t('postings')} p WHERE ${paymentOfRefund})`,
+    [merchantId],
+  )) as [{ n: number }];
+
   let pendingPayments = 0;
   let sessionsSkipped: string | null = null;
   const payments = qualified(schemas.sessions, 'payments');
@@ -100,7 +136,7 @@ export async function checkLedger(dataSource: DataSource, schemas: { ledger: str
     const missing = (await dataSource.query(
       `SELECT s.id::text AS payment_id, s.merchant_id, s.environment, s.paid_at
        FROM ${payments} s
-       WHERE ${scope.replace('merchant_id', 's.merchant_id')} AND s.paid_at < now() - make_interval(secs => ${PAYMENT_GRACE_SECONDS})
+       WHERE ${scope.replace('merchant_id', 's.merchant_id')} AND s.paid_at < now() - ${grace}
          AND NOT EXISTS (SELECT 1 FROM ${t('postings')} p WHERE p.kind = 'payment' AND p.payment_id = s.id::text)
        ORDER BY s.paid_at`,
       [merchantId],
@@ -116,14 +152,14 @@ export async function checkLedger(dataSource: DataSource, schemas: { ledger: str
     if (unknown.length > 0) findings.push({ invariant: 'every payment posting matches a payment sessions made', count: unknown.length, examples: unknown.slice(0, REPORT_ROWS) });
     const [pending] = (await dataSource.query(
       `SELECT count(*)::int AS n FROM ${payments} s
-       WHERE ${scope.replace('merchant_id', 's.merchant_id')} AND s.paid_at >= now() - make_interval(secs => ${PAYMENT_GRACE_SECONDS})
+       WHERE ${scope.replace('merchant_id', 's.merchant_id')} AND s.paid_at >= now() - ${grace}
          AND NOT EXISTS (SELECT 1 FROM ${t('postings')} p WHERE p.kind = 'payment' AND p.payment_id = s.id::text)`,
       [merchantId],
     )) as Array<{ n: number }>;
     pendingPayments = pending!.n;
   }
 
-  return { ok: findings.length === 0, merchantId, postings, findings, pendingPayments, sessionsSkipped };
+  return { ok: findings.length === 0, merchantId, postings, findings, pendingPayments, pendingRefunds, sessionsSkipped };
 }
 
 /** The report as an operator reads it. */
@@ -135,7 +171,8 @@ export function reportLines(report: LedgerCheckReport): string[] {
     lines.push(`BROKEN: ${finding.invariant}: ${finding.count} row(s)`);
     for (const example of finding.examples) lines.push(`  ${JSON.stringify(example)}`);
   }
-  if (report.pendingPayments > 0) lines.push(`${report.pendingPayments} payment(s) of the last ${PAYMENT_GRACE_SECONDS} s not booked yet (on their way).`);
+  if (report.pendingPayments > 0) lines.push(`${report.pendingPayments} payment(s) of the last ${GRACE_SECONDS} s not booked yet (on their way).`);
+  if (report.pendingRefunds > 0) lines.push(`${report.pendingRefunds} refund(s) booked in the last ${GRACE_SECONDS} s before their payment (its event on its way).`);
   if (report.sessionsSkipped) lines.push(`Payments of sessions not compared: ${report.sessionsSkipped}.`);
   return lines;
 }
