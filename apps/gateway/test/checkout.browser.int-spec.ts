@@ -203,6 +203,31 @@ describe('hosted checkout in the browser', () => {
     await context.close();
   });
 
+  it('crypto sandbox: part of the amount leaves the rest due (partially_paid), more than due pays and records the overpayment', async () => {
+    const created = await intent({ amount: '10.00' });
+    const { context, page } = await tab();
+    await page.goto(pageUrl(created.id));
+    expect(await redirectAfter(page, 'Send part of it with Digital currency')).toBe(`/checkout/${created.id}`);
+    await page.waitForURL(pageUrl(created.id));
+    await expect(page.getByRole('status').textContent()).resolves.toBe('Received 5.00 USD; 5.00 USD still due.');
+    const partly = (await api('GET', `/api/v1/payment-intents/${created.id}`)).body;
+    expect(partly).toMatchObject({ status: 'processing', payment_method: 'crypto', crypto: { received_amount: '5.00', remaining_amount: '5.00', address: expect.stringMatching(/^0x[0-9a-f]{40}$/) } });
+    await waitFor(() => verified.some((v) => v.type === 'payment_intent.partially_paid' && v.objectId === created.id), 30_000, 'partially_paid');
+    // The rest is due: no cancel any more, only the crypto method.
+    expect(await page.getByRole('button', { name: 'Cancel payment' }).count()).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
+    await shot(page, 'checkout-crypto-partial');
+
+    expect(await redirectAfter(page, 'Send more than due with Digital currency')).toBe(`/checkout/${created.id}`);
+    await page.waitForURL(pageUrl(created.id));
+    await expect(page.locator('h1').textContent()).resolves.toBe('Payment received');
+    await expect(page.locator('.note').textContent()).resolves.toMatch(/^1\.00 USD more than due was received/);
+    const paid = (await api('GET', `/api/v1/payment-intents/${created.id}`)).body;
+    expect(paid).toMatchObject({ status: 'succeeded', crypto: { received_amount: '11.00', remaining_amount: '0.00', overpayment_amount: '1.00' } });
+    expect(await axeViolations(page)).toEqual([]);
+    await context.close();
+  });
+
   it('pays a test invoice with its wallet sandbox; the invoice reads paid with the payment reference', async () => {
     const invoice = (await api('POST', '/api/v1/invoices', { amount: '18.00', currency: 'USD', description: 'Invoice 7', success_url: `${SHOP}/thanks` })).body;
     const { context, page } = await tab();

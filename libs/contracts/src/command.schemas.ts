@@ -145,6 +145,18 @@ export const SESSIONS_COMMAND_SCHEMAS: Record<SessionsCommandName, { request: ob
   'invoices.get': { request: OBJECT_COMMAND, reply: INVOICE_SCHEMA },
   'invoices.simulate': { request: simulateCommand(SIMULATE_INVOICE_PARAMS_SCHEMA), reply: INVOICE_SIMULATE_SCHEMA },
   'payments.find': { request: OBJECT_COMMAND, reply: SESSION_PAYMENT_SCHEMA },
+  'payment-intents.crypto-transfer': {
+    request: {
+      type: 'object',
+      required: ['merchant_id', 'environment', 'id', 'amount'],
+      properties: {
+        ...SCOPE_PROPERTIES,
+        id: OBJECT_ID,
+        amount: { type: 'string', pattern: MONEY_INPUT_SCHEMA.pattern, 'x-money': { min: '0.01', max: '999999.99' } },
+      },
+    },
+    reply: PAYMENT_INTENT_SCHEMA,
+  },
   'checkout.get': {
     request: { type: 'object', required: ['id'], properties: { id: OBJECT_ID } },
     reply: { type: 'object', required: ['kind', 'merchant_id', 'environment', 'session'] },

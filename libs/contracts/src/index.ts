@@ -31,6 +31,7 @@ export {
   type SessionsEnvironment,
   type SessionPaymentResource,
   type SessionsScope,
+  type SimulateCryptoTransferCommand,
   type SimulateInvoiceCommand,
   type SimulateInvoiceReply,
   type SimulatePaymentIntentCommand,

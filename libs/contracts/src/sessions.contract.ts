@@ -16,6 +16,8 @@ export const SESSIONS_COMMANDS = {
   findPayment: 'payments.find',
   /** The hosted checkout: a session by its id alone, with whose it is. */
   getCheckout: 'checkout.get',
+  /** The hosted checkout's crypto sandbox (test mode): a transfer of any amount to the intent's address. */
+  simulateCryptoTransfer: 'payment-intents.crypto-transfer',
 } as const;
 
 export type SessionsCommandName = (typeof SESSIONS_COMMANDS)[keyof typeof SESSIONS_COMMANDS];
@@ -179,6 +181,13 @@ export interface SessionsCommandMap {
   'invoices.simulate': { body: SimulateInvoiceCommand; reply: SimulateInvoiceReply };
   'payments.find': { body: FindPaymentCommand; reply: SessionPaymentResource };
   'checkout.get': { body: GetCheckoutCommand; reply: CheckoutSession };
+  'payment-intents.crypto-transfer': { body: SimulateCryptoTransferCommand; reply: PaymentIntentResource };
+}
+
+export interface SimulateCryptoTransferCommand extends SessionsScope {
+  id: string;
+  /** MoneyString: what the sandbox transfer sends (less or more than due, or the rest). */
+  amount: string;
 }
 
 export interface GetCheckoutCommand {

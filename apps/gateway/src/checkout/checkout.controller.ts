@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Headers, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { CheckoutSession } from '@payments/contracts';
+import { formatMoney, parseMoneyString } from '@payments/money';
 import { ApiError } from '@payments/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
@@ -10,6 +11,11 @@ import { SessionsClient } from '../sessions-client/sessions.client';
 import { checkoutView, type CheckoutView } from './page/checkout-view';
 import { renderCheckout } from './page/checkout-page';
 import { chooseLanguage } from './page/messages';
+
+const moneyCents = (money: string) => {
+  const parsed = parseMoneyString(money, { minCents: 0 });
+  return parsed.ok ? parsed.cents : 0;
+};
 
 const SESSION_ID = /^(pi_(live|test)_|inv_(test_)?)[A-Za-z0-9]{1,64}$/;
 
@@ -92,6 +98,29 @@ export class CheckoutController {
     }
     if (status === 'succeeded' || status === 'paid') return void reply.redirect(this.after(found.success_url, id) ?? back, 303);
     return void reply.redirect(`${back}?declined=1`, 303);
+  }
+
+  /** Test mode's crypto sandbox: a transfer of half of what is due, or of 1.00 more than due. */
+  @Post(':id/crypto')
+  async cryptoTransfer(@Param('id') id: string, @Body() form: { send?: string; attempt?: string } | undefined, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const back = `/checkout/${encodeURIComponent(id)}`;
+    const found = await this.find(id, request);
+    if ('page' in found) return this.page(id, undefined, undefined, request.headers['accept-language'], request, reply);
+    const attempt = String(form?.attempt ?? '');
+    if (found.kind !== 'payment_intent' || found.environment !== 'test' || !found.session.available_methods.includes('crypto') || !/^[A-Za-z0-9-]{1,64}$/.test(attempt)) {
+      return void reply.redirect(back, 303);
+    }
+    const due = moneyCents(found.session.crypto.remaining_amount) || moneyCents(found.session.amount);
+    const cents = form?.send === 'over' ? due + 100 : Math.max(1, Math.floor(due / 2));
+    const caller = { correlationId: String(request.id), commandId: `checkout-${id}-${attempt}` };
+    let status: string;
+    try {
+      status = (await this.sessions.simulateCryptoTransfer({ merchant_id: found.merchant_id, environment: found.environment, id, amount: formatMoney(cents) }, caller)).status;
+    } catch (error) {
+      if (error instanceof ApiError && (error.code === 'invalid_state' || error.code === 'not_found' || error.code === 'invalid_request')) return void reply.redirect(back, 303);
+      throw error;
+    }
+    return void reply.redirect(status === 'succeeded' ? (this.after(found.success_url, id) ?? back) : back, 303);
   }
 
   @Post(':id/cancel')

@@ -11,6 +11,7 @@ import {
   SESSIONS_COMMANDS,
   SESSIONS_SERVICE,
   SessionsCommandName,
+  SimulateCryptoTransferCommand,
   SimulateInvoiceCommand,
   SimulateInvoiceReply,
   SimulatePaymentIntentCommand,
@@ -71,6 +72,11 @@ export class SessionsClient {
 
   simulateInvoice(command: SimulateInvoiceCommand, caller: CommandOptions): Promise<SimulateInvoiceReply> {
     return this.changing(command, this.send(SESSIONS_COMMANDS.simulateInvoice, command, caller));
+  }
+
+  /** The checkout's crypto sandbox: a test transfer to the intent's address. */
+  simulateCryptoTransfer(command: SimulateCryptoTransferCommand, caller: CommandOptions): Promise<PaymentIntentResource> {
+    return this.changing(command, this.send(SESSIONS_COMMANDS.simulateCryptoTransfer, command, caller));
   }
 
   /** A session by its id alone, for the hosted checkout (not cached: the page shows what sessions says now). */

@@ -38,6 +38,7 @@ export class SessionsController {
       [SESSIONS_COMMANDS.simulateInvoice]: (body, sender) => invoices.simulate(body, sender.correlationId, sender.commandId),
       [SESSIONS_COMMANDS.findPayment]: (body) => payments.find(body),
       [SESSIONS_COMMANDS.getCheckout]: (body) => checkout.get(body),
+      [SESSIONS_COMMANDS.simulateCryptoTransfer]: (body, sender) => intents.simulateCryptoTransfer(body, sender.correlationId, sender.commandId),
     };
   }
 

@@ -1,10 +1,13 @@
 import { SESSIONS_COMMANDS } from '@payments/contracts';
+import { parseMoneyString } from '@payments/money';
+import { ApiError } from '@payments/platform';
 import { parseCommand } from '../commands/command-input';
 import { SessionHandlers } from '../commands/session-handlers';
 import type { IntentPaymentMethod, PaymentIntentResource } from '../domain';
 import { CancelPaymentIntent } from './cancel-payment-intent';
 import { CreatePaymentIntent } from './create-payment-intent';
 import type { PaymentIntentCommands } from './payment-intent.commands';
+import { SimulateCryptoTransfer } from './simulate-crypto-transfer';
 import { SimulatePaymentIntent } from './simulate-payment-intent';
 
 /**
@@ -14,11 +17,20 @@ import { SimulatePaymentIntent } from './simulate-payment-intent';
 export class PaymentIntentHandlers extends SessionHandlers<PaymentIntentResource> {
   private readonly simulating: SimulatePaymentIntent;
   private readonly cancelling: CancelPaymentIntent;
+  private readonly transferring: SimulateCryptoTransfer;
 
   constructor(intents: PaymentIntentCommands) {
     super({ create: SESSIONS_COMMANDS.createPaymentIntent, get: SESSIONS_COMMANDS.getPaymentIntent }, new CreatePaymentIntent(intents), intents);
     this.simulating = new SimulatePaymentIntent(intents);
     this.cancelling = new CancelPaymentIntent(intents);
+    this.transferring = new SimulateCryptoTransfer(intents);
+  }
+
+  async simulateCryptoTransfer(body: unknown, correlationId: string, commandId?: string): Promise<PaymentIntentResource> {
+    const { command, ...scope } = parseCommand(SESSIONS_COMMANDS.simulateCryptoTransfer, body);
+    const amount = parseMoneyString(command.amount, { minCents: 1 });
+    if (!amount.ok) throw new ApiError('invalid_request', `amount ${amount.message}`, 'amount');
+    return this.transferring.execute({ scope, id: command.id as string, amountCents: amount.cents, caller: { correlationId, commandId } });
   }
 
   async simulate(body: unknown, correlationId: string, commandId?: string): Promise<PaymentIntentResource> {

@@ -9,6 +9,7 @@ import { CancelPaymentIntent } from './cancel-payment-intent';
 import type { CreateSessionInput } from '../commands/session-inputs';
 import { CreatePaymentIntent } from './create-payment-intent';
 import { paymentIntentKind } from './payment-intent.kind';
+import { SimulateCryptoTransfer } from './simulate-crypto-transfer';
 import { SimulatePaymentIntent } from './simulate-payment-intent';
 
 const clock: Clock = { now: () => T0 };
@@ -97,5 +98,28 @@ describe('SimulatePaymentIntent', () => {
     expect(await codeOf(simulate.execute({ scope: test, id: created.id, result: 'succeeded', caller: { correlationId: 'req_7' } }))).toBe('invalid_state');
     expect((await store.findResource(test, created.id))?.status).toBe('cancelled');
     expect(store.payments).toHaveLength(0);
+  });
+});
+
+describe('SimulateCryptoTransfer', () => {
+  it('leaves the rest due after a short transfer, then pays once the transfers pass the amount, keeping the overpayment', async () => {
+    const { store, intents, create } = setUp();
+    const transfer = new SimulateCryptoTransfer(intents);
+    const created = await create.execute(input());
+    const partly = await transfer.execute({ scope: test, id: created.id, amountCents: 3000, caller: { correlationId: 'req_8', commandId: 'cmd_t1' } });
+    expect(partly).toMatchObject({ status: 'processing', payment_method: 'crypto', crypto: { received_amount: '30.00', remaining_amount: '44.00' } });
+    expect(partly.crypto.address).toMatch(/^0x[0-9a-f]{40}$/);
+    expect(store.outbox.map((e) => (e as { type: string }).type)).toEqual(['payment_intent.created', 'payment_intent.processing', 'payment_intent.partially_paid']);
+    // The same command again (its answer lost) records no second transfer.
+    expect(await transfer.execute({ scope: test, id: created.id, amountCents: 3000, caller: { correlationId: 'req_9', commandId: 'cmd_t1' } })).toEqual(partly);
+    const paid = await transfer.execute({ scope: test, id: created.id, amountCents: 5000, caller: { correlationId: 'req_10', commandId: 'cmd_t2' } });
+    expect(paid).toMatchObject({ status: 'succeeded', crypto: { received_amount: '80.00', remaining_amount: '0.00', overpayment_amount: '6.00' } });
+    expect(store.payments).toHaveLength(1);
+  });
+
+  it('refuses a live intent', async () => {
+    const { intents, create } = setUp();
+    const live = await create.execute(input({ scope: { ...test, environment: 'live' } }));
+    expect(await codeOf(new SimulateCryptoTransfer(intents).execute({ scope: { ...test, environment: 'live' }, id: live.id, amountCents: 100, caller: { correlationId: 'req_11' } }))).toBe('live_mode_not_allowed');
   });
 });

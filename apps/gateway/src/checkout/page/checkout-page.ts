@@ -72,15 +72,23 @@ function payPage(m: Messages, view: Extract<CheckoutView, { page: 'pay' }>, ctx:
   const methodForms = view.methods.map((method) => {
     const name = methodName(m, method);
     if (!view.test) return html`<p class="method unavailable">${fill(m.notAvailable, { method: name })}</p>`;
+    // Crypto's sandbox also sends less or more than due, as a real transfer can.
+    const transfers =
+      method === 'crypto'
+        ? html`<form method="post" action="${ctx.path}/crypto"><input type="hidden" name="send" value="under"><input type="hidden" name="attempt" value="${ctx.attempt}-under"><button type="submit" class="secondary">${fill(m.cryptoUnder, { method: name })}</button></form>
+<form method="post" action="${ctx.path}/crypto"><input type="hidden" name="send" value="over"><input type="hidden" name="attempt" value="${ctx.attempt}-over"><button type="submit" class="secondary">${fill(m.cryptoOver, { method: name })}</button></form>`
+        : null;
     return html`<div class="method">
 <form method="post" action="${ctx.path}/pay"><input type="hidden" name="method" value="${method}"><input type="hidden" name="outcome" value="succeed"><input type="hidden" name="attempt" value="${ctx.attempt}"><button type="submit">${fill(m.pay, { method: name })}</button></form>
 <form method="post" action="${ctx.path}/pay"><input type="hidden" name="method" value="${method}"><input type="hidden" name="outcome" value="decline"><input type="hidden" name="attempt" value="${ctx.attempt}-decline"><button type="submit" class="secondary">${fill(m.decline, { method: name })}</button></form>
+${transfers}
 </div>`;
   });
   return html`<h1>${fill(m.payTo, { merchant: s.merchantName })}</h1>
 ${summaryList(m, s)}
 ${timeLeft(m, s, ctx.now)}
 ${view.declined ? html`<p class="alert" role="alert">${m.declined}</p>` : null}
+${s.crypto ? html`<p class="note" role="status">${fill(m.partial, { received: `${s.crypto.received} ${s.currency}`, remaining: `${s.crypto.remaining} ${s.currency}` })}</p>` : null}
 ${view.test ? html`<p class="note">${m.testMode}</p>` : null}
 <h2>${m.chooseMethod}</h2>
 ${methodForms}
@@ -92,7 +100,8 @@ function statePage(m: Messages, view: CheckoutView): SafeHtml {
   switch (view.page) {
     case 'paid':
       return html`<h1>${m.paidTitle}</h1><p>${fill(m.paidBody, { merchant, amount: `${view.summary.amount} ${view.summary.currency}` })}</p>
-${view.summary.reference ? html`<dl><dt>${m.reference}</dt><dd>${view.summary.reference}</dd></dl>` : null}`;
+${view.summary.reference ? html`<dl><dt>${m.reference}</dt><dd>${view.summary.reference}</dd></dl>` : null}
+${view.summary.crypto && view.summary.crypto.overpayment !== '0.00' ? html`<p class="note">${fill(m.overpaid, { overpayment: `${view.summary.crypto.overpayment} ${view.summary.currency}`, merchant })}</p>` : null}`;
     case 'expired':
       return html`<h1>${m.expiredTitle}</h1><p>${fill(m.expiredBody, { merchant })}</p>`;
     case 'cancelled':

@@ -11,6 +11,8 @@ export interface SessionSummary {
   /** The payment's id once paid. */
   reference: string | null;
   expiresAt: string;
+  /** Crypto transfers so far (MoneyStrings), once any arrived. */
+  crypto: { received: string; remaining: string; overpayment: string } | null;
 }
 
 export type CheckoutView =
@@ -28,6 +30,9 @@ export function checkoutView(found: CheckoutSession, merchantName: string, decli
     description: s.description ?? null,
     reference: found.kind === 'payment_intent' ? found.session.payment_id : (found.session.payment?.reference ?? null),
     expiresAt: s.expires_at,
+    crypto: found.kind === 'payment_intent' && found.session.crypto.received_amount !== '0.00'
+      ? { received: found.session.crypto.received_amount, remaining: found.session.crypto.remaining_amount, overpayment: found.session.crypto.overpayment_amount }
+      : null,
   };
   const methods = found.kind === 'payment_intent' ? found.session.available_methods : found.methods;
   const pay = (wasDeclined: boolean): CheckoutView => ({
@@ -46,7 +51,11 @@ export function checkoutView(found: CheckoutSession, merchantName: string, decli
     // A declined payment may be tried again until the session expires.
     case 'failed':
       return pay(true);
+    // Part of a crypto payment arrived: the customer can send the rest (the intent is processing, not cancellable).
     case 'processing':
+      if (found.kind === 'payment_intent' && found.session.payment_method === 'crypto' && summary.crypto) {
+        return { page: 'pay', summary, test: found.environment === 'test', methods: ['crypto'], declined: false, cancellable: false };
+      }
       return { page: 'processing', summary };
     case 'succeeded':
     case 'paid':

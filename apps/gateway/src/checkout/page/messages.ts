@@ -37,6 +37,10 @@ export const MESSAGES = {
     languageCode: 'ar',
     methods: { togo: 'Togo balance', wallet: 'Wallet', lahza: 'Card (Lahza)', crypto: 'Digital currency' } as Record<string, string>,
     minutes: '{m} min {s} s',
+    cryptoUnder: 'Send part of it with {method}',
+    cryptoOver: 'Send more than due with {method}',
+    partial: 'Received {received}; {remaining} still due.',
+    overpaid: '{overpayment} more than due was received; {merchant} will settle it.',
   },
   ar: {
     dir: 'rtl',
@@ -71,6 +75,10 @@ export const MESSAGES = {
     languageCode: 'en',
     methods: { togo: 'رصيد توغو', wallet: 'المحفظة', lahza: 'بطاقة (لحظة)', crypto: 'عملة رقمية' } as Record<string, string>,
     minutes: '{m} د {s} ث',
+    cryptoUnder: 'أرسل جزءًا من المبلغ عبر {method}',
+    cryptoOver: 'أرسل أكثر من المستحق عبر {method}',
+    partial: 'تم استلام {received}، ويتبقى {remaining}.',
+    overpaid: 'تم استلام {overpayment} زيادة عن المستحق، وسيقوم {merchant} بتسويته.',
   },
 } as const;
 
