@@ -1,0 +1,130 @@
+import { LahzaStandIn } from '@payments/testing';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { LahzaProvider } from '../src/providers/lahza/lahza.provider';
+import { outcomeOf, ProviderRefused, ProviderUnavailable } from '../src/providers/payment-provider';
+
+// The lahza adapter against a local stand-in that speaks Lahza's protocol over real HTTP: initialize, the hosted
+// page, the redirect back with the reference, verify, signed notifications and refunds.
+describe('lahza provider', () => {
+  const secretKey = 'sk_test_standin_0123456789';
+  let standIn: LahzaStandIn;
+  let provider: LahzaProvider;
+  let baseUrl: string;
+  let sink: Server;
+  let sinkUrl: string;
+  const notifications: Array<{ body: Buffer; signature: string | undefined }> = [];
+  let attempt = 0;
+  const reference = () => `att_${Date.now()}_${attempt++}`;
+  const start = (ref: string, amountCents = 7400) =>
+    provider.startAttempt({ reference: ref, amountCents, currency: 'USD', email: 'customer@example.com', callbackUrl: 'https://pay.example/checkout/pi_test_1/lahza' });
+
+  beforeAll(async () => {
+    standIn = new LahzaStandIn({ secretKey });
+    baseUrl = await standIn.listen();
+    provider = new LahzaProvider({ baseUrl, secretKey, timeoutMs: 1000, signatureAlgorithm: 'sha512' });
+    sink = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        notifications.push({ body: Buffer.concat(chunks), signature: req.headers['x-lahza-signature'] as string | undefined });
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+    sinkUrl = `http://127.0.0.1:${(sink.address() as AddressInfo).port}/`;
+  });
+
+  afterAll(async () => {
+    await standIn.close();
+    await new Promise((resolve) => sink.close(resolve));
+  });
+
+  beforeEach(() => {
+    standIn.delayMs = 0;
+  });
+
+  it('happy path: initialize (minor units, our reference) → hosted page → back with the reference → verified success', async () => {
+    const ref = reference();
+    const { redirectUrl } = await start(ref);
+    expect(redirectUrl).toMatch(new RegExp(`^${baseUrl}/pay/[0-9a-f]+$`));
+    expect(standIn.transactions.get(ref)).toMatchObject({ amount: 7400, currency: 'USD', callbackUrl: 'https://pay.example/checkout/pi_test_1/lahza' });
+    // The customer pays on the provider's page and is sent back with the reference.
+    const page = await fetch(redirectUrl);
+    expect(await page.text()).toContain('Pay 74.00 USD');
+    const back = await fetch(`${redirectUrl}/complete?outcome=success`, { redirect: 'manual' });
+    expect(new URL(back.headers.get('location')!).searchParams.get('reference')).toBe(ref);
+    const verified = await provider.verify(ref);
+    expect(verified).toEqual({ reference: ref, status: 'succeeded', amountCents: 7400, currency: 'USD', reason: null });
+    expect(outcomeOf(verified, { amountCents: 7400, currency: 'USD' })).toEqual({ outcome: 'succeeded' });
+  });
+
+  it('a decline verifies as failed with the provider\'s words; an unpaid attempt as pending', async () => {
+    const declined = reference();
+    await start(declined);
+    standIn.complete(declined, 'failed');
+    expect(await provider.verify(declined)).toMatchObject({ status: 'failed', reason: 'Declined' });
+    const open = reference();
+    await start(open);
+    expect((await provider.verify(open)).status).toBe('pending');
+  });
+
+  it('an amount that differs from the session\'s fails loudly, whatever the provider calls it', async () => {
+    const ref = reference();
+    await start(ref);
+    standIn.complete(ref, 'success');
+    standIn.misreportedAmounts.set(ref, 740);
+    const verified = await provider.verify(ref);
+    expect(outcomeOf(verified, { amountCents: 7400, currency: 'USD' })).toEqual({
+      outcome: 'failed',
+      reason: 'amount_mismatch: provider verified 740 USD, the session is 7400 USD',
+    });
+  });
+
+  it('a provider that does not answer in time is unavailable (retry later); a refusal is a refusal', async () => {
+    standIn.delayMs = 1500;
+    await expect(start(reference())).rejects.toBeInstanceOf(ProviderUnavailable);
+    standIn.delayMs = 0;
+    const wrongKey = new LahzaProvider({ baseUrl, secretKey: 'sk_wrong', timeoutMs: 1000, signatureAlgorithm: 'sha512' });
+    await expect(wrongKey.verify('att_x')).rejects.toBeInstanceOf(ProviderRefused);
+    await expect(provider.verify('att_never_started')).rejects.toBeInstanceOf(ProviderRefused);
+    const unreachable = new LahzaProvider({ baseUrl: 'http://127.0.0.1:1', secretKey, timeoutMs: 1000, signatureAlgorithm: 'sha512' });
+    await expect(unreachable.verify('att_x')).rejects.toBeInstanceOf(ProviderUnavailable);
+  });
+
+  it('takes a notification signed with the key (SHA-512 or SHA-256, as set) and refuses a forged one', async () => {
+    const ref = reference();
+    await start(ref);
+    standIn.complete(ref, 'success');
+    await standIn.notify(sinkUrl, ref);
+    await standIn.notify(sinkUrl, ref, 'sk_forged');
+    const [genuine, forged] = notifications.slice(-2);
+    expect(provider.isSignedNotification(genuine!.body, genuine!.signature)).toBe(true);
+    expect(provider.isSignedNotification(forged!.body, forged!.signature)).toBe(false);
+    expect(provider.isSignedNotification(Buffer.concat([genuine!.body, Buffer.from(' ')]), genuine!.signature)).toBe(false);
+    expect(provider.isSignedNotification(genuine!.body, undefined)).toBe(false);
+    expect(provider.isSignedNotification(genuine!.body, 'zz')).toBe(false);
+
+    const sha256 = new LahzaStandIn({ secretKey, signatureAlgorithm: 'sha256' });
+    const sha256Base = await sha256.listen();
+    const sha256Provider = new LahzaProvider({ baseUrl: sha256Base, secretKey, timeoutMs: 1000, signatureAlgorithm: 'sha256' });
+    await sha256Provider.startAttempt({ reference: ref, amountCents: 100, currency: 'USD', email: 'c@example.com', callbackUrl: 'https://pay.example/x' });
+    await sha256.notify(sinkUrl, ref);
+    const last = notifications.at(-1)!;
+    expect(sha256Provider.isSignedNotification(last.body, last.signature)).toBe(true);
+    expect(provider.isSignedNotification(last.body, last.signature)).toBe(false);
+    await sha256.close();
+  });
+
+  it('a refund is pending, then processed at the provider; an unpaid transaction cannot be refunded', async () => {
+    const ref = reference();
+    await start(ref);
+    standIn.complete(ref, 'success');
+    expect(await provider.refund({ reference: ref, amountCents: 2000 })).toEqual({ status: 'pending', reason: null });
+    standIn.processRefunds();
+    expect(standIn.refunds.at(-1)).toMatchObject({ transaction: ref, amount: 2000, status: 'processed' });
+    const unpaid = reference();
+    await start(unpaid);
+    await expect(provider.refund({ reference: unpaid, amountCents: 100 })).rejects.toBeInstanceOf(ProviderRefused);
+  });
+});
