@@ -9,7 +9,19 @@ function intent(status: string, extra: Record<string, unknown> = {}): CheckoutSe
     success_url: null,
     cancel_url: null,
     methods: ['togo'],
-    session: { id: 'pi_test_1', status, amount: '10.00', currency: 'USD', description: null, payment_id: null, expires_at: '2030-01-01T00:00:00.000Z', available_methods: ['togo', 'lahza'], ...extra },
+    session: {
+      id: 'pi_test_1',
+      status,
+      amount: '10.00',
+      currency: 'USD',
+      description: null,
+      payment_id: null,
+      payment_method: null,
+      expires_at: '2030-01-01T00:00:00.000Z',
+      available_methods: ['togo', 'lahza'],
+      crypto: { address: null, requested_amount: '10.00', received_amount: '0.00', remaining_amount: '10.00', overpayment_amount: '0.00', txid: null },
+      ...extra,
+    },
   } as unknown as CheckoutSession;
 }
 
@@ -32,6 +44,12 @@ describe('checkoutView', () => {
     // A declined payment may be tried again until expiry.
     expect(checkoutView(intent('failed'), 'Shop', false)).toMatchObject({ page: 'pay', declined: true });
     expect(checkoutView(intent('processing'), 'Shop', false).page).toBe('processing');
+    // Part of a crypto payment arrived: the rest can be sent, nothing else, no cancel.
+    const partly = intent('processing', {
+      payment_method: 'crypto',
+      crypto: { address: '0xabc', requested_amount: '10.00', received_amount: '4.00', remaining_amount: '6.00', overpayment_amount: '0.00', txid: 'tx' },
+    });
+    expect(checkoutView(partly, 'Shop', false)).toMatchObject({ page: 'pay', methods: ['crypto'], cancellable: false, summary: { crypto: { received: '4.00', remaining: '6.00' } } });
     expect(checkoutView(intent('succeeded', { payment_id: '123' }), 'Shop', false)).toMatchObject({ page: 'paid', summary: { reference: '123', merchantName: 'Shop' } });
     expect(checkoutView(intent('cancelled'), 'Shop', false).page).toBe('cancelled');
     expect(checkoutView(intent('expired'), 'Shop', false).page).toBe('expired');
