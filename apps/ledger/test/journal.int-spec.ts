@@ -1,7 +1,7 @@
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import fc from 'fast-check';
 import type { DataSource } from 'typeorm';
-import { checkLedger } from '../src/check/ledger-check';
+import { checkLedger, reportLines } from '../src/check/ledger-check';
 import { bookAdjustment, bookPayment, bookRefund, type Posting } from '../src/domain';
 import { JournalRepository } from '../src/journal/journal.repository';
 import { LEDGER_MIGRATIONS } from '../src/migrations/ledger-schema';
@@ -19,7 +19,9 @@ describe('ledger journal', () => {
   const payment = (merchantId: string, id: string, amount: string, fee: string, net: string, environment: 'live' | 'test' = 'test') =>
     bookPayment({ eventId: `evt_${id}`, merchantId, environment, source: `pi_${environment}_${id}`, occurredAt: at, payment: { id, method: 'crypto', amount, fee, net, currency: 'USD', fee_rate_bps: 150 } });
   const post = (posting: Posting, shard = 0) => db.transaction((manager) => journal.post(manager, posting, shard));
-  const check = (merchantId: string | null) => checkLedger(db, { ledger: 'ledger', sessions: 'sessions' }, merchantId);
+  // This database holds the journal alone: its own invariants, without the owners' payments and refunds.
+  const schemas = { ledger: 'ledger', sessions: 'sessions', refunds: 'refunds' };
+  const check = (merchantId: string | null) => checkLedger(db, schemas, merchantId, { journalOnly: true });
 
   beforeAll(async () => {
     database = await createTestDatabase('ledger');
@@ -121,7 +123,7 @@ describe('ledger journal', () => {
       const ownDb = await own.dataSource('ledger', LEDGER_MIGRATIONS);
       const ownJournal = new JournalRepository(ownDb, 'ledger', 'payments.ledger.events.v1');
       const book = (posting: Posting) => ownDb.transaction((manager) => ownJournal.post(manager, posting, 0));
-      const checkAfter = (graceSeconds?: number) => checkLedger(ownDb, { ledger: 'ledger', sessions: 'sessions' }, null, { graceSeconds });
+      const checkAfter = (graceSeconds?: number) => checkLedger(ownDb, schemas, null, { graceSeconds, journalOnly: true });
       const merchant = newMerchant();
       const refund = (id: string, paymentId: string, cents: number) =>
         bookRefund({ eventId: `evt_${id}`, refundId: `re_${id}`, paymentId, merchantId: merchant, environment: 'test', amountCents: cents, occurredAt: at });
@@ -150,6 +152,37 @@ describe('ledger journal', () => {
     } finally {
       await own.drop();
     }
+  });
+
+  it("ledger check is not ok when an owner's table cannot be read: it names the owner and says the check is incomplete", async () => {
+    const merchant = newMerchant();
+    await post(payment(merchant, '6001', '10.00', '0.15', '9.85'));
+    // No sessions or refunds schema in this database: nothing to compare the journal with.
+    const report = await checkLedger(db, schemas, merchant);
+    expect(report).toMatchObject({ ok: false, compared: { sessionsPayments: null, completedRefunds: null }, pendingPayments: 0, pendingCompletedRefunds: 0 });
+    expect(report.unreadable).toEqual([
+      { owner: 'sessions', table: 'sessions.payments', reason: 'no table sessions.payments in this database' },
+      { owner: 'refunds', table: 'refunds.refunds', reason: 'no table refunds.refunds in this database' },
+    ]);
+    expect(report.findings).toEqual([
+      { invariant: "sessions' payments can be read (without them the check is incomplete)", count: 1, examples: [report.unreadable[0]] },
+      { invariant: "the refunds service's refunds can be read (without them the check is incomplete)", count: 1, examples: [report.unreadable[1]] },
+    ]);
+    const text = reportLines(report);
+    expect(text[0]).toBe(`ledger check (merchant ${merchant}): 1 posting, 2 invariant(s) broken, check incomplete.`);
+    expect(text).toContain('INCOMPLETE: the refunds service\'s data could not be read (no table refunds.refunds in this database): the journal was not compared with it.');
+
+    // A table there but not of the shape read (here: no status column) is as unreadable, with the database's reason.
+    await db.query('CREATE SCHEMA refunds_other');
+    await db.query('CREATE TABLE refunds_other.refunds (id text PRIMARY KEY)');
+    const shapeless = await checkLedger(db, { ...schemas, refunds: 'refunds_other' }, merchant);
+    expect(shapeless.ok).toBe(false);
+    expect(shapeless.unreadable).toContainEqual({ owner: 'refunds', table: 'refunds_other.refunds', reason: expect.stringMatching(/^reading refunds_other\.refunds failed: column .* does not exist$/) });
+
+    // Asked for the journal alone, the same journal is clean, and the report says the owners were left out.
+    const journalOnly = await checkLedger(db, schemas, merchant, { journalOnly: true });
+    expect(journalOnly).toMatchObject({ ok: true, findings: [], compared: null, unreadable: [] });
+    expect(reportLines(journalOnly)).toContain('Journal only: payments and refunds not compared with sessions and the refunds service.');
   });
 
   // Property: whatever mix of payments, refunds, adjustments and re-deliveries arrives, on whichever shards, each

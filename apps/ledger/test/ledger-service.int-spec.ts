@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { deadLetterTopic, STREAMS, topicName } from '@payments/events';
+import { Client } from 'pg';
 import { collectMessages, REPO_ROOT, startStack, testKafka, waitFor, type Stack, type TestMerchant } from '@payments/testing';
 
 // The ledger as merchants and operators meet it: payments made through the gateway are booked from sessions'
@@ -24,18 +25,41 @@ describe('ledger service', () => {
     return paid.body as { id: string; payment_id: string; fee: string; net_amount: string };
   }
 
-  async function admin(...args: string[]): Promise<{ code: number; json: any }> {
+  /** `npm run admin -- ...` as an operator runs it: its exit code, its output, and that output parsed when --json. */
+  async function runAdmin(args: string[], { json = true, env = {} }: { json?: boolean; env?: Record<string, string> } = {}): Promise<{ code: number; stdout: string; json: any }> {
+    let code = 0;
+    let stdout: string;
+    let stderr = '';
     try {
-      const { stdout } = await promisify(execFile)(process.execPath, [join(REPO_ROOT, 'tools/admin.mjs'), ...args, '--json'], {
+      ({ stdout } = await promisify(execFile)(process.execPath, [join(REPO_ROOT, 'tools/admin.mjs'), ...args, ...(json ? ['--json'] : [])], {
         cwd: REPO_ROOT,
-        env: { PATH: process.env.PATH ?? '', DATABASE_URL: stack.db.url, LOG_LEVEL: 'warn' },
-      });
-      return { code: 0, json: JSON.parse(stdout) };
+        env: { PATH: process.env.PATH ?? '', DATABASE_URL: stack.db.url, LOG_LEVEL: 'warn', ...env },
+      }));
     } catch (error) {
       const failed = error as { code: number; stdout: string; stderr: string };
-      return { code: failed.code, json: failed.stdout.trim() ? JSON.parse(failed.stdout) : { stderr: failed.stderr } };
+      ({ code, stdout, stderr } = failed);
+    }
+    return { code, stdout, json: json ? (stdout.trim() ? JSON.parse(stdout) : { stderr }) : undefined };
+  }
+
+  async function admin(...args: string[]): Promise<{ code: number; json: any }> {
+    const { code, json } = await runAdmin(args);
+    return { code, json };
+  }
+
+  /** One statement on the stack's database, as the owner's service would have written it (fixtures of ledger check). */
+  async function sql(text: string, params: unknown[] = []): Promise<void> {
+    const client = new Client({ connectionString: stack.db.url });
+    await client.connect();
+    try {
+      await client.query(text, params);
+    } finally {
+      await client.end();
     }
   }
+
+  const someId = (prefix: string) => `${prefix}${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+  const somePaymentId = () => String(8_800_000_000_000_000 + Math.floor(Math.random() * 1e12));
 
   /** Writes events to the sessions topic as sessions would, one message each, in order; answers the topic. */
   async function publish(events: Array<{ aggregate_id: string }>): Promise<string> {
@@ -141,6 +165,18 @@ describe('ledger service', () => {
     expect((await call(`/api/v1/balance-transactions?created[gte]=${encodeURIComponent(future)}`)).body.data).toEqual([]);
   });
 
+  it('filters by created[lt] (before, exclusive) alone and with created[gte]', async () => {
+    const all = (await call('/api/v1/balance-transactions?limit=100')).body.data as Array<{ amount: string; created_at: string }>;
+    expect(all.map((t) => t.amount)).toEqual(['12.00', '11.00', '10.00', '200.00']);
+    const created = (query: string) => call(`/api/v1/balance-transactions?${query}`).then((res) => res.body.data.map((t: any) => t.amount));
+    const at = (i: number) => encodeURIComponent(all[i]!.created_at);
+    // Before the 11.00's creation: not itself, the two older ones.
+    expect(await created(`created[lt]=${at(1)}`)).toEqual(['10.00', '200.00']);
+    expect(await created(`created[gte]=${at(2)}&created[lt]=${at(0)}`)).toEqual(['11.00', '10.00']);
+    expect(await created(`created[lt]=${encodeURIComponent('2020-01-01T00:00:00.000Z')}`)).toEqual([]);
+    expect((await call('/api/v1/balance-transactions?created[lt]=soon')).body.error).toMatchObject({ code: 'invalid_request', param: 'created[lt]' });
+  });
+
   it.each([
     ['limit=0', 'limit'],
     ['limit=101', 'limit'],
@@ -235,7 +271,10 @@ describe('ledger service', () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(await available()).toBe(expected);
     expect((await call('/api/v1/balance-transactions?limit=100&type=refund')).body.data.filter((t: any) => t.source === refund.body.id)).toHaveLength(1);
-    expect((await admin('ledger', 'check', '--merchant', merchant.merchant_id)).json).toMatchObject({ ok: true, findings: [] });
+    // Clean, and compared with the refunds service's completed refund, not merely left out.
+    const check = await admin('ledger', 'check', '--merchant', merchant.merchant_id);
+    expect(check).toMatchObject({ code: 0, json: { ok: true, findings: [], unreadable: [], compared: { completedRefunds: 1 }, pendingCompletedRefunds: 0 } });
+    expect(check.json.compared.sessionsPayments).toBeGreaterThanOrEqual(5);
   });
 
   it('a refund event that cannot be booked is parked with the reason, never posted', async () => {
@@ -261,5 +300,130 @@ describe('ledger service', () => {
     const parked = await collectMessages(deadLetterTopic(topic), 1, 20_000, undefined, (m) => m.key === refundId);
     expect(parked[0]?.headers).toMatchObject({ 'dlq-reason': expect.stringMatching(/^amount: refund re_/), 'dlq-attempts': '1' });
     expect(await available(injected.test_key)).toBe(before);
+  });
+
+  it('ledger check reports a completed refund of the refunds service that the ledger never booked, and not other merchants\' checks', async () => {
+    const merchantId = someId('acct_chk');
+    const paymentId = somePaymentId();
+    const lost = someId('re_');
+    const recent = someId('re_');
+    const pending = someId('re_');
+    await sql(
+      `INSERT INTO refunds.payments (id, merchant_id, environment, source, method, currency, amount_cents, fee_cents, net_cents, reserved_cents, refunded_cents, paid_at)
+       VALUES ($1, $2, 'test', 'pi_test_x', 'crypto', 'USD', 10000, 150, 9850, 3000, 2000, now() - interval '1 hour')`,
+      [paymentId, merchantId],
+    );
+    const refund = (id: string, status: string, completedAgo: string | null) =>
+      sql(
+        `INSERT INTO refunds.refunds (id, payment_id, merchant_id, environment, amount_cents, currency, status, idempotency_key, created_at, completed_at)
+         VALUES ($1, $2, $3, 'test', 1000, 'USD', $4, $1, now() - interval '1 hour', now() - $5::interval)`,
+        [id, paymentId, merchantId, status, completedAgo],
+      );
+    // Completed 5 minutes ago and never booked: missing. Completed a moment ago: on its way. Pending: moves no money yet.
+    await refund(lost, 'completed', '5 minutes');
+    await refund(recent, 'completed', '1 second');
+    await refund(pending, 'pending', null);
+
+    const check = await admin('ledger', 'check', '--merchant', merchantId);
+    expect(check.code).toBe(1);
+    expect(check.json).toMatchObject({ ok: false, pendingCompletedRefunds: 1, compared: { completedRefunds: 2 }, unreadable: [] });
+    expect(check.json.findings).toEqual([
+      {
+        invariant: 'every completed refund has one refund posting of its amount, merchant and environment',
+        count: 1,
+        examples: [expect.objectContaining({ refund_id: lost, payment_id: paymentId, merchant_id: merchantId, amount_cents: '1000', postings: 0, matching_postings: 0 })],
+      },
+    ]);
+    // Another merchant's check does not see it; the whole check does.
+    expect((await admin('ledger', 'check', '--merchant', merchant.merchant_id)).json).toMatchObject({ ok: true, findings: [] });
+    const all = await admin('ledger', 'check');
+    expect(all.json.findings.find((f: any) => f.invariant.startsWith('every completed refund')).examples).toEqual([expect.objectContaining({ refund_id: lost })]);
+
+    // The report as an operator reads it names the broken invariant and the refund, and exits 1 too.
+    const text = await runAdmin(['ledger', 'check', '--merchant', merchantId], { json: false });
+    expect(text.code).toBe(1);
+    const lines = text.stdout.trim().split('\n');
+    expect(lines[0]).toBe(`ledger check (merchant ${merchantId}): 0 postings, 1 invariant(s) broken.`);
+    expect(lines[1]).toBe('BROKEN: every completed refund has one refund posting of its amount, merchant and environment: 1 row(s)');
+    expect(lines[2]).toContain(`"refund_id":"${lost}"`);
+    expect(lines).toContain('Compared with 0 payment(s) of sessions and 2 completed refund(s) of the refunds service.');
+    expect(lines).toContain('1 refund(s) completed in the last 60 s not booked yet (on their way).');
+  });
+
+  it('ledger check reports a refund posting the refunds service never completed', async () => {
+    const owner = await stack.createMerchant({ verified: true, testLimit: 10000 });
+    const paid = await paidIntent('30.00', 'crypto', owner.test_key);
+    await waitFor(async () => (await available(owner.test_key)) === paid.net_amount, 30_000, 'the payment to be booked');
+    expect((await admin('ledger', 'check', '--merchant', owner.merchant_id)).json).toMatchObject({ ok: true, findings: [] });
+
+    // A refund.completed on the refunds topic that the refunds service never wrote: the ledger books it (it trusts
+    // its topic); the check finds no completed refund behind the posting.
+    const refundId = someId('re_');
+    const now = new Date().toISOString();
+    const event = {
+      ...paymentEvent({}),
+      type: 'refund.completed',
+      aggregate_type: 'refund',
+      aggregate_id: refundId,
+      merchant_id: owner.merchant_id,
+      sequence: 2,
+      data: {
+        object: { id: refundId, object: 'refund', payment_id: paid.payment_id, amount: '5.00', currency: 'USD', reason: null, status: 'completed', failure_reason: null, environment: 'test', created_at: now, completed_at: now },
+        payment: { id: paid.payment_id, source: paid.id, method: 'crypto', amount: '30.00', currency: 'USD' },
+      },
+    };
+    const producer = testKafka().producer();
+    await producer.connect();
+    await producer.send({ topic: topicName(stack.namespace, STREAMS.refunds), messages: [{ key: refundId, value: JSON.stringify(event) }] });
+    await producer.disconnect();
+    await waitFor(async () => (await call('/api/v1/balance-transactions?type=refund', owner.test_key)).body.data.length === 1, 30_000, 'the forged refund to be booked');
+
+    const check = await admin('ledger', 'check', '--merchant', owner.merchant_id);
+    expect(check.code).toBe(1);
+    expect(check.json.findings).toEqual([
+      {
+        invariant: 'every refund posting matches a completed refund',
+        count: 1,
+        examples: [expect.objectContaining({ refund_id: refundId, payment_id: paid.payment_id, merchant_id: owner.merchant_id, amount_cents: '500' })],
+      },
+    ]);
+  });
+
+  it('ledger check reports a payment sessions made that the ledger never booked, and waits for one on its way', async () => {
+    const merchantId = someId('acct_chk');
+    const lost = somePaymentId();
+    const recent = somePaymentId();
+    const payment = (id: string, paidAgo: string) =>
+      sql(
+        `INSERT INTO sessions.payments (id, merchant_id, environment, source_type, source_id, method, currency, amount_cents, fee_cents, net_cents, paid_at)
+         VALUES ($1, $2, 'test', 'payment_intent', $3, 'crypto', 'USD', 2000, 30, 1970, now() - $4::interval)`,
+        [id, merchantId, someId('pi_test_'), paidAgo],
+      );
+    // Paid 5 minutes ago, its event never booked: missing. Paid a moment ago: on its way.
+    await payment(lost, '5 minutes');
+    await payment(recent, '1 second');
+    const check = await admin('ledger', 'check', '--merchant', merchantId);
+    expect(check.code).toBe(1);
+    expect(check.json).toMatchObject({ ok: false, pendingPayments: 1, compared: { sessionsPayments: 2, completedRefunds: 0 } });
+    expect(check.json.findings).toEqual([
+      { invariant: 'every payment sessions made is booked', count: 1, examples: [expect.objectContaining({ payment_id: lost, merchant_id: merchantId, environment: 'test' })] },
+    ]);
+  });
+
+  it("ledger check is not ok when an owner's data cannot be read, and says which", async () => {
+    const check = await runAdmin(['ledger', 'check', '--merchant', merchant.merchant_id], { env: { REFUNDS_DB_SCHEMA: 'refunds_elsewhere' } });
+    expect(check.code).toBe(1);
+    expect(check.json).toMatchObject({
+      ok: false,
+      unreadable: [{ owner: 'refunds', table: 'refunds_elsewhere.refunds', reason: 'no table refunds_elsewhere.refunds in this database' }],
+      compared: { completedRefunds: null },
+    });
+    expect(check.json.findings).toEqual([expect.objectContaining({ invariant: "the refunds service's refunds can be read (without them the check is incomplete)" })]);
+    const text = await runAdmin(['ledger', 'check', '--merchant', merchant.merchant_id], { json: false, env: { SESSIONS_DB_SCHEMA: 'sessions_elsewhere' } });
+    expect(text.code).toBe(1);
+    expect(text.stdout).toContain('INCOMPLETE: the sessions service\'s data could not be read (no table sessions_elsewhere.payments in this database)');
+    // Asked for the journal alone, the merchant's journal is clean and the report says what was left out.
+    const journalOnly = await runAdmin(['ledger', 'check', '--merchant', merchant.merchant_id, '--journal-only'], { env: { REFUNDS_DB_SCHEMA: 'refunds_elsewhere' } });
+    expect(journalOnly).toMatchObject({ code: 0, json: { ok: true, compared: null, unreadable: [] } });
   });
 });

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The ledger's operator commands: `npm run admin -- ledger check|adjust ... [--json]` (after `npm run build`).
-// Settings as the ledger service's (DATABASE_URL, DB_SCHEMA=ledger, SESSIONS_DB_SCHEMA=sessions).
+// Settings as the ledger service's (DATABASE_URL, DB_SCHEMA=ledger, SESSIONS_DB_SCHEMA=sessions, REFUNDS_DB_SCHEMA=refunds).
 import 'reflect-metadata';
 import { loadConfig } from '@payments/config';
 import { isEnvironment } from '@payments/ids';
@@ -45,12 +45,14 @@ const ledger = program.command('ledger').description('the journal and balances')
 
 ledger
   .command('check')
-  .description('verify every invariant of the journal; exits 1 with a report of each difference')
+  .description("verify every invariant of the journal against itself and the owners' payments and refunds; exits 1 with a report of each difference, or when an owner's data cannot be read")
   .option('--merchant <merchant_id>', 'only this merchant (and the platform accounts)')
+  .option('--journal-only', 'leave out the comparison with sessions and the refunds service (a ledger run without them)', false)
   .option('--json', 'print one JSON object', false)
-  .action((o: { merchant?: string; json: boolean }) =>
+  .action((o: { merchant?: string; journalOnly: boolean; json: boolean }) =>
     withLedger(async (dataSource, config) => {
-      const report = await checkLedger(dataSource, { ledger: config.DB_SCHEMA, sessions: config.SESSIONS_DB_SCHEMA }, o.merchant ?? null);
+      const schemas = { ledger: config.DB_SCHEMA, sessions: config.SESSIONS_DB_SCHEMA, refunds: config.REFUNDS_DB_SCHEMA };
+      const report = await checkLedger(dataSource, schemas, o.merchant ?? null, { journalOnly: o.journalOnly });
       return { json: report, lines: reportLines(report), exitCode: report.ok ? 0 : 1 };
     }, o.json),
   );

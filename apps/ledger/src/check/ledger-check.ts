@@ -1,5 +1,5 @@
 import { qualified } from '@payments/database';
-import type { DataSource } from 'typeorm';
+import { QueryFailedError, type DataSource } from 'typeorm';
 
 /** One broken invariant, with the rows that break it (at most REPORT_ROWS of them). */
 export interface CheckFinding {
@@ -17,8 +17,21 @@ export interface LedgerCheckReport {
   pendingPayments: number;
   /** Refunds booked before their payment (newer than the grace period): the payment's event may still be on its way. */
   pendingRefunds: number;
-  /** Why the payments of sessions could not be compared, when they could not. */
-  sessionsSkipped: string | null;
+  /** Refunds the refunds service completed that the ledger has not booked yet but may still (newer than the grace period). */
+  pendingCompletedRefunds: number;
+  /**
+   * How many of each owner's rows the journal was compared with (sessions' payments, the refunds service's
+   * completed refunds); null for an owner whose table could not be read, and altogether when asked for the journal only.
+   */
+  compared: { sessionsPayments: number | null; completedRefunds: number | null } | null;
+  /** The owners' tables that could not be read: each is also a finding (the check is incomplete, so not ok). */
+  unreadable: UnreadableOwner[];
+}
+
+export interface UnreadableOwner {
+  owner: 'sessions' | 'refunds';
+  table: string;
+  reason: string;
 }
 
 const REPORT_ROWS = 20;
@@ -35,14 +48,15 @@ interface Invariant {
 }
 
 /**
- * Verifies the journal against itself, its balances and sessions' payments: every invariant an auditor would
- * ask for, each as one query that lists what breaks it. Read-only.
+ * Verifies the journal against itself, its balances, sessions' payments and the refunds service's refunds: every
+ * invariant an auditor would ask for, each as one query that lists what breaks it. Read-only. `journalOnly` leaves
+ * the owners' data out (a ledger run without them, as the benchmark does); the report then says so.
  */
 export async function checkLedger(
   dataSource: DataSource,
-  schemas: { ledger: string; sessions: string },
+  schemas: { ledger: string; sessions: string; refunds: string },
   merchantId: string | null,
-  { graceSeconds = GRACE_SECONDS }: { graceSeconds?: number } = {},
+  { graceSeconds = GRACE_SECONDS, journalOnly = false }: { graceSeconds?: number; journalOnly?: boolean } = {},
 ): Promise<LedgerCheckReport> {
   const t = (table: string) => qualified(schemas.ledger, table);
   const grace = `make_interval(secs => ${Math.max(0, Math.trunc(graceSeconds))})`;
@@ -125,54 +139,176 @@ export async function checkLedger(
     [merchantId],
   )) as [{ n: number }];
 
-  let pendingPayments = 0;
-  let sessionsSkipped: string | null = null;
+  const owners: OwnersComparison = journalOnly
+    ? { findings: [], unreadable: [], compared: null, pendingPayments: 0, pendingCompletedRefunds: 0 }
+    : await compareWithOwners(dataSource, schemas, merchantId, grace);
+  findings.push(...owners.findings);
+
+  return {
+    ok: findings.length === 0,
+    merchantId,
+    postings,
+    findings,
+    pendingPayments: owners.pendingPayments,
+    pendingRefunds,
+    pendingCompletedRefunds: owners.pendingCompletedRefunds,
+    compared: owners.compared,
+    unreadable: owners.unreadable,
+  };
+}
+
+interface OwnersComparison {
+  findings: CheckFinding[];
+  unreadable: UnreadableOwner[];
+  compared: LedgerCheckReport['compared'];
+  pendingPayments: number;
+  pendingCompletedRefunds: number;
+}
+
+/** One owner's table compared with the journal: what breaks, how many rows were compared, how many are on their way. */
+interface OwnerComparison {
+  findings: CheckFinding[];
+  compared: number;
+  pending: number;
+}
+
+/** Why `schema.table` cannot be read on this connection, or null when it can. */
+async function unreadableReason(dataSource: DataSource, schema: string, table: string): Promise<string | null> {
+  const [row] = (await dataSource.query(
+    `SELECT c.oid IS NOT NULL AS present, c.oid IS NOT NULL AND has_table_privilege(c.oid, 'SELECT') AS readable
+     FROM (SELECT to_regclass(format('%I.%I', $1::text, $2::text)) AS oid) c`,
+    [schema, table],
+  )) as Array<{ present: boolean; readable: boolean }>;
+  if (!row?.present) return `no table ${schema}.${table} in this database`;
+  if (!row.readable) return `no permission to read ${schema}.${table}`;
+  return null;
+}
+
+/**
+ * The journal against the data of the services that own what it books: sessions' payments and the refunds
+ * service's refunds, read-only on the same connection. A table that cannot be read (missing, not permitted, or
+ * not of the shape expected) is a finding of its own: the check is incomplete, so it is not ok.
+ */
+async function compareWithOwners(
+  dataSource: DataSource,
+  schemas: { ledger: string; sessions: string; refunds: string },
+  merchantId: string | null,
+  grace: string,
+): Promise<OwnersComparison> {
+  const t = (table: string) => qualified(schemas.ledger, table);
+  const scope = (alias: string) => `($1::text IS NULL OR ${alias}.merchant_id = $1)`;
+  const rows = async (sql: string) => (await dataSource.query(sql, [merchantId])) as Array<Record<string, unknown>>;
+  const count = async (sql: string) => ((await dataSource.query(sql, [merchantId])) as Array<{ n: number }>)[0]!.n;
+  const finding = (invariant: string, broken: Array<Record<string, unknown>>): CheckFinding[] =>
+    broken.length > 0 ? [{ invariant, count: broken.length, examples: broken.slice(0, REPORT_ROWS) }] : [];
+  const result: OwnersComparison = { findings: [], unreadable: [], compared: null, pendingPayments: 0, pendingCompletedRefunds: 0 };
+
+  /** Compares one owner's table, or records it as unreadable (a finding naming the owner). */
+  const withOwner = async (owner: UnreadableOwner['owner'], what: string, schema: string, table: string, compare: () => Promise<OwnerComparison>) => {
+    let reason = await unreadableReason(dataSource, schema, table);
+    if (!reason) {
+      try {
+        const compared = await compare();
+        result.findings.push(...compared.findings);
+        return compared;
+      } catch (error) {
+        // Only SELECTs run here: a failure is the owner's table not being what the check reads.
+        if (!(error instanceof QueryFailedError)) throw error;
+        reason = `reading ${schema}.${table} failed: ${error.message}`;
+      }
+    }
+    const unreadable: UnreadableOwner = { owner, table: `${schema}.${table}`, reason };
+    result.unreadable.push(unreadable);
+    result.findings.push({ invariant: `${what} can be read (without them the check is incomplete)`, count: 1, examples: [{ ...unreadable }] });
+    return null;
+  };
+
+  // Sessions' payments: each booked (past the grace period), and each payment posting one of them.
   const payments = qualified(schemas.sessions, 'payments');
-  const [exists] = (await dataSource.query(`SELECT to_regclass($1) IS NOT NULL AS present`, [`${schemas.sessions}.payments`])) as Array<{ present: boolean }>;
-  if (!exists?.present) {
-    sessionsSkipped = `no table ${schemas.sessions}.payments in this database`;
-  } else {
-    const scope = `($1::text IS NULL OR merchant_id = $1)`;
-    const missing = (await dataSource.query(
+  const unbookedPayment = `NOT EXISTS (SELECT 1 FROM ${t('postings')} p WHERE p.kind = 'payment' AND p.payment_id = s.id::text)`;
+  const sessions = await withOwner('sessions', "sessions' payments", schemas.sessions, 'payments', async () => {
+    const missing = await rows(
       `SELECT s.id::text AS payment_id, s.merchant_id, s.environment, s.paid_at
        FROM ${payments} s
-       WHERE ${scope.replace('merchant_id', 's.merchant_id')} AND s.paid_at < now() - ${grace}
-         AND NOT EXISTS (SELECT 1 FROM ${t('postings')} p WHERE p.kind = 'payment' AND p.payment_id = s.id::text)
+       WHERE ${scope('s')} AND s.paid_at < now() - ${grace} AND ${unbookedPayment}
        ORDER BY s.paid_at`,
-      [merchantId],
-    )) as Array<Record<string, unknown>>;
-    if (missing.length > 0) findings.push({ invariant: 'every payment sessions made is booked', count: missing.length, examples: missing.slice(0, REPORT_ROWS) });
-    const unknown = (await dataSource.query(
+    );
+    const unknown = await rows(
       `SELECT p.id AS posting_id, p.payment_id FROM ${t('postings')} p
-       WHERE p.kind = 'payment' AND ${scope.replace('merchant_id', 'p.merchant_id')}
+       WHERE p.kind = 'payment' AND ${scope('p')}
          AND NOT EXISTS (SELECT 1 FROM ${payments} s WHERE s.id::text = p.payment_id AND s.merchant_id = p.merchant_id AND s.environment = p.environment
                          AND s.amount_cents = p.amount_cents AND s.net_cents = p.net_cents)`,
-      [merchantId],
-    )) as Array<Record<string, unknown>>;
-    if (unknown.length > 0) findings.push({ invariant: 'every payment posting matches a payment sessions made', count: unknown.length, examples: unknown.slice(0, REPORT_ROWS) });
-    const [pending] = (await dataSource.query(
-      `SELECT count(*)::int AS n FROM ${payments} s
-       WHERE ${scope.replace('merchant_id', 's.merchant_id')} AND s.paid_at >= now() - ${grace}
-         AND NOT EXISTS (SELECT 1 FROM ${t('postings')} p WHERE p.kind = 'payment' AND p.payment_id = s.id::text)`,
-      [merchantId],
-    )) as Array<{ n: number }>;
-    pendingPayments = pending!.n;
-  }
+    );
+    return {
+      findings: [...finding('every payment sessions made is booked', missing), ...finding('every payment posting matches a payment sessions made', unknown)],
+      compared: await count(`SELECT count(*)::int AS n FROM ${payments} s WHERE ${scope('s')}`),
+      pending: await count(`SELECT count(*)::int AS n FROM ${payments} s WHERE ${scope('s')} AND s.paid_at >= now() - ${grace} AND ${unbookedPayment}`),
+    };
+  });
 
-  return { ok: findings.length === 0, merchantId, postings, findings, pendingPayments, pendingRefunds, sessionsSkipped };
+  // The refunds service's completed refunds (pending and failed ones move no money): each booked exactly once with
+  // its payment, amount, merchant and environment (past the grace period when not booked at all), and each refund
+  // posting one of them. A refund is completed in the transaction that writes its event, so a posting never
+  // comes before it.
+  const refunds = qualified(schemas.refunds, 'refunds');
+  const sameRefund = `p.merchant_id = r.merchant_id AND p.environment = r.environment AND p.amount_cents = r.amount_cents AND p.payment_id = r.payment_id::text`;
+  const completed = `SELECT r.id, r.payment_id, r.merchant_id, r.environment, r.amount_cents, coalesce(r.completed_at, r.created_at) AS completed_at,
+         (SELECT count(*)::int FROM ${t('postings')} p WHERE p.kind = 'refund' AND p.source = r.id) AS postings,
+         (SELECT count(*)::int FROM ${t('postings')} p WHERE p.kind = 'refund' AND p.source = r.id AND ${sameRefund}) AS matching
+       FROM ${refunds} r WHERE r.status = 'completed' AND ${scope('r')}`;
+  const onItsWay = `c.postings = 0 AND c.completed_at >= now() - ${grace}`;
+  const refundsService = await withOwner('refunds', "the refunds service's refunds", schemas.refunds, 'refunds', async () => {
+    const unbooked = await rows(
+      `SELECT c.id AS refund_id, c.payment_id::text AS payment_id, c.merchant_id, c.environment, c.amount_cents::text AS amount_cents, c.completed_at,
+              c.postings, c.matching AS matching_postings
+       FROM (${completed}) c
+       WHERE c.matching <> 1 AND NOT (${onItsWay})
+       ORDER BY c.completed_at`,
+    );
+    const unknown = await rows(
+      `SELECT p.id AS posting_id, p.source AS refund_id, p.payment_id, p.merchant_id, p.environment, p.amount_cents::text AS amount_cents
+       FROM ${t('postings')} p
+       WHERE p.kind = 'refund' AND ${scope('p')}
+         AND NOT EXISTS (SELECT 1 FROM ${refunds} r WHERE r.id = p.source AND r.status = 'completed' AND ${sameRefund})
+       ORDER BY p.created_at`,
+    );
+    return {
+      findings: [
+        ...finding('every completed refund has one refund posting of its amount, merchant and environment', unbooked),
+        ...finding('every refund posting matches a completed refund', unknown),
+      ],
+      compared: await count(`SELECT count(*)::int AS n FROM ${refunds} r WHERE r.status = 'completed' AND ${scope('r')}`),
+      pending: await count(`SELECT count(*)::int AS n FROM (${completed}) c WHERE ${onItsWay}`),
+    };
+  });
+
+  result.compared = { sessionsPayments: sessions?.compared ?? null, completedRefunds: refundsService?.compared ?? null };
+  result.pendingPayments = sessions?.pending ?? 0;
+  result.pendingCompletedRefunds = refundsService?.pending ?? 0;
+  return result;
 }
 
 /** The report as an operator reads it. */
 export function reportLines(report: LedgerCheckReport): string[] {
   const scope = report.merchantId ? `merchant ${report.merchantId}` : 'all merchants';
   const postings = `${report.postings} posting${report.postings === 1 ? '' : 's'}`;
-  const lines = [`ledger check (${scope}): ${postings}, ${report.ok ? 'every invariant holds' : `${report.findings.length} invariant(s) broken`}.`];
+  const verdict = report.ok ? 'every invariant holds' : `${report.findings.length} invariant(s) broken${report.unreadable.length > 0 ? ', check incomplete' : ''}`;
+  const lines = [`ledger check (${scope}): ${postings}, ${verdict}.`];
   for (const finding of report.findings) {
     lines.push(`BROKEN: ${finding.invariant}: ${finding.count} row(s)`);
     for (const example of finding.examples) lines.push(`  ${JSON.stringify(example)}`);
   }
+  for (const owner of report.unreadable) {
+    lines.push(`INCOMPLETE: the ${owner.owner} service's data could not be read (${owner.reason}): the journal was not compared with it.`);
+  }
+  if (report.compared) {
+    const of = (n: number | null, what: string) => (n === null ? `no ${what} (unreadable)` : `${n} ${what}`);
+    lines.push(`Compared with ${of(report.compared.sessionsPayments, "payment(s) of sessions")} and ${of(report.compared.completedRefunds, 'completed refund(s) of the refunds service')}.`);
+  } else {
+    lines.push('Journal only: payments and refunds not compared with sessions and the refunds service.');
+  }
   if (report.pendingPayments > 0) lines.push(`${report.pendingPayments} payment(s) of the last ${GRACE_SECONDS} s not booked yet (on their way).`);
+  if (report.pendingCompletedRefunds > 0) lines.push(`${report.pendingCompletedRefunds} refund(s) completed in the last ${GRACE_SECONDS} s not booked yet (on their way).`);
   if (report.pendingRefunds > 0) lines.push(`${report.pendingRefunds} refund(s) booked in the last ${GRACE_SECONDS} s before their payment (its event on its way).`);
-  if (report.sessionsSkipped) lines.push(`Payments of sessions not compared: ${report.sessionsSkipped}.`);
   return lines;
 }
