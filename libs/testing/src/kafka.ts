@@ -1,4 +1,4 @@
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import { uniqueName } from './postgres';
 
 export const TEST_KAFKA_BROKERS = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
@@ -61,7 +61,7 @@ export async function collectMessages(
   const consumer = kafka.consumer({ groupId: uniqueName('collect'), allowAutoTopicCreation: true, maxWaitTimeInMs: 200 });
   await consumer.connect();
   try {
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await subscribeWhenReady(consumer, topic);
     await consumer.run({
       autoCommit: false,
       eachMessage: async ({ topic: from, partition, message }) => {
@@ -88,6 +88,23 @@ export async function collectMessages(
     return collected;
   } finally {
     await consumer.disconnect();
+  }
+}
+
+/**
+ * Subscribes, waiting out a topic that is still being created (a fresh broker answers "does not host this
+ * topic-partition" for a moment after auto-creating it).
+ */
+async function subscribeWhenReady(consumer: Consumer, topic: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await consumer.subscribe({ topics: [topic], fromBeginning: true });
+      return;
+    } catch (error) {
+      if ((error as { retriable?: boolean }).retriable !== true || Date.now() >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
   }
 }
 
