@@ -1,5 +1,5 @@
 import { ServiceConfig } from '@payments/config';
-import { IsInt, IsUrl, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
 
 /** Settings of the sessions service (environment variables; see README). */
 export class SessionsConfig extends ServiceConfig {
@@ -21,6 +21,38 @@ export class SessionsConfig extends ServiceConfig {
   @Min(60)
   @Max(30 * 86400)
   IDEMPOTENCY_TTL_SECONDS: number = 86400;
+
+  /** Lahza's API (a local stand-in in tests). */
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  LAHZA_BASE_URL: string = 'https://api.lahza.io';
+
+  /** Lahza's live secret key (sk_live_…): live sessions take cards only when it is set. A secret: never logged. */
+  @IsOptional()
+  @IsString()
+  @Matches(/^\S{8,200}$/, { message: 'LAHZA_LIVE_SECRET_KEY must be 8-200 characters without spaces' })
+  LAHZA_LIVE_SECRET_KEY?: string;
+
+  /** Lahza's test key (sk_test_…): test sessions also offer Lahza's own test page beside the sandboxes. */
+  @IsOptional()
+  @IsString()
+  @Matches(/^\S{8,200}$/, { message: 'LAHZA_TEST_SECRET_KEY must be 8-200 characters without spaces' })
+  LAHZA_TEST_SECRET_KEY?: string;
+
+  /** How long one call to Lahza may take before the attempt is left to be verified again later. */
+  @IsInt()
+  @Min(500)
+  @Max(60000)
+  LAHZA_TIMEOUT_MS: number = 10000;
+
+  /** The HMAC of x-lahza-signature (sources disagree on Lahza's; DESIGN §7 makes it a setting). */
+  @IsIn(['sha512', 'sha256'])
+  LAHZA_SIGNATURE_ALGORITHM: 'sha512' | 'sha256' = 'sha512';
+
+  /** How often open provider attempts are looked at; each is verified again with a growing pause (5 s to 5 min). */
+  @IsInt()
+  @Min(100)
+  @Max(60000)
+  PROVIDER_CHECK_INTERVAL_MS: number = 2000;
 }
 
 export const SESSIONS_DEFAULTS = { PORT: '3001', OPS_PORT: '9001', COMMAND_PORT: '4001', DB_SCHEMA: 'sessions' };

@@ -15,6 +15,11 @@ import { PaymentIntentHandlers } from './payment-intents/payment-intent.handlers
 import { CheckoutHandlers } from './checkout/checkout.handlers';
 import { PaymentHandlers } from './payments/payment.handlers';
 import { PaymentsRepository } from './payments/payments.repository';
+import { ProviderAttemptsRepository } from './provider-payments/provider-attempts.repository';
+import { ProviderPayments } from './provider-payments/provider-payments';
+import { ProviderPaymentHandlers } from './provider-payments/provider-payment.handlers';
+import { providerSessions } from './provider-payments/provider-sessions';
+import { PaymentProviders } from './providers/payment-providers';
 import { PostgresSessionStore, transactionOf } from './persistence/postgres-session-store';
 import { SessionReadModel } from './persistence/session-read-model';
 import type { Clock } from './shared/clock';
@@ -32,10 +37,18 @@ export interface Sessions {
   invoices: InvoiceHandlers;
   payments: PaymentHandlers;
   checkout: CheckoutHandlers;
+  providerPayments: ProviderPayments;
+  providerPaymentHandlers: ProviderPaymentHandlers;
   expirers: { payment_intent: Expirer; invoice: Expirer };
 }
 
-export function createSessions(db: SessionsDatabase, config: Pick<SessionsConfig, 'PUBLIC_BASE_URL' | 'IDEMPOTENCY_TTL_SECONDS'>, clock: Clock): Sessions {
+/** The settings createSessions reads. */
+export type SessionsSettings = Pick<
+  SessionsConfig,
+  'PUBLIC_BASE_URL' | 'IDEMPOTENCY_TTL_SECONDS' | 'LAHZA_BASE_URL' | 'LAHZA_LIVE_SECRET_KEY' | 'LAHZA_TEST_SECRET_KEY' | 'LAHZA_TIMEOUT_MS' | 'LAHZA_SIGNATURE_ALGORITHM'
+>;
+
+export function createSessions(db: SessionsDatabase, config: SessionsSettings, clock: Clock): Sessions {
   const payments = new PaymentsRepository(db.schema);
   const idempotency = new IdempotencyKeysRepository(db.schema);
   const numbers = new InvoiceNumbers(db.schema);
@@ -53,19 +66,35 @@ export function createSessions(db: SessionsDatabase, config: Pick<SessionsConfig
     clock,
     config.IDEMPOTENCY_TTL_SECONDS,
   );
+  const providers = new PaymentProviders(config);
+  const owners = {
+    payment_intent: (id: string) => intentRows.findOwner(db.dataSource.manager, id),
+    invoice: (id: string) => invoiceRows.findOwner(db.dataSource.manager, id),
+  };
+  const providerPayments = new ProviderPayments(
+    db.dataSource,
+    providers,
+    new ProviderAttemptsRepository((name) => db.table(name)),
+    providerSessions(intents, invoices, owners, clock),
+    config.PUBLIC_BASE_URL,
+    clock,
+  );
   return {
     intents: new PaymentIntentHandlers(intents),
     invoices: new InvoiceHandlers(invoices),
     payments: new PaymentHandlers(db.dataSource, payments),
     checkout: new CheckoutHandlers(
-      { owner: (id) => intentRows.findOwner(db.dataSource.manager, id), get: (scope, id) => intents.get(scope, id) },
-      { owner: (id) => invoiceRows.findOwner(db.dataSource.manager, id), get: (scope, id) => invoices.get(scope, id) },
+      { owner: owners.payment_intent, get: (scope, id) => intents.get(scope, id) },
+      { owner: owners.invoice, get: (scope, id) => invoices.get(scope, id) },
       // The created event holds the terms: the read model keeps no URLs.
       async (scope, id) => {
         const [created] = await db.events.load<{ type: string; data: { successUrl: string | null; cancelUrl: string | null; methods: string[] } }>(db.dataSource.manager, scope, id);
         return created ? created.event.data : null;
       },
+      providers,
     ),
+    providerPayments,
+    providerPaymentHandlers: new ProviderPaymentHandlers(providerPayments),
     expirers: { payment_intent: expirer(intentRows, intents), invoice: expirer(invoiceRows, invoices) },
   };
 }

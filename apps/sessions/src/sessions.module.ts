@@ -9,13 +9,15 @@ import { InvoiceHandlers } from './invoices/invoice.handlers';
 import { PaymentIntentHandlers } from './payment-intents/payment-intent.handlers';
 import { CheckoutHandlers } from './checkout/checkout.handlers';
 import { PaymentHandlers } from './payments/payment.handlers';
+import { ProviderAttemptScheduler } from './provider-payments/provider-attempt.scheduler';
+import { ProviderPaymentHandlers } from './provider-payments/provider-payment.handlers';
 import { createSessions, type Sessions } from './sessions.composition';
 import { Clock, SystemClock } from './shared/clock';
 import { SessionsDatabase } from './shared/sessions-database';
 
 const SESSIONS = Symbol('Sessions');
 
-/** Payment intents and invoices: their commands, event store and read models, and the expiry job (wiring only: see createSessions). */
+/** Payment intents and invoices: their commands, event store and read models, provider payments, the expiry and provider check jobs (wiring only: see createSessions). */
 @Module({
   controllers: [SessionsController],
   providers: [
@@ -34,6 +36,12 @@ const SESSIONS = Symbol('Sessions');
     { provide: InvoiceHandlers, inject: [SESSIONS], useFactory: (sessions: Sessions) => sessions.invoices },
     { provide: PaymentHandlers, inject: [SESSIONS], useFactory: (sessions: Sessions) => sessions.payments },
     { provide: CheckoutHandlers, inject: [SESSIONS], useFactory: (sessions: Sessions) => sessions.checkout },
+    { provide: ProviderPaymentHandlers, inject: [SESSIONS], useFactory: (sessions: Sessions) => sessions.providerPaymentHandlers },
+    {
+      provide: ProviderAttemptScheduler,
+      inject: [SESSIONS, SessionsConfig],
+      useFactory: (sessions: Sessions, config: SessionsConfig) => new ProviderAttemptScheduler(sessions.providerPayments, config.PROVIDER_CHECK_INTERVAL_MS),
+    },
     {
       provide: ExpiryScheduler,
       inject: [SessionsDatabase, SESSIONS, SessionsConfig, Clock],

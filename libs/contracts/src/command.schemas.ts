@@ -157,6 +157,30 @@ export const SESSIONS_COMMAND_SCHEMAS: Record<SessionsCommandName, { request: ob
     },
     reply: PAYMENT_INTENT_SCHEMA,
   },
+  'checkout.start-provider-payment': {
+    request: { type: 'object', required: ['id', 'method'], properties: { id: OBJECT_ID, method: { type: 'string', enum: ['lahza'] } } },
+    reply: { type: 'object', required: ['redirect_url'], properties: { redirect_url: { type: 'string' } } },
+  },
+  'checkout.confirm-provider-payment': {
+    request: {
+      type: 'object',
+      required: ['id', 'reference'],
+      properties: { id: OBJECT_ID, reference: { type: 'string', pattern: '^[A-Za-z0-9]{1,64}$' } },
+    },
+    reply: { type: 'object', required: ['id', 'outcome', 'late'] },
+  },
+  'checkout.provider-notification': {
+    request: {
+      type: 'object',
+      required: ['provider', 'body', 'signature'],
+      properties: {
+        provider: { type: 'string', enum: ['lahza'] },
+        body: { type: 'string', maxLength: 90000 },
+        signature: { type: ['string', 'null'], maxLength: 512 },
+      },
+    },
+    reply: { type: 'object', required: ['accepted'] },
+  },
   'checkout.get': {
     request: { type: 'object', required: ['id'], properties: { id: OBJECT_ID } },
     reply: { type: 'object', required: ['kind', 'merchant_id', 'environment', 'session'] },

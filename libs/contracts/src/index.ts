@@ -6,6 +6,7 @@ export {
   type CancelPaymentIntentCommand,
   type CheckoutSession,
   type CheckoutTerms,
+  type ConfirmProviderPaymentCommand,
   type CreateInvoiceCommand,
   type CreatePaymentIntentCommand,
   type CryptoStateResource,
@@ -25,6 +26,9 @@ export {
   type PaymentIntentEventData,
   type PaymentIntentResource,
   type PaymentIntentStatus,
+  type ProviderNotificationCommand,
+  type ProviderNotificationReply,
+  type ProviderPaymentOutcome,
   type SessionParams,
   type SessionsCommandMap,
   type SessionsCommandName,
@@ -35,6 +39,8 @@ export {
   type SimulateInvoiceCommand,
   type SimulateInvoiceReply,
   type SimulatePaymentIntentCommand,
+  type StartProviderPaymentCommand,
+  type StartProviderPaymentReply,
 } from './sessions.contract';
 export {
   WEBHOOKS_COMMANDS,

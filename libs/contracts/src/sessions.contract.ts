@@ -18,6 +18,12 @@ export const SESSIONS_COMMANDS = {
   getCheckout: 'checkout.get',
   /** The hosted checkout's crypto sandbox (test mode): a transfer of any amount to the intent's address. */
   simulateCryptoTransfer: 'payment-intents.crypto-transfer',
+  /** The hosted checkout: the customer pays with a provider (Lahza); answers the provider's page to send them to. */
+  startProviderPayment: 'checkout.start-provider-payment',
+  /** The customer is back from the provider's page with the attempt's reference: verified with the provider. */
+  confirmProviderPayment: 'checkout.confirm-provider-payment',
+  /** A provider's notification (raw body and signature header), checked, then confirmed by a verify call. */
+  providerNotification: 'checkout.provider-notification',
 } as const;
 
 export type SessionsCommandName = (typeof SESSIONS_COMMANDS)[keyof typeof SESSIONS_COMMANDS];
@@ -182,6 +188,48 @@ export interface SessionsCommandMap {
   'payments.find': { body: FindPaymentCommand; reply: SessionPaymentResource };
   'checkout.get': { body: GetCheckoutCommand; reply: CheckoutSession };
   'payment-intents.crypto-transfer': { body: SimulateCryptoTransferCommand; reply: PaymentIntentResource };
+  'checkout.start-provider-payment': { body: StartProviderPaymentCommand; reply: StartProviderPaymentReply };
+  'checkout.confirm-provider-payment': { body: ConfirmProviderPaymentCommand; reply: ProviderPaymentOutcome };
+  'checkout.provider-notification': { body: ProviderNotificationCommand; reply: ProviderNotificationReply };
+}
+
+export interface StartProviderPaymentCommand {
+  /** `pi_…` or `inv_…`. */
+  id: string;
+  method: 'lahza';
+}
+
+/** Where the customer goes: the provider's page of the session's one open attempt. */
+export interface StartProviderPaymentReply {
+  redirect_url: string;
+}
+
+export interface ConfirmProviderPaymentCommand {
+  /** The session the return address names: a reference of another session is not found. */
+  id: string;
+  reference: string;
+}
+
+/** What the provider said of the attempt once verified (`pending`: not yet known; checked again in the background). */
+export interface ProviderPaymentOutcome {
+  id: string;
+  outcome: 'succeeded' | 'failed' | 'pending';
+  /** The payment arrived after the session had expired: recorded all the same. */
+  late: boolean;
+}
+
+export interface ProviderNotificationCommand {
+  provider: 'lahza';
+  /** The notification's raw body, base64 (the signature covers these exact bytes). */
+  body: string;
+  signature: string | null;
+}
+
+export interface ProviderNotificationReply {
+  /** False when the signature is not the provider's: nothing was done. */
+  accepted: boolean;
+  /** The session the notification was about, when it is ours (so a cached read of it can be dropped). */
+  session?: { id: string; merchant_id: string; environment: SessionsEnvironment };
 }
 
 export interface SimulateCryptoTransferCommand extends SessionsScope {
@@ -202,6 +250,8 @@ export interface CheckoutTerms {
   success_url: string | null;
   cancel_url: string | null;
   methods: string[];
+  /** The methods a real provider takes in this session's environment (Lahza with its live or test key). */
+  provider_methods: string[];
 }
 
 /** A session as the hosted checkout needs it: the resource and whose it is (the page knows the id alone). */

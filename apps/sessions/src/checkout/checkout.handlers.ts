@@ -1,6 +1,7 @@
 import { SESSIONS_COMMANDS, validateCommand, type CheckoutSession, type CheckoutTerms, type InvoiceResource, type PaymentIntentResource } from '@payments/contracts';
 import { ApiError } from '@payments/platform';
 import type { StreamScope } from '../event-store/event-store';
+import type { PaymentProviders } from '../providers/payment-providers';
 
 interface Kind<R> {
   owner(id: string): Promise<StreamScope | null>;
@@ -16,6 +17,7 @@ export class CheckoutHandlers {
     private readonly intents: Kind<PaymentIntentResource>,
     private readonly invoices: Kind<InvoiceResource>,
     private readonly termsOf: TermsOf,
+    private readonly providers: PaymentProviders,
   ) {}
 
   async get(body: unknown): Promise<CheckoutSession> {
@@ -34,12 +36,14 @@ export class CheckoutHandlers {
 
   private async terms(scope: StreamScope, id: string): Promise<CheckoutTerms> {
     const terms = await this.termsOf(scope, id);
+    const methods = [...(terms?.methods ?? [])];
     return {
       merchant_id: scope.merchantId,
       environment: scope.environment,
       success_url: terms?.successUrl ?? null,
       cancel_url: terms?.cancelUrl ?? null,
-      methods: [...(terms?.methods ?? [])],
+      methods,
+      provider_methods: this.providers.methodsIn(scope.environment, methods),
     };
   }
 }

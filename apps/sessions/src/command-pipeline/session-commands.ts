@@ -71,6 +71,12 @@ export class SessionCommands<A extends SessionAggregate<S, E, A>, S, E extends {
     return this.replay(scope, outcome.claim, request.fingerprint, now);
   }
 
+  /** The aggregate as its stream folds now (for a use case that decides from more than a command's input). */
+  async aggregateOf(scope: StreamScope, id: string): Promise<A> {
+    if (this.kind.environmentOf(id) !== scope.environment) throw new SessionNotFoundError(this.kind.label, id);
+    return (await this.load(scope, id)).aggregate;
+  }
+
   /** Changes an existing stream: `decide` answers the events (none: nothing to do). */
   async change(scope: StreamScope, id: string, caller: CommandCaller, decide: (aggregate: A, now: Date) => E[]): Promise<R> {
     if (this.kind.environmentOf(id) !== scope.environment) throw new SessionNotFoundError(this.kind.label, id);

@@ -6,6 +6,7 @@ import { InvoiceHandlers } from '../invoices/invoice.handlers';
 import { PaymentIntentHandlers } from '../payment-intents/payment-intent.handlers';
 import { CheckoutHandlers } from '../checkout/checkout.handlers';
 import { PaymentHandlers } from '../payments/payment.handlers';
+import { ProviderPaymentHandlers } from '../provider-payments/provider-payment.handlers';
 import { correlationOf } from './correlation';
 import { mapSessionsError } from './sessions-error.mapper';
 
@@ -27,7 +28,7 @@ const PREFIX = commandPattern(SESSIONS_SERVICE, '');
 export class SessionsController {
   private readonly routes: Routes;
 
-  constructor(intents: PaymentIntentHandlers, invoices: InvoiceHandlers, payments: PaymentHandlers, checkout: CheckoutHandlers) {
+  constructor(intents: PaymentIntentHandlers, invoices: InvoiceHandlers, payments: PaymentHandlers, checkout: CheckoutHandlers, providerPayments: ProviderPaymentHandlers) {
     this.routes = {
       [SESSIONS_COMMANDS.createPaymentIntent]: (body, sender) => intents.create(body, sender.correlationId),
       [SESSIONS_COMMANDS.getPaymentIntent]: (body) => intents.get(body),
@@ -39,6 +40,9 @@ export class SessionsController {
       [SESSIONS_COMMANDS.findPayment]: (body) => payments.find(body),
       [SESSIONS_COMMANDS.getCheckout]: (body) => checkout.get(body),
       [SESSIONS_COMMANDS.simulateCryptoTransfer]: (body, sender) => intents.simulateCryptoTransfer(body, sender.correlationId, sender.commandId),
+      [SESSIONS_COMMANDS.startProviderPayment]: (body) => providerPayments.start(body),
+      [SESSIONS_COMMANDS.confirmProviderPayment]: (body) => providerPayments.confirm(body),
+      [SESSIONS_COMMANDS.providerNotification]: (body) => providerPayments.notification(body),
     };
   }
 

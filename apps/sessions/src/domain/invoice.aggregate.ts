@@ -99,6 +99,10 @@ export class Invoice extends SessionAggregate<InvoiceState, InvoiceEvent, Invoic
   /** The customer paid: fee for the method, net, paid_at and the payment record (phone masked). */
   pay(input: PayInvoiceInput): InvoiceEvent[] {
     this.requireStatus(input.now, ['pending', 'failed'], 'pay');
+    return this.paid(input);
+  }
+
+  private paid(input: PayInvoiceInput): InvoiceEvent[] {
     this.requireMethodAvailable(input.method);
     if (!isPaymentId(input.paymentId)) throw new DomainError('invalid_request', `malformed payment id ${input.paymentId}`);
     const fee = feeFor(this.state.amountCents, input.method, input.feeSchedule ?? this.state.feeSchedule ?? DEFAULT_FEE_SCHEDULE);
@@ -122,6 +126,15 @@ export class Invoice extends SessionAggregate<InvoiceState, InvoiceEvent, Invoic
         },
       },
     ];
+  }
+
+  /**
+   * A provider verified a payment of an attempt the customer started at checkout: recorded even when the invoice
+   * expired meanwhile (money taken is never dropped); an invoice already paid is the caller's case to keep.
+   */
+  confirmProviderPayment(input: PayInvoiceInput): InvoiceEvent[] {
+    if (this.state.status === 'paid') throw new DomainError('invalid_state', 'invoice is already paid');
+    return this.paid(input);
   }
 
   /** A payment attempt was declined; the invoice stays payable until it expires. */

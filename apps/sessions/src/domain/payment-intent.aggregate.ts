@@ -143,6 +143,20 @@ export class PaymentIntent extends SessionAggregate<PaymentIntentState, PaymentI
     return [this.succeeded(input.paymentId, input.now, input.feeSchedule ?? this.state.feeSchedule ?? DEFAULT_FEE_SCHEDULE)];
   }
 
+  /**
+   * A provider verified a payment of an attempt the customer started at checkout. Money taken is never dropped:
+   * the payment is recorded whatever the intent became meanwhile (expired while the customer was at the
+   * provider's page, or failed and retried), unless the intent is already paid (the caller keeps that case).
+   */
+  confirmProviderPayment(input: { readonly method: IntentPaymentMethod; readonly paymentId: string; readonly now: Date }): PaymentIntentEvent[] {
+    if (this.state.status === 'succeeded') throw new DomainError('invalid_state', 'payment intent is already paid');
+    // Processing with this method, or expired while it was: straight to paid; otherwise the attempt is recorded first.
+    const attempting = this.state.paymentMethod === input.method && (this.state.status === 'processing' || this.state.status === 'expired');
+    const events: PaymentIntentEvent[] = attempting ? [] : [processingStarted(input.method, input.now)];
+    const processing = this.apply(events);
+    return [...events, processing.succeeded(input.paymentId, input.now, this.state.feeSchedule ?? DEFAULT_FEE_SCHEDULE)];
+  }
+
   /** The provider declined: failed, and the customer may try again until expiry. */
   fail(input: { readonly reason?: string; readonly now: Date }): PaymentIntentEvent[] {
     this.requireStatus(input.now, ['processing'], 'fail');

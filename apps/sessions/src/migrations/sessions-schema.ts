@@ -2,6 +2,7 @@ import { MESSAGING_MIGRATIONS } from '@payments/messaging';
 import { SessionsTables1763790000000 } from './1763790000000-sessions-tables.migration';
 import { IdempotencyKeyAge1764000000000 } from './1764000000000-idempotency-key-age.migration';
 import { ExpirySetAside1764000000001 } from './1764000000001-expiry-set-aside.migration';
+import { ProviderAttempts1764100000000 } from './1764100000000-provider-attempts.migration';
 
 /** Every migration of the sessions schema, in order (the service runs them at boot; tests run the same list). */
-export const SESSIONS_MIGRATIONS = [...MESSAGING_MIGRATIONS, SessionsTables1763790000000, IdempotencyKeyAge1764000000000, ExpirySetAside1764000000001];
+export const SESSIONS_MIGRATIONS = [...MESSAGING_MIGRATIONS, SessionsTables1763790000000, IdempotencyKeyAge1764000000000, ExpirySetAside1764000000001, ProviderAttempts1764100000000];

@@ -20,3 +20,10 @@ export const expiryFailures = new Counter({
   labelNames: ['kind'] as const,
   registers: [metricsRegistry],
 });
+
+export const providerAttemptOutcomes = new Counter({
+  name: 'sessions_provider_attempts_total',
+  help: 'Provider payment attempts resolved, by outcome (succeeded, succeeded_late, failed, amount_mismatch)',
+  labelNames: ['provider', 'outcome'] as const,
+  registers: [metricsRegistry],
+});

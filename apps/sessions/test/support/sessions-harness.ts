@@ -33,6 +33,7 @@ export interface SessionsInstance {
   intents: Sessions['intents'];
   invoices: Sessions['invoices'];
   expirers: Sessions['expirers'];
+  providerPayments: Sessions['providerPayments'];
   expiry: ExpiryScheduler;
 }
 
@@ -49,22 +50,23 @@ export interface SessionsHarness extends SessionsInstance {
   close(): Promise<void>;
 }
 
-export async function createHarness(options: { db?: TestDatabase; namespace?: string } = {}): Promise<SessionsHarness> {
+/** `env`: more settings (e.g. the Lahza stand-in's address and key). */
+export async function createHarness(options: { db?: TestDatabase; namespace?: string; env?: Record<string, string> } = {}): Promise<SessionsHarness> {
   const db = options.db ?? (await createTestDatabase('sessions'));
   const namespace = options.namespace ?? uniqueName('ses');
   const clock = new TestClock();
   const config = loadConfig(
     SessionsConfig,
-    { DATABASE_URL: db.url, KAFKA_NAMESPACE: namespace, PUBLIC_BASE_URL: BASE_URL, LOG_LEVEL: 'warn' },
+    { DATABASE_URL: db.url, KAFKA_NAMESPACE: namespace, PUBLIC_BASE_URL: BASE_URL, LOG_LEVEL: 'warn', ...options.env },
     SESSIONS_DEFAULTS,
   );
   const instance = async (): Promise<SessionsInstance> => {
     const dataSource = await db.dataSource(SCHEMA, SESSIONS_MIGRATIONS);
     const sessions = new SessionsDatabase(dataSource, config);
-    const { intents, invoices, expirers } = createSessions(sessions, config, clock);
+    const { intents, invoices, expirers, providerPayments } = createSessions(sessions, config, clock);
     // The job keeps the real time while a test shifts the commands' clock.
     const expiry = new ExpiryScheduler(sessions, expirers, config, new TestClock());
-    return { dataSource, sessions, intents, invoices, expirers, expiry };
+    return { dataSource, sessions, intents, invoices, expirers, providerPayments, expiry };
   };
   const first = await instance();
   const query = <T>(sql: string, params: unknown[] = []) => first.dataSource.query(sql, params) as Promise<T>;

@@ -1,0 +1,119 @@
+import type { Environment } from '@payments/ids';
+import type { EntityManager } from 'typeorm';
+
+export type AttemptStatus = 'open' | 'succeeded' | 'failed';
+
+/** One payment attempt at a provider; its reference (ours) is what the provider's callbacks name. */
+export interface ProviderAttempt {
+  readonly reference: string;
+  readonly provider: string;
+  readonly sessionKind: 'payment_intent' | 'invoice';
+  readonly sessionId: string;
+  readonly merchantId: string;
+  readonly environment: Environment;
+  readonly method: string;
+  readonly amountCents: number;
+  readonly redirectUrl: string;
+  readonly status: AttemptStatus;
+  readonly failureReason: string | null;
+  readonly paymentId: string | null;
+  readonly checks: number;
+}
+
+interface AttemptRow {
+  reference: string;
+  provider: string;
+  session_kind: 'payment_intent' | 'invoice';
+  session_id: string;
+  merchant_id: string;
+  environment: Environment;
+  method: string;
+  amount_cents: string;
+  redirect_url: string;
+  status: AttemptStatus;
+  failure_reason: string | null;
+  payment_id: string | null;
+  checks: number;
+}
+
+const COLUMNS = 'reference, provider, session_kind, session_id, merchant_id, environment, method, amount_cents, redirect_url, status, failure_reason, payment_id, checks';
+
+/** Provider attempts in the sessions schema (SQL only; the rules are in ProviderPayments). */
+export class ProviderAttemptsRepository {
+  private readonly table: string;
+
+  constructor(schemaTable: (name: string) => string) {
+    this.table = schemaTable('provider_attempts');
+  }
+
+  /** Records a new open attempt; false when the session has an open one already (another tab won the race). */
+  async insertOpen(manager: EntityManager, attempt: Omit<ProviderAttempt, 'status' | 'failureReason' | 'paymentId' | 'checks'>, firstCheckAt: Date): Promise<boolean> {
+    const rows: unknown[] = await manager.query(
+      `INSERT INTO ${this.table} (reference, provider, session_kind, session_id, merchant_id, environment, method, amount_cents, redirect_url, next_check_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       ON CONFLICT (session_id) WHERE status = 'open' DO NOTHING RETURNING reference`,
+      [attempt.reference, attempt.provider, attempt.sessionKind, attempt.sessionId, attempt.merchantId, attempt.environment, attempt.method, attempt.amountCents, attempt.redirectUrl, firstCheckAt],
+    );
+    return rows.length === 1;
+  }
+
+  async find(manager: EntityManager, reference: string): Promise<ProviderAttempt | null> {
+    const rows: AttemptRow[] = await manager.query(`SELECT ${COLUMNS} FROM ${this.table} WHERE reference = $1`, [reference]);
+    return rows[0] ? attemptOf(rows[0]) : null;
+  }
+
+  async findOpen(manager: EntityManager, sessionId: string): Promise<ProviderAttempt | null> {
+    const rows: AttemptRow[] = await manager.query(`SELECT ${COLUMNS} FROM ${this.table} WHERE session_id = $1 AND status = 'open'`, [sessionId]);
+    return rows[0] ? attemptOf(rows[0]) : null;
+  }
+
+  /** Closes an open attempt with its outcome (a closed one stays as it was). */
+  async resolve(manager: EntityManager, reference: string, outcome: { status: 'succeeded' | 'failed'; failureReason?: string | null; paymentId?: string | null }, now: Date): Promise<void> {
+    await manager.query(
+      `UPDATE ${this.table} SET status = $2, failure_reason = $3, payment_id = $4, resolved_at = $5 WHERE reference = $1 AND status = 'open'`,
+      [reference, outcome.status, outcome.failureReason ?? null, outcome.paymentId ?? null, now],
+    );
+  }
+
+  /** Verified again later (the provider had no outcome yet, or could not be reached): after 5 s, doubling, at most 5 min. */
+  async postpone(manager: EntityManager, reference: string, now: Date): Promise<void> {
+    await manager.query(
+      `UPDATE ${this.table} SET checks = checks + 1, next_check_at = $2::timestamptz + make_interval(secs => LEAST(5 * power(2, LEAST(checks, 10)), 300))
+       WHERE reference = $1 AND status = 'open'`,
+      [reference, now],
+    );
+  }
+
+  /**
+   * Open attempts due for a check, each pushed to its next check in the same statement, so another instance (or
+   * the next run while this one is still verifying) does not take it too.
+   */
+  async claimDue(manager: EntityManager, now: Date, limit: number): Promise<ProviderAttempt[]> {
+    // TypeORM answers an UPDATE with [rows, count].
+    const [rows]: [AttemptRow[], number] = await manager.query(
+      `UPDATE ${this.table} SET checks = checks + 1, next_check_at = $1::timestamptz + make_interval(secs => LEAST(5 * power(2, LEAST(checks, 10)), 300))
+       WHERE reference IN (SELECT reference FROM ${this.table} WHERE status = 'open' AND next_check_at <= $1 ORDER BY next_check_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING ${COLUMNS}`,
+      [now, limit],
+    );
+    return rows.map(attemptOf);
+  }
+}
+
+function attemptOf(row: AttemptRow): ProviderAttempt {
+  return {
+    reference: row.reference,
+    provider: row.provider,
+    sessionKind: row.session_kind,
+    sessionId: row.session_id,
+    merchantId: row.merchant_id,
+    environment: row.environment,
+    method: row.method,
+    amountCents: Number(row.amount_cents),
+    redirectUrl: row.redirect_url,
+    status: row.status,
+    failureReason: row.failure_reason,
+    paymentId: row.payment_id,
+    checks: row.checks,
+  };
+}

@@ -1,0 +1,206 @@
+import { Logger } from '@nestjs/common';
+import { newPaymentId, randomBase62 } from '@payments/ids';
+import { ApiError } from '@payments/platform';
+import type { ProviderNotificationReply, ProviderPaymentOutcome } from '@payments/contracts';
+import type { DataSource } from 'typeorm';
+import type { StreamScope } from '../event-store/event-store';
+import { outcomeOf, ProviderUnavailable, type PaymentProvider } from '../providers/payment-provider';
+import type { PaymentProviders, ProviderMethod } from '../providers/payment-providers';
+import type { Clock } from '../shared/clock';
+import { providerAttemptOutcomes } from '../shared/sessions-metrics';
+import type { ProviderAttempt, ProviderAttemptsRepository } from './provider-attempts.repository';
+
+/** What a session is, as far as paying it at a provider goes. */
+export interface PayableSession {
+  readonly scope: StreamScope;
+  readonly kind: 'payment_intent' | 'invoice';
+  /** Open to a new attempt now (not paid, cancelled or expired). */
+  readonly payable: boolean;
+  readonly methods: readonly string[];
+  readonly amountCents: number;
+  readonly customerEmail: string | null;
+}
+
+/** The session kinds' part: read one, and record an attempt's start, success and decline in its stream. */
+export interface ProviderSessions {
+  find(id: string): Promise<PayableSession | null>;
+  /** The customer went to the provider (an intent becomes processing; an invoice stays pending). */
+  begin(session: PayableSession, attempt: ProviderAttempt): Promise<void>;
+  /** The provider verified the payment: recorded once per attempt, even after expiry; `late` when it came after. */
+  succeed(attempt: ProviderAttempt, paymentId: string): Promise<{ paymentId: string | null; late: boolean; alreadyPaid: boolean }>;
+  /** The provider declined: the session may be paid again (nothing is written if it moved on meanwhile). */
+  decline(attempt: ProviderAttempt, reason: string): Promise<void>;
+}
+
+/** First verify of an attempt nobody came back from: the customer is usually still on the provider's page. */
+const FIRST_CHECK_AFTER_MS = 15_000;
+
+/**
+ * Paying a session through a provider (DESIGN §7): start an attempt and send the customer to the provider's page,
+ * then learn the outcome only from a server-side verify, whatever told us to look (the customer's return, a signed
+ * notification, or the background check). One open attempt per session, so two tabs or a double click reach
+ * the same provider page and make one payment; each attempt's outcome is written once (its reference is the
+ * command id), so a replayed callback changes nothing.
+ */
+export class ProviderPayments {
+  private readonly logger = new Logger('ProviderPayments');
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly providers: PaymentProviders,
+    private readonly attempts: ProviderAttemptsRepository,
+    private readonly sessions: ProviderSessions,
+    private readonly publicBaseUrl: string,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The provider's page for the session's open attempt, opening one when there is none (or the last one failed). */
+  async start(id: string, method: ProviderMethod): Promise<{ redirect_url: string }> {
+    const session = await this.sessions.find(id);
+    if (!session) throw new ApiError('not_found', 'No such checkout session.', 'id');
+    const provider = this.providers.of(method, session.scope.environment);
+    if (!provider || !session.methods.includes(method)) {
+      throw new ApiError('payment_methods_unavailable', `Payment method ${method} is not available for this session.`, 'method');
+    }
+    const open = await this.attempts.findOpen(this.dataSource.manager, id);
+    if (open) {
+      // Whatever became of it decides: still at the provider → the same page; paid → nothing more to pay.
+      const settled = await this.settle(open);
+      if (settled.outcome === 'pending') return { redirect_url: open.redirectUrl };
+      if (settled.outcome === 'succeeded') throw new ApiError('invalid_state', 'This session is already paid.');
+      return this.start(id, method);
+    }
+    if (!session.payable) throw new ApiError('invalid_state', 'This session cannot be paid any more.');
+    const reference = `att${randomBase62()}`;
+    let redirectUrl: string;
+    try {
+      ({ redirectUrl } = await provider.startAttempt({
+        reference,
+        amountCents: session.amountCents,
+        currency: 'USD',
+        email: session.customerEmail ?? `customer@${new URL(this.publicBaseUrl).hostname}`,
+        callbackUrl: `${this.publicBaseUrl.replace(/\/$/, '')}/checkout/${encodeURIComponent(id)}/return`,
+      }));
+    } catch (error) {
+      // Nothing was written: the customer may simply try again.
+      this.logger.warn({ err: error, id, provider: method }, 'provider did not open the attempt');
+      throw new ApiError('service_unavailable', 'The payment provider could not be reached. Please try again.');
+    }
+    const attempt: ProviderAttempt = {
+      reference,
+      provider: method,
+      sessionKind: session.kind,
+      sessionId: id,
+      merchantId: session.scope.merchantId,
+      environment: session.scope.environment,
+      method,
+      amountCents: session.amountCents,
+      redirectUrl,
+      status: 'open',
+      failureReason: null,
+      paymentId: null,
+      checks: 0,
+    };
+    const now = this.clock.now();
+    if (!(await this.attempts.insertOpen(this.dataSource.manager, attempt, new Date(now.getTime() + FIRST_CHECK_AFTER_MS)))) {
+      // Another tab opened one first: everyone goes to that one's page.
+      return this.start(id, method);
+    }
+    try {
+      await this.sessions.begin(session, attempt);
+    } catch (error) {
+      await this.attempts.resolve(this.dataSource.manager, reference, { status: 'failed', failureReason: 'session_not_payable' }, now);
+      throw error;
+    }
+    return { redirect_url: redirectUrl };
+  }
+
+  /** The customer is back from the provider's page: verify the attempt the return address names. */
+  async confirm(id: string, reference: string): Promise<ProviderPaymentOutcome> {
+    const attempt = await this.attempts.find(this.dataSource.manager, reference);
+    if (!attempt || attempt.sessionId !== id) throw new ApiError('not_found', 'No such payment attempt for this session.', 'reference');
+    return { id, ...(await this.settle(attempt)) };
+  }
+
+  /** A notification is a hint to verify, never a fact: only its signature and then the provider's verify count. */
+  async notification(method: ProviderMethod, rawBody: Buffer, signature: string | null): Promise<ProviderNotificationReply> {
+    const signers = this.providers.signersOf(method, rawBody, signature ?? undefined);
+    if (signers.length === 0) return { accepted: false };
+    const reference = referenceOf(rawBody);
+    const attempt = reference ? await this.attempts.find(this.dataSource.manager, reference) : null;
+    // A signed notification of a transaction that is not ours (or of the other environment) is acknowledged and ignored.
+    if (!attempt || !signers.includes(attempt.environment)) return { accepted: true };
+    await this.settle(attempt);
+    return { accepted: true, session: { id: attempt.sessionId, merchant_id: attempt.merchantId, environment: attempt.environment } };
+  }
+
+  /** The background check: open attempts due for a verify. */
+  async checkDue(limit: number): Promise<number> {
+    const due = await this.attempts.claimDue(this.dataSource.manager, this.clock.now(), limit);
+    for (const attempt of due) {
+      try {
+        await this.settle(attempt, { claimed: true });
+      } catch (error) {
+        this.logger.error({ err: error, reference: attempt.reference }, 'provider attempt check failed; it is checked again later');
+      }
+    }
+    return due.length;
+  }
+
+  /**
+   * The attempt's outcome, as the provider verifies it now, written once: paid, declined, or still open (verified
+   * again later, also when the provider could not be reached).
+   */
+  private async settle(attempt: ProviderAttempt, how: { claimed?: boolean } = {}): Promise<Omit<ProviderPaymentOutcome, 'id'>> {
+    if (attempt.status === 'succeeded') return { outcome: 'succeeded', late: false };
+    if (attempt.status === 'failed') return { outcome: 'failed', late: false };
+    const provider = this.providers.of(attempt.method, attempt.environment);
+    const verified = provider ? await this.verify(provider, attempt) : null;
+    const now = this.clock.now();
+    if (verified === null || verified.outcome === 'pending') {
+      if (!how.claimed) await this.attempts.postpone(this.dataSource.manager, attempt.reference, now);
+      return { outcome: 'pending', late: false };
+    }
+    if (verified.outcome === 'failed') {
+      if (verified.reason.startsWith('amount_mismatch')) {
+        this.logger.error({ reference: attempt.reference, session: attempt.sessionId, reason: verified.reason }, 'provider verified another amount than the session: attempt failed');
+      }
+      await this.sessions.decline(attempt, verified.reason);
+      await this.attempts.resolve(this.dataSource.manager, attempt.reference, { status: 'failed', failureReason: verified.reason }, now);
+      providerAttemptOutcomes.inc({ provider: attempt.provider, outcome: verified.reason.startsWith('amount_mismatch') ? 'amount_mismatch' : 'failed' });
+      return { outcome: 'failed', late: false };
+    }
+    const paid = await this.sessions.succeed(attempt, newPaymentId());
+    if (paid.alreadyPaid) {
+      // One open attempt per session makes this unreachable by design; if a provider ever reports a second
+      // payment, it is kept on the attempt and logged for an operator to refund, never dropped.
+      this.logger.error({ reference: attempt.reference, session: attempt.sessionId }, 'provider verified a second payment of a session already paid: refund it at the provider');
+    }
+    await this.attempts.resolve(this.dataSource.manager, attempt.reference, { status: 'succeeded', paymentId: paid.paymentId, failureReason: paid.alreadyPaid ? 'session_already_paid' : null }, now);
+    providerAttemptOutcomes.inc({ provider: attempt.provider, outcome: paid.late ? 'succeeded_late' : 'succeeded' });
+    return { outcome: 'succeeded', late: paid.late };
+  }
+
+  private async verify(provider: PaymentProvider, attempt: ProviderAttempt) {
+    try {
+      return outcomeOf(await provider.verify(attempt.reference), { amountCents: attempt.amountCents, currency: 'USD' });
+    } catch (error) {
+      // Unreachable, or an answer we cannot read: the outcome is not known yet, so the attempt stays open.
+      this.logger.warn({ err: error, reference: attempt.reference, unavailable: error instanceof ProviderUnavailable }, 'provider verify gave no outcome; checked again later');
+      return null;
+    }
+  }
+}
+
+/** The reference a provider's notification names (`data.reference`), if any. */
+function referenceOf(rawBody: Buffer): string | null {
+  try {
+    const parsed = JSON.parse(rawBody.toString('utf8')) as { data?: { reference?: unknown } };
+    const reference = parsed?.data?.reference;
+    return typeof reference === 'string' && /^[A-Za-z0-9]{1,64}$/.test(reference) ? reference : null;
+  } catch {
+    return null;
+  }
+}
+
+

@@ -1,0 +1,168 @@
+import { LahzaStandIn } from '@payments/testing';
+import { codeOf, createHarness, intentCommand, invoiceCommand, type SessionsHarness } from './support/sessions-harness';
+
+// Paying at a provider (Lahza), against the local stand-in that speaks its protocol, on a real database: the
+// attempt, the customer's return, signed notifications and the background check all end in one outcome, verified
+// with the provider, written once.
+describe('provider payments (lahza)', () => {
+  const secretKey = 'sk_standin_provider_payments';
+  const TIMEOUT_MS = 600;
+  let standIn: LahzaStandIn;
+  let h: SessionsHarness;
+  const merchant = 'acct_provider_payments';
+
+  const liveIntent = (params: Record<string, unknown> = {}) =>
+    h.intents.create(intentCommand(merchant, { environment: 'live' }, { customer: { email: 'buyer@example.com' }, ...params }), 'req_pp');
+  const intentOf = (id: string) => h.intents.get({ merchant_id: merchant, environment: id.startsWith('pi_live_') ? 'live' : 'test', id });
+  const referenceOf = (redirectUrl: string) => [...standIn.transactions.values()].find((tx) => redirectUrl.endsWith(`/pay/${tx.accessCode}`))!.reference;
+  const attemptRows = (sessionId: string) =>
+    h.sessions.dataSource.query(`SELECT reference, status, failure_reason, payment_id FROM ${h.sessions.table('provider_attempts')} WHERE session_id = $1 ORDER BY created_at`, [sessionId]);
+
+  beforeAll(async () => {
+    standIn = new LahzaStandIn({ secretKey });
+    const base = await standIn.listen();
+    h = await createHarness({
+      env: { LAHZA_BASE_URL: base, LAHZA_LIVE_SECRET_KEY: secretKey, LAHZA_TEST_SECRET_KEY: secretKey, LAHZA_TIMEOUT_MS: String(TIMEOUT_MS) },
+    });
+  });
+
+  afterAll(async () => {
+    await h.close();
+    await standIn.close();
+  });
+
+  beforeEach(() => {
+    standIn.delayMs = 0;
+  });
+
+  it('pays a live intent: one attempt for every tab, verified on return, a replayed return changes nothing', async () => {
+    const intent = await liveIntent();
+    const first = await h.providerPayments.start(intent.id, 'lahza');
+    // A second tab (or a double click) is sent to the same provider page: one transaction, one payment.
+    const second = await h.providerPayments.start(intent.id, 'lahza');
+    expect(second.redirect_url).toBe(first.redirect_url);
+    const reference = referenceOf(first.redirect_url);
+    expect(standIn.transactions.get(reference)).toMatchObject({ amount: 7400, currency: 'USD', email: 'buyer@example.com', callbackUrl: `https://pay.example.test/checkout/${intent.id}/return` });
+    expect((await intentOf(intent.id)).status).toBe('processing');
+
+    standIn.complete(reference, 'success');
+    expect(await h.providerPayments.confirm(intent.id, reference)).toEqual({ id: intent.id, outcome: 'succeeded', late: false });
+    const paid = await intentOf(intent.id);
+    expect(paid).toMatchObject({ status: 'succeeded', paid: true, payment_method: 'lahza', fee: '1.11', net_amount: '72.89' });
+    // The same return again, and a notification of it: nothing more is written.
+    expect(await h.providerPayments.confirm(intent.id, reference)).toMatchObject({ outcome: 'succeeded' });
+    expect(await h.count('payments', 'source_id = $1', [intent.id])).toBe(1);
+    expect((await h.outboxOf(intent.id)).map((e) => e.type)).toEqual(['payment_intent.created', 'payment_intent.processing', 'payment_intent.succeeded']);
+    expect(await attemptRows(intent.id)).toEqual([{ reference, status: 'succeeded', failure_reason: null, payment_id: paid.payment_id }]);
+    // Paid: no new attempt opens.
+    expect(await codeOf(h.providerPayments.start(intent.id, 'lahza'))).toBe('invalid_state');
+  });
+
+  it('a decline fails the intent; the customer retries with a new attempt and pays', async () => {
+    const intent = await liveIntent();
+    const declined = referenceOf((await h.providerPayments.start(intent.id, 'lahza')).redirect_url);
+    standIn.complete(declined, 'failed');
+    expect(await h.providerPayments.confirm(intent.id, declined)).toEqual({ id: intent.id, outcome: 'failed', late: false });
+    expect((await intentOf(intent.id)).status).toBe('failed');
+    const retry = referenceOf((await h.providerPayments.start(intent.id, 'lahza')).redirect_url);
+    expect(retry).not.toBe(declined);
+    standIn.complete(retry, 'success');
+    expect(await h.providerPayments.confirm(intent.id, retry)).toMatchObject({ outcome: 'succeeded' });
+    expect((await attemptRows(intent.id)).map((a: { status: string; failure_reason: string | null }) => [a.status, a.failure_reason])).toEqual([
+      ['failed', 'Declined'],
+      ['succeeded', null],
+    ]);
+  });
+
+  it('refuses a return naming another session or an unknown reference, and forged notifications', async () => {
+    const intent = await liveIntent();
+    const other = await liveIntent();
+    const reference = referenceOf((await h.providerPayments.start(intent.id, 'lahza')).redirect_url);
+    standIn.complete(reference, 'success');
+    expect(await codeOf(h.providerPayments.confirm(other.id, reference))).toBe('not_found');
+    expect(await codeOf(h.providerPayments.confirm(intent.id, 'attUnknown123'))).toBe('not_found');
+    // A notification signed with another key is not acted on, whatever it says.
+    const body = Buffer.from(JSON.stringify({ event: 'charge.success', data: { reference, status: 'success' } }));
+    const { createHmac } = await import('node:crypto');
+    const forged = createHmac('sha512', 'not-the-key').update(body).digest('hex');
+    expect(await h.providerPayments.notification('lahza', body, forged)).toEqual({ accepted: false });
+    expect(await h.providerPayments.notification('lahza', body, null)).toEqual({ accepted: false });
+    expect((await intentOf(intent.id)).status).toBe('processing');
+    // Signed with the key: a hint to verify, and the verify says paid.
+    const signed = createHmac('sha512', secretKey).update(body).digest('hex');
+    expect(await h.providerPayments.notification('lahza', body, signed)).toEqual({ accepted: true, session: { id: intent.id, merchant_id: merchant, environment: 'live' } });
+    expect((await intentOf(intent.id)).status).toBe('succeeded');
+  });
+
+  it('an amount the provider verified that differs from the session fails the attempt loudly', async () => {
+    const intent = await liveIntent();
+    const reference = referenceOf((await h.providerPayments.start(intent.id, 'lahza')).redirect_url);
+    standIn.complete(reference, 'success');
+    standIn.misreportedAmounts.set(reference, 100);
+    expect(await h.providerPayments.confirm(intent.id, reference)).toMatchObject({ outcome: 'failed' });
+    expect(await intentOf(intent.id)).toMatchObject({ status: 'failed', paid: false });
+    const [attempt] = await attemptRows(intent.id);
+    expect(attempt.failure_reason).toBe('amount_mismatch: provider verified 100 USD, the session is 7400 USD');
+  });
+
+  it('a provider that does not answer leaves the intent payable; a verify it does not answer is retried in the background', async () => {
+    const intent = await liveIntent();
+    standIn.delayMs = TIMEOUT_MS * 2;
+    expect(await codeOf(h.providerPayments.start(intent.id, 'lahza'))).toBe('service_unavailable');
+    standIn.delayMs = 0;
+    expect((await intentOf(intent.id)).status).toBe('requires_payment_method');
+    expect(await attemptRows(intent.id)).toEqual([]);
+
+    const reference = referenceOf((await h.providerPayments.start(intent.id, 'lahza')).redirect_url);
+    standIn.complete(reference, 'success');
+    standIn.delayMs = TIMEOUT_MS * 2;
+    expect(await h.providerPayments.confirm(intent.id, reference)).toMatchObject({ outcome: 'pending' });
+    expect((await intentOf(intent.id)).status).toBe('processing');
+    standIn.delayMs = 0;
+    // Due now (the check waits 5 s after a verify that gave nothing): the background check settles it.
+    await h.sessions.dataSource.query(`UPDATE ${h.sessions.table('provider_attempts')} SET next_check_at = now() WHERE reference = $1`, [reference]);
+    expect(await h.providerPayments.checkDue(20)).toBeGreaterThanOrEqual(1);
+    expect((await intentOf(intent.id)).status).toBe('succeeded');
+  });
+
+  it('a payment verified after the intent expired is recorded, as succeeded after expired, never dropped', async () => {
+    // Created so that it expires two seconds from now, the customer already on the provider's page.
+    const intent = await h.clock.shifted(-298_000, () => liveIntent({ expires_in: 300 }));
+    const reference = referenceOf((await h.clock.shifted(-298_000, () => h.providerPayments.start(intent.id, 'lahza'))).redirect_url);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    await h.expiry.runOnce();
+    expect((await intentOf(intent.id)).status).toBe('expired');
+    standIn.complete(reference, 'success');
+    expect(await h.providerPayments.confirm(intent.id, reference)).toEqual({ id: intent.id, outcome: 'succeeded', late: true });
+    const paid = await intentOf(intent.id);
+    expect(paid).toMatchObject({ status: 'succeeded', paid: true, payment_method: 'lahza' });
+    expect(Date.parse(paid.paid_at!)).toBeGreaterThanOrEqual(Date.parse(paid.expires_at));
+    expect(await h.count('payments', 'source_id = $1', [intent.id])).toBe(1);
+    expect((await h.outboxOf(intent.id)).map((e) => e.type)).toEqual([
+      'payment_intent.created',
+      'payment_intent.processing',
+      'payment_intent.expired',
+      'payment_intent.succeeded',
+    ]);
+  });
+
+  it('pays an invoice: it stays pending while the customer is away, then is paid with lahza', async () => {
+    const invoice = await h.invoices.create(invoiceCommand(merchant, { environment: 'live' }), 'req_inv');
+    const reference = referenceOf((await h.providerPayments.start(invoice.id, 'lahza')).redirect_url);
+    expect((await h.invoices.get({ merchant_id: merchant, environment: 'live', id: invoice.id })).status).toBe('pending');
+    standIn.complete(reference, 'success');
+    expect(await h.providerPayments.confirm(invoice.id, reference)).toMatchObject({ outcome: 'succeeded' });
+    const paid = await h.invoices.get({ merchant_id: merchant, environment: 'live', id: invoice.id });
+    expect(paid).toMatchObject({ status: 'paid', fee: '1.11', net: '72.89', payment: { method: 'lahza' } });
+  });
+
+  it('offers lahza only in an environment with a key', async () => {
+    const keyless = await createHarness({ db: h.db, env: { LAHZA_TEST_SECRET_KEY: secretKey, LAHZA_BASE_URL: 'http://127.0.0.1:9' } });
+    try {
+      const live = await keyless.intents.create(intentCommand(merchant, { environment: 'live' }), 'req_k');
+      expect(await codeOf(keyless.providerPayments.start(live.id, 'lahza'))).toBe('payment_methods_unavailable');
+    } finally {
+      await keyless.dataSource.destroy();
+    }
+  });
+});
