@@ -143,6 +143,16 @@ function handleShutdownSignals(app: NestFastifyApplication, timeoutMs: number, c
   process.once('SIGINT', shutdown);
 }
 
+/** Routes under this prefix (providers' notifications) see the raw JSON body as `request.rawBody`. */
+export const RAW_BODY_PREFIX = '/providers/';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The body's bytes as received, on routes under RAW_BODY_PREFIX. */
+    rawBody?: Buffer;
+  }
+}
+
 /**
  * JSON bodies are parsed as Fastify does (prototype poisoning refused), then refused with a 400 naming the field
  * when something downstream could not take them (jsonBodyProblem). Form bodies are for pages (the hosted
@@ -152,6 +162,8 @@ function parseBodies(fastify: FastifyInstance): void {
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // A provider signs the bytes it sent: its notification routes keep them.
+    if (request.url.startsWith(RAW_BODY_PREFIX)) request.rawBody = Buffer.from(String(body), 'utf8');
     parseJson(request, String(body), (error: Error | null, value?: unknown) => {
       if (error) return done(error, undefined);
       const problem = jsonBodyProblem(value);

@@ -2,7 +2,7 @@
 // indicator, the log serializers, the metric instances other than the registry) stay inside the lib.
 
 // Starting a service: config, logging, HTTP server, Kafka, database, migrations and shutdown in one call.
-export { bootstrapService, MAX_BODY_BYTES } from './bootstrap';
+export { bootstrapService, MAX_BODY_BYTES, RAW_BODY_PREFIX } from './bootstrap';
 
 // Errors in the spec's Error shape.
 export { ApiError } from './errors/api-error';

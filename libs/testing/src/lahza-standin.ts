@@ -2,9 +2,14 @@
 // secret key, a hosted page where the "customer" pays or declines, a redirect to the callback with the reference,
 // verify, refunds (pending until processed) and notifications signed with x-lahza-signature. Knobs let a test
 // delay answers (timeouts), misreport an amount, or send a notification.
+import { execFileSync } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 interface Transaction {
   reference: string;
@@ -19,6 +24,24 @@ interface Transaction {
 export interface LahzaStandInOptions {
   secretKey: string;
   signatureAlgorithm?: 'sha512' | 'sha256';
+  /** Serve over HTTPS with this certificate (the checkout's CSP lets forms lead only to https providers). */
+  tls?: LocalCertificate;
+}
+
+/** A self-signed certificate for 127.0.0.1; `certPath` is what NODE_EXTRA_CA_CERTS takes to trust it. */
+export interface LocalCertificate {
+  key: string;
+  cert: string;
+  certPath: string;
+}
+
+/** Makes a self-signed certificate for 127.0.0.1 with the machine's openssl (a day's validity). */
+export function localCertificate(): LocalCertificate {
+  const dir = mkdtempSync(join(tmpdir(), 'standin-tls-'));
+  const keyPath = join(dir, 'key.pem');
+  const certPath = join(dir, 'cert.pem');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyPath, '-out', certPath], { stdio: 'ignore' });
+  return { key: readFileSync(keyPath, 'utf8'), cert: readFileSync(certPath, 'utf8'), certPath };
 }
 
 export class LahzaStandIn {
@@ -34,12 +57,13 @@ export class LahzaStandIn {
   private base = '';
 
   constructor(private readonly options: LahzaStandInOptions) {
-    this.server = createServer((req, res) => void this.handle(req, res));
+    const handler = (req: IncomingMessage, res: ServerResponse) => void this.handle(req, res);
+    this.server = options.tls ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, handler) : createServer(handler);
   }
 
   async listen(): Promise<string> {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.base = `${this.options.tls ? 'https' : 'http'}://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this.base;
   }
 

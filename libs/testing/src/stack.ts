@@ -45,7 +45,7 @@ export async function startStack(apps: AppName[], env: Record<string, string> = 
       // The gateway sends commands to the instances started before it (unless the caller says where).
       // The refunds service asks sessions for payments whose event has not reached it.
       const commandUrls = app === 'gateway' ? commandUrlSettings(services) : app === 'refunds' && services.sessions?.commandUrl ? { SESSIONS_URL: services.sessions.commandUrl } : {};
-      services[app] = await startService(app, { ...commandUrls, ...common, ...appEnv[app], PORT: String(await freePort()) });
+      services[app] = await startService(app, { ...commandUrls, ...common, ...appEnv[app], PORT: appEnv[app]?.PORT ?? String(await freePort()) });
     }
   } catch (error) {
     await Promise.all(Object.values(services).map((s) => s!.stop()));

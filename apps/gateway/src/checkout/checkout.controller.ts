@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { MerchantsRepository } from '../merchants/merchants.repository';
 import { SessionsClient } from '../sessions-client/sessions.client';
-import { checkoutView, type CheckoutView } from './page/checkout-view';
+import { checkoutView, type CheckoutView, type PayNotice } from './page/checkout-view';
 import { renderCheckout } from './page/checkout-page';
 import { chooseLanguage } from './page/messages';
 
@@ -36,6 +36,15 @@ interface PayForm {
   method?: string;
   outcome?: string;
   attempt?: string;
+  /** '1': pay at the method's provider (Lahza's page; in test mode its test page instead of the sandbox). */
+  provider?: string;
+}
+
+const REFERENCE = /^[A-Za-z0-9]{1,64}$/;
+
+function noticeOf(declined: unknown, notice: unknown): PayNotice {
+  if (notice === 'provider_unavailable') return 'provider_unavailable';
+  return declined === '1' ? 'declined' : null;
 }
 
 /**
@@ -58,13 +67,14 @@ export class CheckoutController {
     @Param('id') id: string,
     @Query('lang') lang: unknown,
     @Query('declined') declined: unknown,
+    @Query('notice') notice: unknown,
     @Headers('accept-language') acceptLanguage: string | undefined,
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
     const language = chooseLanguage(lang, acceptLanguage);
     const found = await this.find(id, request);
-    const view: CheckoutView = 'page' in found ? found : checkoutView(found, await this.merchantName(found.merchant_id), declined === '1');
+    const view: CheckoutView = 'page' in found ? found : checkoutView(found, await this.merchantName(found.merchant_id), noticeOf(declined, notice));
     const status = view.page === 'not_found' ? 404 : view.page === 'unavailable' ? 503 : 200;
     const nonce = randomBytes(16).toString('base64');
     const html = renderCheckout(view, { lang: language, nonce, path: `/checkout/${encodeURIComponent(id)}`, now: new Date(), attempt: randomBytes(12).toString('hex') });
@@ -75,8 +85,12 @@ export class CheckoutController {
   async pay(@Param('id') id: string, @Body() form: PayForm | undefined, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const back = `/checkout/${encodeURIComponent(id)}`;
     const found = await this.find(id, request);
-    if ('page' in found) return this.page(id, undefined, undefined, request.headers['accept-language'], request, reply);
+    if ('page' in found) return this.showPage(id, request, reply);
     const method = String(form?.method ?? '');
+    // A real provider: the only way to pay live; in test mode its test page, beside the sandboxes.
+    if (found.provider_methods.includes(method) && (found.environment === 'live' || form?.provider === '1')) {
+      return this.toProvider(found, method, request, reply);
+    }
     const succeed = form?.outcome === 'succeed';
     // Sandboxes are for test sessions; an unknown method or a stale form just shows the page as it is now.
     if (found.environment !== 'test' || !this.methodsOf(found).includes(method) || !/^[A-Za-z0-9-]{1,64}$/.test(String(form?.attempt ?? ''))) {
@@ -100,12 +114,43 @@ export class CheckoutController {
     return void reply.redirect(`${back}?declined=1`, 303);
   }
 
+  /**
+   * Back from the provider's page with the attempt's reference (Lahza adds `reference` and `trxref`): sessions
+   * verifies it with the provider, so a forged or replayed return changes nothing that the provider did not say.
+   */
+  @Get(':id/return')
+  async providerReturn(
+    @Param('id') id: string,
+    @Query('reference') reference: unknown,
+    @Query('trxref') trxref: unknown,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const back = `/checkout/${encodeURIComponent(id)}`;
+    const given = typeof reference === 'string' ? reference : typeof trxref === 'string' ? trxref : '';
+    const found = await this.find(id, request);
+    if ('page' in found) return this.showPage(id, request, reply);
+    if (!REFERENCE.test(given)) return void reply.redirect(back, 303);
+    let result;
+    try {
+      result = await this.sessions.confirmProviderPayment({ id, reference: given }, { merchant_id: found.merchant_id, environment: found.environment }, { correlationId: String(request.id) });
+    } catch (error) {
+      // Not this session's attempt, or sessions busy: the page shows the session as it is.
+      if (error instanceof ApiError) return void reply.redirect(back, 303);
+      throw error;
+    }
+    if (result.outcome === 'failed') return void reply.redirect(`${back}?declined=1`, 303);
+    // A late payment is explained on our receipt page rather than sent to a shop that may have given up on it.
+    if (result.outcome === 'succeeded' && !result.late) return void reply.redirect(this.after(found.success_url, id) ?? back, 303);
+    return void reply.redirect(back, 303);
+  }
+
   /** Test mode's crypto sandbox: a transfer of half of what is due, or of 1.00 more than due. */
   @Post(':id/crypto')
   async cryptoTransfer(@Param('id') id: string, @Body() form: { send?: string; attempt?: string } | undefined, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const back = `/checkout/${encodeURIComponent(id)}`;
     const found = await this.find(id, request);
-    if ('page' in found) return this.page(id, undefined, undefined, request.headers['accept-language'], request, reply);
+    if ('page' in found) return this.showPage(id, request, reply);
     const attempt = String(form?.attempt ?? '');
     if (found.kind !== 'payment_intent' || found.environment !== 'test' || !found.session.available_methods.includes('crypto') || !/^[A-Za-z0-9-]{1,64}$/.test(attempt)) {
       return void reply.redirect(back, 303);
@@ -127,7 +172,7 @@ export class CheckoutController {
   async cancel(@Param('id') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const back = `/checkout/${encodeURIComponent(id)}`;
     const found = await this.find(id, request);
-    if ('page' in found) return this.page(id, undefined, undefined, request.headers['accept-language'], request, reply);
+    if ('page' in found) return this.showPage(id, request, reply);
     if (found.kind === 'payment_intent') {
       try {
         await this.sessions.cancelPaymentIntent({ merchant_id: found.merchant_id, environment: found.environment, id }, { correlationId: String(request.id) });
@@ -137,6 +182,24 @@ export class CheckoutController {
       }
     }
     return void reply.redirect(this.after(found.cancel_url, id) ?? back, 303);
+  }
+
+  /** Sends the customer to the provider's page of the session's attempt (the same one from every tab). */
+  private async toProvider(found: CheckoutSession, method: string, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const back = `/checkout/${encodeURIComponent(found.session.id)}`;
+    try {
+      const { redirect_url } = await this.sessions.startProviderPayment(found.session.id, method as 'lahza', { correlationId: String(request.id) });
+      return void reply.redirect(redirect_url, 303);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      // Nothing was charged: the customer may try again.
+      if (error.code === 'service_unavailable') return void reply.redirect(`${back}?notice=provider_unavailable`, 303);
+      return void reply.redirect(back, 303);
+    }
+  }
+
+  private showPage(id: string, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    return this.page(id, undefined, undefined, undefined, request.headers['accept-language'], request, reply);
   }
 
   /** The session, or the page to show instead (unknown id, sessions unavailable). */

@@ -2,7 +2,8 @@ import { Module } from '@nestjs/common';
 import { MerchantsModule } from '../merchants/merchants.module';
 import { SessionsClientModule } from '../sessions-client/sessions-client.module';
 import { CheckoutController } from './checkout.controller';
+import { ProviderNotificationsController } from './provider-notifications.controller';
 
-/** The hosted checkout page customers are sent to (`checkout_url`). */
-@Module({ imports: [SessionsClientModule, MerchantsModule], controllers: [CheckoutController] })
+/** The hosted checkout page customers are sent to (`checkout_url`), and the payment providers' notifications. */
+@Module({ imports: [SessionsClientModule, MerchantsModule], controllers: [CheckoutController, ProviderNotificationsController] })
 export class CheckoutModule {}

@@ -15,6 +15,8 @@ import {
   SimulateInvoiceCommand,
   SimulateInvoiceReply,
   SimulatePaymentIntentCommand,
+  type ProviderNotificationReply,
+  type ProviderPaymentOutcome,
 } from '@payments/contracts';
 import { commandPattern, ServiceClient, type CommandOptions } from '@payments/platform';
 import { ResourceCache, type CachedResourceKey } from '../resource-cache/resource-cache';
@@ -82,6 +84,23 @@ export class SessionsClient {
   /** A session by its id alone, for the hosted checkout (not cached: the page shows what sessions says now). */
   getCheckout(id: string, caller: CommandOptions): Promise<CheckoutSession> {
     return this.send(SESSIONS_COMMANDS.getCheckout, { id }, caller);
+  }
+
+  /** The checkout sends the customer to a provider (Lahza): the page of the session's one open attempt. */
+  startProviderPayment(id: string, method: 'lahza', caller: CommandOptions): Promise<{ redirect_url: string }> {
+    return this.send(SESSIONS_COMMANDS.startProviderPayment, { id, method }, caller);
+  }
+
+  /** The customer is back from the provider: sessions verifies the attempt with the provider. */
+  async confirmProviderPayment(command: { id: string; reference: string }, scope: { merchant_id: string; environment: string }, caller: CommandOptions): Promise<ProviderPaymentOutcome> {
+    return this.changing({ ...scope, id: command.id }, this.send(SESSIONS_COMMANDS.confirmProviderPayment, command, caller));
+  }
+
+  /** A provider's notification, passed on as received (sessions checks its signature and verifies). */
+  async providerNotification(rawBody: Buffer, signature: string | null, caller: CommandOptions): Promise<ProviderNotificationReply> {
+    const reply = await this.send<ProviderNotificationReply>(SESSIONS_COMMANDS.providerNotification, { provider: 'lahza', body: rawBody.toString('base64'), signature }, caller);
+    if (reply.session) await this.invalidate(keyOf(reply.session));
+    return reply;
   }
 
   /** From the cache, as it reads now; on a miss from sessions, then cached unless it changed meanwhile. */

@@ -1,5 +1,5 @@
 // The checkout's HTML: one small page per state, no framework, no third-party request. Works without JavaScript;
-// one nonce'd script adds the countdown. Styles are inline under the same nonce (one request in all).
+// one nonce'd script adds the countdown (and, while a payment is confirmed, the live status). Styles are inline under the same nonce (one request in all).
 import { html, SafeHtml } from './html';
 import type { CheckoutView, SessionSummary } from './checkout-view';
 import { fill, MESSAGES, type Language, type Messages } from './messages';
@@ -36,9 +36,14 @@ el.textContent=fmt.replace('{m}',String(Math.floor(left/60))).replace('{s}',Stri
 if(left===0){location.reload();}else{setTimeout(tick,1000);}};tick();}
 `;
 
+// Live status while a payment is being confirmed: the page looks again every 5 s (without script, the customer's
+// reload or "Continue" does the same).
+const LIVE_STATUS = `setTimeout(()=>location.reload(),5000);`;
+
 // Constants of this file, not data: raw text inside <style> and <script> must not be entity-escaped.
 const TRUSTED_STYLE = new SafeHtml(STYLE);
 const TRUSTED_COUNTDOWN = new SafeHtml(COUNTDOWN);
+const TRUSTED_LIVE_STATUS = new SafeHtml(LIVE_STATUS);
 
 export interface PageContext {
   lang: Language;
@@ -69,9 +74,16 @@ function timeLeft(m: Messages, s: SessionSummary, now: Date): SafeHtml {
 
 function payPage(m: Messages, view: Extract<CheckoutView, { page: 'pay' }>, ctx: PageContext): SafeHtml {
   const s = view.summary;
+  const providerForm = (method: string, label: string, style: string) =>
+    html`<form method="post" action="${ctx.path}/pay"><input type="hidden" name="method" value="${method}"><input type="hidden" name="provider" value="1"><input type="hidden" name="attempt" value="${ctx.attempt}-provider"><button type="submit" class="${style}">${label}</button></form>`;
   const methodForms = view.methods.map((method) => {
     const name = methodName(m, method);
-    if (!view.test) return html`<p class="method unavailable">${fill(m.notAvailable, { method: name })}</p>`;
+    const atProvider = view.providerMethods.includes(method);
+    if (!view.test) {
+      return atProvider
+        ? html`<div class="method">${providerForm(method, fill(m.payAtProvider, { method: name }), '')}</div>`
+        : html`<p class="method unavailable">${fill(m.notAvailable, { method: name })}</p>`;
+    }
     // Crypto's sandbox also sends less or more than due, as a real transfer can.
     const transfers =
       method === 'crypto'
@@ -82,12 +94,13 @@ function payPage(m: Messages, view: Extract<CheckoutView, { page: 'pay' }>, ctx:
 <form method="post" action="${ctx.path}/pay"><input type="hidden" name="method" value="${method}"><input type="hidden" name="outcome" value="succeed"><input type="hidden" name="attempt" value="${ctx.attempt}"><button type="submit">${fill(m.pay, { method: name })}</button></form>
 <form method="post" action="${ctx.path}/pay"><input type="hidden" name="method" value="${method}"><input type="hidden" name="outcome" value="decline"><input type="hidden" name="attempt" value="${ctx.attempt}-decline"><button type="submit" class="secondary">${fill(m.decline, { method: name })}</button></form>
 ${transfers}
+${atProvider ? providerForm(method, fill(m.providerTestPage, { method: name }), 'secondary') : null}
 </div>`;
   });
   return html`<h1>${fill(m.payTo, { merchant: s.merchantName })}</h1>
 ${summaryList(m, s)}
 ${timeLeft(m, s, ctx.now)}
-${view.declined ? html`<p class="alert" role="alert">${m.declined}</p>` : null}
+${view.notice ? html`<p class="alert" role="alert">${view.notice === 'declined' ? m.declined : m.providerUnavailable}</p>` : null}
 ${s.crypto ? html`<p class="note" role="status">${fill(m.partial, { received: `${s.crypto.received} ${s.currency}`, remaining: `${s.crypto.remaining} ${s.currency}` })}</p>` : null}
 ${view.test ? html`<p class="note">${m.testMode}</p>` : null}
 <h2>${m.chooseMethod}</h2>
@@ -95,11 +108,12 @@ ${methodForms}
 ${view.cancellable ? html`<form method="post" action="${ctx.path}/cancel"><button type="submit" class="quiet">${m.cancel}</button></form>` : null}`;
 }
 
-function statePage(m: Messages, view: CheckoutView): SafeHtml {
+function statePage(m: Messages, view: CheckoutView, ctx: PageContext): SafeHtml {
   const merchant = 'summary' in view ? view.summary.merchantName : '';
   switch (view.page) {
     case 'paid':
       return html`<h1>${m.paidTitle}</h1><p>${fill(m.paidBody, { merchant, amount: `${view.summary.amount} ${view.summary.currency}` })}</p>
+${view.summary.late ? html`<p class="note" role="status">${fill(m.latePaid, { merchant })}</p>` : null}
 ${view.summary.reference ? html`<dl><dt>${m.reference}</dt><dd>${view.summary.reference}</dd></dl>` : null}
 ${view.summary.crypto && view.summary.crypto.overpayment !== '0.00' ? html`<p class="note">${fill(m.overpaid, { overpayment: `${view.summary.crypto.overpayment} ${view.summary.currency}`, merchant })}</p>` : null}`;
     case 'expired':
@@ -107,7 +121,12 @@ ${view.summary.crypto && view.summary.crypto.overpayment !== '0.00' ? html`<p cl
     case 'cancelled':
       return html`<h1>${m.cancelledTitle}</h1><p>${m.cancelledBody}</p>`;
     case 'processing':
-      return html`<h1>${m.processingTitle}</h1><p>${m.processingBody}</p>`;
+      if (view.continueWith) {
+        const method = view.continueWith;
+        return html`<h1>${m.processingTitle}</h1><p role="status">${m.providerProcessingBody}</p>
+<form method="post" action="${ctx.path}/pay"><input type="hidden" name="method" value="${method}"><input type="hidden" name="provider" value="1"><input type="hidden" name="attempt" value="${ctx.attempt}-continue"><button type="submit" class="secondary">${m.continuePayment}</button></form>`;
+      }
+      return html`<h1>${m.processingTitle}</h1><p role="status">${m.processingBody}</p>`;
     case 'failed':
       return html`<h1>${m.failedTitle}</h1><p>${fill(m.failedBody, { merchant })}</p>`;
     case 'not_found':
@@ -119,7 +138,7 @@ ${view.summary.crypto && view.summary.crypto.overpayment !== '0.00' ? html`<p cl
 
 export function renderCheckout(view: CheckoutView, ctx: PageContext): string {
   const m = MESSAGES[ctx.lang];
-  const body = view.page === 'pay' ? payPage(m, view, ctx) : statePage(m, view);
+  const body = view.page === 'pay' ? payPage(m, view, ctx) : statePage(m, view, ctx);
   const other = m.languageCode;
   return `<!doctype html>${html`<html lang="${ctx.lang}" dir="${m.dir}">
 <head>
@@ -137,6 +156,7 @@ ${body}
 <footer><a href="${ctx.path}?lang=${other}" lang="${other}" hreflang="${other}">${m.language}</a></footer>
 </main>
 ${view.page === 'pay' ? html`<script nonce="${ctx.nonce}">${TRUSTED_COUNTDOWN}</script>` : null}
+${view.page === 'processing' ? html`<script nonce="${ctx.nonce}">${TRUSTED_LIVE_STATUS}</script>` : null}
 </body>
 </html>`.value}`;
 }

@@ -13,15 +13,22 @@ export interface SessionSummary {
   expiresAt: string;
   /** Crypto transfers so far (MoneyStrings), once any arrived. */
   crypto: { received: string; remaining: string; overpayment: string } | null;
+  /** Paid after the link had expired (a provider confirmed it late): recorded all the same. */
+  late: boolean;
 }
 
+/** What the page says above the methods after the customer's last try. */
+export type PayNotice = 'declined' | 'provider_unavailable' | null;
+
 export type CheckoutView =
-  | { page: 'pay'; summary: SessionSummary; test: boolean; methods: string[]; declined: boolean; cancellable: boolean }
-  | { page: 'paid' | 'expired' | 'cancelled' | 'failed' | 'processing'; summary: SessionSummary }
+  | { page: 'pay'; summary: SessionSummary; test: boolean; methods: string[]; providerMethods: string[]; notice: PayNotice; cancellable: boolean }
+  | { page: 'processing'; summary: SessionSummary; continueWith: string | null }
+  | { page: 'paid' | 'expired' | 'cancelled' | 'failed'; summary: SessionSummary }
   | { page: 'not_found' | 'unavailable' };
 
-export function checkoutView(found: CheckoutSession, merchantName: string, declined: boolean): CheckoutView {
+export function checkoutView(found: CheckoutSession, merchantName: string, notice: PayNotice): CheckoutView {
   const s = found.session;
+  const paidAt = s.paid_at;
   const summary: SessionSummary = {
     id: s.id,
     merchantName,
@@ -33,30 +40,34 @@ export function checkoutView(found: CheckoutSession, merchantName: string, decli
     crypto: found.kind === 'payment_intent' && found.session.crypto.received_amount !== '0.00'
       ? { received: found.session.crypto.received_amount, remaining: found.session.crypto.remaining_amount, overpayment: found.session.crypto.overpayment_amount }
       : null,
+    late: typeof paidAt === 'string' && Date.parse(paidAt) >= Date.parse(s.expires_at),
   };
   const methods = found.kind === 'payment_intent' ? found.session.available_methods : found.methods;
-  const pay = (wasDeclined: boolean): CheckoutView => ({
+  const providerMethods = (found.provider_methods ?? []).filter((method) => methods.includes(method as never));
+  const pay = (shown: PayNotice): CheckoutView => ({
     page: 'pay',
     summary,
     test: found.environment === 'test',
     methods: [...methods],
-    declined: wasDeclined,
+    providerMethods,
+    notice: shown,
     // An intent can be cancelled; an invoice has nothing to cancel, the customer is only sent back if it says where.
     cancellable: found.kind === 'payment_intent' || found.cancel_url !== null,
   });
   switch (s.status) {
     case 'requires_payment_method':
     case 'pending':
-      return pay(declined);
+      return pay(notice);
     // A declined payment may be tried again until the session expires.
     case 'failed':
-      return pay(true);
+      return pay(notice ?? 'declined');
     // Part of a crypto payment arrived: the customer can send the rest (the intent is processing, not cancellable).
     case 'processing':
       if (found.kind === 'payment_intent' && found.session.payment_method === 'crypto' && summary.crypto) {
-        return { page: 'pay', summary, test: found.environment === 'test', methods: ['crypto'], declined: false, cancellable: false };
+        return { page: 'pay', summary, test: found.environment === 'test', methods: ['crypto'], providerMethods: [], notice: null, cancellable: false };
       }
-      return { page: 'processing', summary };
+      // At a provider's page (or back, its outcome not known yet): the customer can go on with that attempt.
+      return { page: 'processing', summary, continueWith: found.kind === 'payment_intent' && providerMethods.includes(found.session.payment_method ?? '') ? found.session.payment_method : null };
     case 'succeeded':
     case 'paid':
       return { page: 'paid', summary };

@@ -41,6 +41,12 @@ export const MESSAGES = {
     cryptoOver: 'Send more than due with {method}',
     partial: 'Received {received}; {remaining} still due.',
     overpaid: '{overpayment} more than due was received; {merchant} will settle it.',
+    payAtProvider: 'Pay with {method}',
+    providerTestPage: "Pay on {method}'s test page",
+    providerUnavailable: 'The payment provider could not be reached. Nothing was charged; please try again.',
+    providerProcessingBody: 'We are confirming your payment with the provider. This page updates by itself.',
+    continuePayment: 'Continue the payment',
+    latePaid: 'This payment arrived after the link had expired. It has been recorded and {merchant} has been told.',
   },
   ar: {
     dir: 'rtl',
@@ -79,6 +85,12 @@ export const MESSAGES = {
     cryptoOver: 'أرسل أكثر من المستحق عبر {method}',
     partial: 'تم استلام {received}، ويتبقى {remaining}.',
     overpaid: 'تم استلام {overpayment} زيادة عن المستحق، وسيقوم {merchant} بتسويته.',
+    payAtProvider: 'ادفع عبر {method}',
+    providerTestPage: 'ادفع في صفحة الاختبار لدى {method}',
+    providerUnavailable: 'تعذّر الوصول إلى مزوّد الدفع. لم يتم خصم أي مبلغ؛ يرجى المحاولة مرة أخرى.',
+    providerProcessingBody: 'نتحقق من دفعتك لدى مزوّد الدفع. تتحدّث هذه الصفحة تلقائيًا.',
+    continuePayment: 'متابعة الدفع',
+    latePaid: 'وصلت هذه الدفعة بعد انتهاء صلاحية الرابط. تم تسجيلها وإبلاغ {merchant}.',
   },
 } as const;
 
