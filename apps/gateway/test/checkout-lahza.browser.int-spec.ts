@@ -233,4 +233,17 @@ describe('hosted checkout with lahza in the browser', () => {
     expect((await stack.call('GET', `/api/v1/payment-intents/${res.body.id}`, { key: merchant.test_key })).body).toMatchObject({ status: 'succeeded', payment_method: 'lahza' });
     await context.close();
   });
+
+  // Last: it stops sessions.
+  it('with sessions down the page says payment is unavailable (503), never an error dump', async () => {
+    const created = await liveIntent();
+    await stack.services.sessions!.stop();
+    const { context, page } = await tab();
+    const res = await page.goto(pageUrl(created.id));
+    expect(res?.status()).toBe(503);
+    expect(res?.headers()['content-type']).toMatch(/^text\/html/);
+    await expect(page.locator('h1').textContent()).resolves.toBe('Payment is unavailable right now');
+    expect(await axeViolations(page)).toEqual([]);
+    await context.close();
+  });
 });

@@ -34,9 +34,10 @@ describe('hosted checkout in the browser', () => {
   }
 
   /** A browser tab that records any request leaving the gateway (the page must make none). */
-  async function tab(options: { locale?: string; width?: number } = {}): Promise<{ context: BrowserContext; page: Page; foreign: string[] }> {
+  async function tab(options: { locale?: string; width?: number; javaScript?: boolean } = {}): Promise<{ context: BrowserContext; page: Page; foreign: string[] }> {
     const context = await browser.newContext({
       viewport: { width: options.width ?? 800, height: 900 },
+      javaScriptEnabled: options.javaScript ?? true,
       ...(options.locale ? { locale: options.locale, extraHTTPHeaders: { 'accept-language': options.locale } } : {}),
     });
     // Nothing else leaves the machine: any other request would be a third-party request.
@@ -151,6 +152,37 @@ describe('hosted checkout in the browser', () => {
     await context.close();
   });
 
+  it('works without JavaScript: the page, a decline, a payment and the receipt are plain forms and redirects', async () => {
+    const created = await intent({ success_url: `${SHOP}/done` });
+    const { context, page } = await tab({ javaScript: false });
+    await page.goto(pageUrl(created.id));
+    // The countdown's text is rendered by the server.
+    await expect(page.locator('#time-left').textContent()).resolves.toMatch(/^\d+ min \d{2} s$/);
+    await Promise.all([page.waitForURL(/declined=1$/), page.getByRole('button', { name: 'Decline with Togo balance' }).click()]);
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('declined');
+    expect(await redirectAfter(page, 'Pay with Togo balance')).toBe(`${SHOP}/done?session_id=${created.id}`);
+    await page.goto(pageUrl(created.id));
+    await expect(page.locator('h1').textContent()).resolves.toBe('Payment received');
+    await context.close();
+  });
+
+  it('a double click on pay is one payment', async () => {
+    const created = await intent();
+    const { context, page } = await tab();
+    await page.goto(pageUrl(created.id));
+    await page.getByRole('button', { name: 'Pay with Togo balance' }).dblclick();
+    await page.locator('h1', { hasText: 'Payment received' }).waitFor({ timeout: 10_000 });
+    const db = new Client({ connectionString: stack.db.url });
+    await db.connect();
+    const payments = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM sessions.payments WHERE source_id = $1`, [created.id]);
+    await db.end();
+    expect(payments.rows[0]!.n).toBe(1);
+    await waitFor(() => verified.some((v) => v.type === 'payment_intent.succeeded' && v.objectId === created.id), 30_000, 'the webhook');
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(verified.filter((v) => v.type === 'payment_intent.succeeded' && v.objectId === created.id)).toHaveLength(1);
+    await context.close();
+  });
+
   it('cancel sends the customer to cancel_url and the intent becomes cancelled; the page then says so', async () => {
     const created = await intent({ cancel_url: `${SHOP}/cart` });
     const { context, page } = await tab();
@@ -239,6 +271,7 @@ describe('hosted checkout in the browser', () => {
     expect(paid).toMatchObject({ status: 'paid', payment: { method: 'wallet' } });
     await page.goto(pageUrl(invoice.id));
     expect(await page.locator('dd').allTextContents()).toEqual([paid.payment.reference]);
+    expect(await axeViolations(page)).toEqual([]);
     await context.close();
   });
 
