@@ -132,6 +132,8 @@ describe('provider payments (lahza)', () => {
     await new Promise((resolve) => setTimeout(resolve, 2500));
     await h.expiry.runOnce();
     expect((await intentOf(intent.id)).status).toBe('expired');
+    // Expired: no way back to the provider's page from the checkout, but the open attempt is still watched.
+    expect(await codeOf(h.providerPayments.start(intent.id, 'lahza'))).toBe('invalid_state');
     standIn.complete(reference, 'success');
     expect(await h.providerPayments.confirm(intent.id, reference)).toEqual({ id: intent.id, outcome: 'succeeded', late: true });
     const paid = await intentOf(intent.id);

@@ -14,8 +14,10 @@ import type { ProviderAttempt, ProviderAttemptsRepository } from './provider-att
 export interface PayableSession {
   readonly scope: StreamScope;
   readonly kind: 'payment_intent' | 'invoice';
-  /** Open to a new attempt now (not paid, cancelled or expired). */
+  /** Open to a new attempt now (not paid, processing, cancelled or expired). */
   readonly payable: boolean;
+  /** Not final: an open attempt may still be continued (the customer goes back to the provider's page). */
+  readonly open: boolean;
   readonly methods: readonly string[];
   readonly amountCents: number;
   readonly customerEmail: string | null;
@@ -66,9 +68,10 @@ export class ProviderPayments {
     if (open) {
       // Whatever became of it decides: still at the provider → the same page; paid → nothing more to pay.
       const settled = await this.settle(open);
-      if (settled.outcome === 'pending') return { redirect_url: open.redirectUrl };
       if (settled.outcome === 'succeeded') throw new ApiError('invalid_state', 'This session is already paid.');
-      return this.start(id, method);
+      if (settled.outcome === 'failed') return this.start(id, method);
+      if (!session.open) throw new ApiError('invalid_state', 'This session cannot be paid any more.');
+      return { redirect_url: open.redirectUrl };
     }
     if (!session.payable) throw new ApiError('invalid_state', 'This session cannot be paid any more.');
     const reference = `att${randomBase62()}`;

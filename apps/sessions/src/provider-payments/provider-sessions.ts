@@ -30,7 +30,8 @@ export function providerSessions(intents: PaymentIntentCommands, invoices: Invoi
           ? await intents.aggregateOf(scope, id).then((intent) => ({ state: intent.state, status: intent.effectiveStatus(now) as string }))
           : await invoices.aggregateOf(scope, id).then((invoice) => ({ state: invoice.state, status: invoice.effectiveStatus(now) as string }));
       const payable: PayableSession['payable'] = ['requires_payment_method', 'failed', 'pending'].includes(status);
-      return { scope, kind, payable, methods: state.methods, amountCents: state.amountCents, customerEmail: state.customer?.email ?? null };
+      const open = payable || status === 'processing';
+      return { scope, kind, payable, open, methods: state.methods, amountCents: state.amountCents, customerEmail: state.customer?.email ?? null };
     },
 
     async begin(session, attempt) {
