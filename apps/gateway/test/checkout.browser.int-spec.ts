@@ -51,6 +51,18 @@ describe('hosted checkout in the browser', () => {
 
   const pageUrl = (id: string) => `${stack.gatewayUrl}/checkout/${id}`;
 
+  /** One payment stored for the session, and one signed payment_intent.succeeded received (a second would show within 1 s). */
+  async function expectOnePayment(intentId: string): Promise<void> {
+    const db = new Client({ connectionString: stack.db.url });
+    await db.connect();
+    const payments = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM sessions.payments WHERE source_id = $1`, [intentId]);
+    await db.end();
+    expect(payments.rows[0]!.n).toBe(1);
+    await waitFor(() => verified.some((v) => v.type === 'payment_intent.succeeded' && v.objectId === intentId), 30_000, 'the webhook');
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(verified.filter((v) => v.type === 'payment_intent.succeeded' && v.objectId === intentId)).toHaveLength(1);
+  }
+
   /** Clicks a form's button; answers where the checkout sent the customer (the merchant's site is not reachable here). */
   async function redirectAfter(page: Page, button: string): Promise<string | undefined> {
     const [response] = await Promise.all([
@@ -172,14 +184,7 @@ describe('hosted checkout in the browser', () => {
     await page.goto(pageUrl(created.id));
     await page.getByRole('button', { name: 'Pay with Togo balance' }).dblclick();
     await page.locator('h1', { hasText: 'Payment received' }).waitFor({ timeout: 10_000 });
-    const db = new Client({ connectionString: stack.db.url });
-    await db.connect();
-    const payments = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM sessions.payments WHERE source_id = $1`, [created.id]);
-    await db.end();
-    expect(payments.rows[0]!.n).toBe(1);
-    await waitFor(() => verified.some((v) => v.type === 'payment_intent.succeeded' && v.objectId === created.id), 30_000, 'the webhook');
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    expect(verified.filter((v) => v.type === 'payment_intent.succeeded' && v.objectId === created.id)).toHaveLength(1);
+    await expectOnePayment(created.id);
     await context.close();
   });
 
@@ -207,14 +212,7 @@ describe('hosted checkout in the browser', () => {
     await Promise.all([first.page.waitForLoadState(), second.page.waitForLoadState()]);
     const paid = (await api('GET', `/api/v1/payment-intents/${created.id}`)).body;
     expect(paid.status).toBe('succeeded');
-    const db = new Client({ connectionString: stack.db.url });
-    await db.connect();
-    const payments = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM sessions.payments WHERE source_id = $1`, [created.id]);
-    await db.end();
-    expect(payments.rows[0]!.n).toBe(1);
-    await waitFor(() => verified.some((v) => v.type === 'payment_intent.succeeded' && v.objectId === created.id), 30_000, 'the webhook');
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    expect(verified.filter((v) => v.type === 'payment_intent.succeeded' && v.objectId === created.id)).toHaveLength(1);
+    await expectOnePayment(created.id);
     await first.context.close();
     await second.context.close();
   });

@@ -3,6 +3,7 @@
 
 // Starting a service: config, logging, HTTP server, Kafka, database, migrations and shutdown in one call.
 export { bootstrapService, MAX_BODY_BYTES, RAW_BODY_PREFIX } from './bootstrap';
+export { IntervalJob } from './jobs/interval-job';
 
 // Errors in the spec's Error shape.
 export { ApiError } from './errors/api-error';

@@ -1,5 +1,5 @@
-import { Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { randomBase62 } from '@payments/ids';
+import { IntervalJob } from '@payments/platform';
 import type { SessionsConfig } from '../config';
 import type { Clock } from '../shared/clock';
 import { expiredSessions, expiryFailures } from '../shared/sessions-metrics';
@@ -23,34 +23,21 @@ export interface ExpiryRun {
  * set aside with a backoff (1 s, doubling, up to an hour): it is not locked again before then, so rows that keep
  * failing can neither stay first in line nor hold up the rest (they did: 200 of them filled every batch).
  */
-export class ExpiryScheduler implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger('ExpiryScheduler');
+export class ExpiryScheduler extends IntervalJob<ExpiryRun> {
   private readonly expirers: Record<Kind, Expirer>;
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private stopped = false;
 
   constructor(
     private readonly db: SessionsDatabase,
     expirers: Record<Kind, Expirer>,
-    private readonly config: SessionsConfig,
+    config: SessionsConfig,
     private readonly clock: Clock,
   ) {
+    super('ExpiryScheduler', config.EXPIRY_INTERVAL_MS);
     this.expirers = expirers;
   }
 
-  onApplicationBootstrap(): void {
-    this.schedule();
-  }
-
-  /**
-   * Stops scheduling and waits for a run in progress to commit; first thing at shutdown, so the outbox relay's
-   * final flush (beforeApplicationShutdown) still publishes what the last run wrote.
-   */
-  async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  protected override report(run: ExpiryRun): void {
+    if (run.expired > 0 || run.failed > 0) this.logger.log(run, 'expiry run');
   }
 
   /** One pass: everything due now, batch after batch. */
@@ -66,23 +53,6 @@ export class ExpiryScheduler implements OnApplicationBootstrap, OnModuleDestroy 
       }
     }
     return total;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.runOnce()
-        .then(
-          (run) => {
-            if (run.expired > 0 || run.failed > 0) this.logger.log(run, 'expiry run');
-          },
-          (error: unknown) => this.logger.error({ err: error }, 'expiry run failed; retrying at the next interval'),
-        )
-        .finally(() => {
-          this.running = undefined;
-          this.schedule();
-        });
-    }, this.config.EXPIRY_INTERVAL_MS);
   }
 
   private async expireBatch(kind: Kind): Promise<ExpiryRun & { locked: number }> {
