@@ -1,4 +1,4 @@
-import { LahzaStandIn } from '@payments/testing';
+import { freePort, LahzaStandIn } from '@payments/testing';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LahzaProvider } from '../src/providers/lahza/lahza.provider';
@@ -116,15 +116,45 @@ describe('lahza provider', () => {
     await sha256.close();
   });
 
-  it('a refund is pending, then processed at the provider; an unpaid transaction cannot be refunded', async () => {
+  it('a refund is pending, then processed or failed with the provider\'s reason; fetched by its id, listed by transaction', async () => {
     const ref = reference();
     await start(ref);
     standIn.complete(ref, 'success');
-    expect(await provider.refund({ reference: ref, amountCents: 2000 })).toEqual({ status: 'pending', reason: null });
+    const asked = await provider.refund({ reference: ref, amountCents: 2000 });
+    expect(asked).toEqual({ id: expect.stringMatching(/^[0-9]+$/), status: 'pending', amountCents: 2000, reason: null });
+    expect(await provider.refundStatus(asked.id!)).toEqual(asked);
     standIn.processRefunds();
-    expect(standIn.refunds.at(-1)).toMatchObject({ transaction: ref, amount: 2000, status: 'processed' });
+    expect(await provider.refundStatus(asked.id!)).toEqual({ ...asked, status: 'processed' });
+
+    const failing = await provider.refund({ reference: ref, amountCents: 3000 });
+    standIn.failRefund(Number(failing.id), 'Insufficient merchant balance');
+    const failed = { id: failing.id, status: 'failed', amountCents: 3000, reason: 'Insufficient merchant balance' };
+    expect(await provider.refundStatus(failing.id!)).toEqual(failed);
+    expect(await provider.refundsOf(ref)).toEqual([{ ...asked, status: 'processed' }, failed]);
+    expect(await provider.refundsOf(reference())).toEqual([]);
+    expect(standIn.requests).toContain('GET /refund');
+
+    // More than remains (7400 - 2000; the failed one gave its 3000 back) is refused, in the provider's words.
+    await expect(provider.refund({ reference: ref, amountCents: 5401 })).rejects.toMatchObject({ name: 'ProviderRefused', providerMessage: 'Refund amount cannot be more than the transaction amount' });
+    expect((await provider.refund({ reference: ref, amountCents: 5400 })).status).toBe('pending');
     const unpaid = reference();
     await start(unpaid);
     await expect(provider.refund({ reference: unpaid, amountCents: 100 })).rejects.toBeInstanceOf(ProviderRefused);
+    await expect(provider.refundStatus('999')).rejects.toBeInstanceOf(ProviderRefused);
+  });
+
+  it('says whether a request it got no answer to may have reached the provider', async () => {
+    const ref = reference();
+    await start(ref);
+    standIn.complete(ref, 'success');
+    standIn.delayMs = 1500;
+    const timedOut = await provider.refund({ reference: ref, amountCents: 100 }).catch((error: unknown) => error);
+    expect(timedOut).toBeInstanceOf(ProviderUnavailable);
+    expect((timedOut as ProviderUnavailable).mayHaveArrived).toBe(true);
+    // Nothing listens there: the connection is refused, so the request never reached anyone.
+    const unreachable = new LahzaProvider({ baseUrl: `http://127.0.0.1:${await freePort()}`, secretKey, timeoutMs: 1000, signatureAlgorithm: 'sha512' });
+    const refused = await unreachable.refund({ reference: ref, amountCents: 100 }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ProviderUnavailable);
+    expect((refused as ProviderUnavailable).mayHaveArrived).toBe(false);
   });
 });

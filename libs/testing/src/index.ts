@@ -24,4 +24,4 @@ export {
 export { commandUrlSettings, startStack, type ApiResponse, type Stack, type TestMerchant } from './stack';
 export { startTestDnsServer, type TestDnsServer, type TestDnsServerOptions } from './dns-server';
 export { HangingUpProxy, PrivateKafka, PrivatePostgres } from './private-infra';
-export { LahzaStandIn, localCertificate, type LahzaStandInOptions, type LocalCertificate } from './lahza-standin';
+export { LahzaStandIn, localCertificate, type LahzaStandInOptions, type LocalCertificate, type StandInRefund } from './lahza-standin';

@@ -1,7 +1,8 @@
 // A local stand-in for Lahza's transaction API, speaking the same protocol (DESIGN §7): initialize with a bearer
 // secret key, a hosted page where the "customer" pays or declines, a redirect to the callback with the reference,
-// verify, refunds (pending until processed) and notifications signed with x-lahza-signature. Knobs let a test
-// delay answers (timeouts), misreport an amount, or send a notification.
+// verify, refunds (pending until processed or failed; fetched by id, listed by transaction) and notifications signed
+// with x-lahza-signature. Knobs let a test delay answers (timeouts), misreport an amount, fail a refund with a
+// reason, stop answering at all (closed port) or send a notification.
 import { execFileSync } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -44,26 +45,42 @@ export function localCertificate(): LocalCertificate {
   return { key: readFileSync(keyPath, 'utf8'), cert: readFileSync(certPath, 'utf8'), certPath };
 }
 
+export interface StandInRefund {
+  /** Lahza's refund id (a number, as its answers give it). */
+  id: number;
+  transaction: string;
+  amount: number;
+  status: 'pending' | 'processed' | 'failed';
+  /** Why it failed. */
+  reason: string | null;
+}
+
 export class LahzaStandIn {
   readonly transactions = new Map<string, Transaction>();
-  readonly refunds: Array<{ id: string; transaction: string; amount: number; status: 'pending' | 'processed' | 'failed' }> = [];
+  readonly refunds: StandInRefund[] = [];
   /** Every request's method and path, in order. */
   readonly requests: string[] = [];
-  /** Answers wait this long (a provider timing out). */
+  /** Answers wait this long (a provider timing out; what was asked is still done, as a slow provider does). */
   delayMs = 0;
+  /** Every API call answers 503 and does nothing (the provider's servers failing). */
+  unavailable = false;
   /** Verify reports this amount instead of the transaction's (keyed by reference). */
   readonly misreportedAmounts = new Map<string, number>();
   private readonly server: Server;
   private base = '';
+  private port = 0;
+  private nextRefundId = 3018284;
 
   constructor(private readonly options: LahzaStandInOptions) {
     const handler = (req: IncomingMessage, res: ServerResponse) => void this.handle(req, res);
     this.server = options.tls ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, handler) : createServer(handler);
   }
 
+  /** Listens on a port of its own; after close(), on the same port again (the provider back up). */
   async listen(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.base = `${this.options.tls ? 'https' : 'http'}://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve) => this.server.listen(this.port, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    this.base = `${this.options.tls ? 'https' : 'http'}://127.0.0.1:${this.port}`;
     return this.base;
   }
 
@@ -87,6 +104,43 @@ export class LahzaStandIn {
     for (const refund of this.refunds) if (refund.status === 'pending') refund.status = 'processed';
   }
 
+  /** The refund fails at the provider with this reason (the last refund of the transaction when given a reference). */
+  failRefund(idOrReference: number | string, reason: string): StandInRefund {
+    const refund =
+      typeof idOrReference === 'number' ? this.refunds.find((r) => r.id === idOrReference) : this.refunds.filter((r) => r.transaction === idOrReference).at(-1);
+    if (!refund) throw new Error(`no refund ${idOrReference}`);
+    refund.status = 'failed';
+    refund.reason = reason;
+    return refund;
+  }
+
+  /** How many requests of this method and path (a prefix) it received. */
+  count(request: string): number {
+    return this.requests.filter((r) => r === request || r.startsWith(`${request}/`)).length;
+  }
+
+  /** Sends a `refund.<status>` notification of the refund to `url`, signed with the key. */
+  async notifyRefund(url: string, id: number, secret = this.options.secretKey): Promise<number> {
+    const refund = this.refunds.find((r) => r.id === id);
+    if (!refund) throw new Error(`no refund ${id}`);
+    const body = JSON.stringify({ event: `refund.${refund.status}`, data: { ...this.refundData(refund), transaction_reference: refund.transaction } });
+    const signature = createHmac(this.options.signatureAlgorithm ?? 'sha512', secret).update(body).digest('hex');
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-lahza-signature': signature }, body });
+    return res.status;
+  }
+
+  private refundData(refund: StandInRefund) {
+    const tx = this.transactions.get(refund.transaction);
+    return {
+      id: refund.id,
+      transaction: { reference: refund.transaction, amount: tx?.amount, currency: tx?.currency },
+      amount: refund.amount,
+      currency: tx?.currency ?? 'USD',
+      status: refund.status,
+      ...(refund.reason ? { failure_reason: refund.reason } : {}),
+    };
+  }
+
   /** Sends a notification of the transaction's state to `url`, signed with `secret` (the real key unless forging). */
   async notify(url: string, reference: string, secret = this.options.secretKey): Promise<number> {
     const tx = this.transactions.get(reference);
@@ -99,6 +153,8 @@ export class LahzaStandIn {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', this.base);
     this.requests.push(`${req.method} ${url.pathname}`);
+    // The body is read first: a caller that gives up while the answer is delayed has still asked.
+    const body = req.method === 'POST' ? ((await readJson(req)) as Record<string, unknown>) : {};
     if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
     const json = (status: number, body: object) => {
       if (!res.writableEnded) res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
@@ -119,8 +175,8 @@ export class LahzaStandIn {
       res.writeHead(302, { location: this.complete(tx.reference, outcome) }).end();
       return;
     }
+    if (this.unavailable) return json(503, { status: false, message: 'Service unavailable' });
     if (req.headers.authorization !== `Bearer ${this.options.secretKey}`) return json(401, { status: false, message: 'Invalid key' });
-    const body = req.method === 'POST' ? ((await readJson(req)) as Record<string, unknown>) : {};
     if (req.method === 'POST' && url.pathname === '/transaction/initialize') {
       const reference = String(body.reference ?? '');
       if (!reference || this.transactions.has(reference)) return json(400, { status: false, message: 'Duplicate Transaction Reference' });
@@ -157,9 +213,25 @@ export class LahzaStandIn {
     if (req.method === 'POST' && url.pathname === '/refund') {
       const tx = this.transactions.get(String(body.transaction ?? ''));
       if (!tx || tx.status !== 'success') return json(400, { status: false, message: 'Transaction not refundable' });
-      const refund = { id: randomBytes(6).toString('hex'), transaction: tx.reference, amount: Number(body.amount ?? tx.amount), status: 'pending' as const };
+      const amount = body.amount === undefined ? tx.amount : Number(body.amount);
+      const refunded = this.refunds.filter((r) => r.transaction === tx.reference && r.status !== 'failed').reduce((sum, r) => sum + r.amount, 0);
+      if (!Number.isSafeInteger(amount) || amount <= 0 || refunded + amount > tx.amount) {
+        return json(400, { status: false, message: 'Refund amount cannot be more than the transaction amount' });
+      }
+      const refund: StandInRefund = { id: this.nextRefundId++, transaction: tx.reference, amount, status: 'pending', reason: null };
       this.refunds.push(refund);
-      return json(200, { status: true, message: 'Refund has been queued for processing', data: { status: refund.status, transaction: tx.reference, amount: refund.amount } });
+      return json(200, { status: true, message: 'Refund has been queued for processing', data: this.refundData(refund) });
+    }
+    const fetchRefund = /^\/refund\/([^/]+)$/.exec(url.pathname);
+    if (req.method === 'GET' && fetchRefund) {
+      const refund = this.refunds.find((r) => String(r.id) === decodeURIComponent(fetchRefund[1]!));
+      if (!refund) return json(404, { status: false, message: 'Refund not found' });
+      return json(200, { status: true, message: 'Refund retrieved', data: this.refundData(refund) });
+    }
+    if (req.method === 'GET' && url.pathname === '/refund') {
+      const reference = url.searchParams.get('reference');
+      const listed = this.refunds.filter((r) => reference === null || r.transaction === reference);
+      return json(200, { status: true, message: 'Refunds retrieved', data: listed.map((r) => this.refundData(r)) });
     }
     json(404, { status: false, message: 'Not found' });
   }

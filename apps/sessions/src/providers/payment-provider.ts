@@ -22,8 +22,14 @@ export interface StartAttempt {
   readonly callbackUrl: string;
 }
 
+/** A refund as the provider reports it. */
 export interface ProviderRefund {
+  /** The provider's id of the refund, to ask about it later (null when its answer did not carry one). */
+  readonly id: string | null;
   readonly status: 'pending' | 'processed' | 'failed';
+  /** Minor units, as the provider reports them (null when its answer did not say). */
+  readonly amountCents: number | null;
+  /** The provider's own words on a failure. */
   readonly reason: string | null;
 }
 
@@ -33,12 +39,24 @@ export interface PaymentProvider {
   verify(reference: string): Promise<ProviderVerification>;
   /** True when the notification's signature is the provider's (checked in constant time); confirm with verify. */
   isSignedNotification(rawBody: Buffer, signature: string | undefined): boolean;
+  /** Asks the provider to return part or all of the transaction `reference`; usually pending at first. */
   refund(input: { readonly reference: string; readonly amountCents: number }): Promise<ProviderRefund>;
+  /** One refund as the provider has it now, by the id its create answer gave. */
+  refundStatus(id: string): Promise<ProviderRefund>;
+  /** Every refund the provider has of the transaction `reference` (to learn whether a request whose answer was lost was made). */
+  refundsOf(reference: string): Promise<ProviderRefund[]>;
 }
 
 /** The provider could not be reached or did not answer in time: the attempt stays retryable, nothing is lost. */
 export class ProviderUnavailable extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /**
+     * False only when the request certainly never reached the provider (connection refused, no such host): it did
+     * nothing there. Otherwise (a timeout, a dropped connection, a 5xx) it may have acted before failing to answer.
+     */
+    readonly mayHaveArrived = true,
+  ) {
     super(message);
     this.name = 'ProviderUnavailable';
   }
@@ -46,7 +64,11 @@ export class ProviderUnavailable extends Error {
 
 /** The provider answered with a refusal (bad key, unknown reference, refused refund). */
 export class ProviderRefused extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The provider's own words, when it gave some. */
+    readonly providerMessage: string | null = null,
+  ) {
     super(message);
     this.name = 'ProviderRefused';
   }

@@ -1,6 +1,7 @@
 // Lahza's transaction API (DESIGN §7): initialize → the customer pays on Lahza's page → back with the reference →
 // verify on the server; notifications signed with x-lahza-signature (an HMAC of the raw body with the secret key,
-// SHA-512 or SHA-256 as configured) are only a hint to verify; refunds go pending → processed.
+// SHA-512 or SHA-256 as configured) are only a hint to verify; refunds go pending → processed or failed, fetched by
+// the id the create answer gives (`GET /refund/:id`) or listed by transaction (`GET /refund?reference=`).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import {
   ProviderRefused,
@@ -24,6 +25,35 @@ interface LahzaAnswer<T> {
   status?: boolean;
   message?: string;
   data?: T;
+}
+
+/** Lahza's refund states: only processed and failed are final; anything else (queued, processing, …) is still pending. */
+const REFUND_STATUS: Record<string, ProviderRefund['status']> = { processed: 'processed', failed: 'failed' };
+
+/** Connection errors after which the request certainly never reached Lahza. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+
+interface LahzaRefund {
+  id?: number | string;
+  status?: string;
+  amount?: number | string;
+  failure_reason?: string;
+  reason?: string;
+  message?: string;
+}
+
+/** A refund as Lahza's create, fetch and list answers carry it. */
+function refundOf(data: LahzaRefund): ProviderRefund {
+  const status = REFUND_STATUS[String(data.status ?? '').toLowerCase()] ?? 'pending';
+  const id = data.id === undefined || data.id === null ? null : String(data.id);
+  const amountCents = Number(data.amount);
+  const words = [data.failure_reason, data.reason, data.message].find((w) => typeof w === 'string' && w.trim() !== '');
+  return {
+    id: id !== null && /^[A-Za-z0-9_.-]{1,64}$/.test(id) ? id : null,
+    status,
+    amountCents: Number.isSafeInteger(amountCents) ? amountCents : null,
+    reason: status === 'failed' ? (words ?? 'refund failed at the provider') : null,
+  };
 }
 
 const VERIFIED_STATUS: Record<string, ProviderVerification['status']> = {
@@ -74,11 +104,20 @@ export class LahzaProvider implements PaymentProvider {
   }
 
   async refund(input: { reference: string; amountCents: number }): Promise<ProviderRefund> {
-    const data = await this.call<{ status?: string; message?: string }>('POST', '/refund', { transaction: input.reference, amount: String(input.amountCents) });
-    const status = String(data.status ?? '').toLowerCase();
-    if (status === 'processed') return { status: 'processed', reason: null };
-    if (status === 'failed') return { status: 'failed', reason: data.message ?? 'refund failed at the provider' };
-    return { status: 'pending', reason: null };
+    // Any 2xx answer means the refund exists at Lahza: one we cannot read is pending (the status call tells more).
+    return refundOf(await this.call<LahzaRefund>('POST', '/refund', { transaction: input.reference, amount: String(input.amountCents), currency: 'USD' }));
+  }
+
+  async refundStatus(id: string): Promise<ProviderRefund> {
+    const refund = refundOf(await this.call<LahzaRefund>('GET', `/refund/${encodeURIComponent(id)}`));
+    if (refund.id !== null && refund.id !== id) throw new ProviderRefused(`lahza refund ${id} answered for ${refund.id}`);
+    return { ...refund, id };
+  }
+
+  async refundsOf(reference: string): Promise<ProviderRefund[]> {
+    const data = await this.call<LahzaRefund[]>('GET', `/refund?reference=${encodeURIComponent(reference)}&perPage=100`);
+    if (!Array.isArray(data)) throw new ProviderRefused(`lahza refund list of ${reference} answered no list`);
+    return data.map(refundOf);
   }
 
   /** One request; a timeout, a network failure or a 5xx is ProviderUnavailable (retry later), a refusal ProviderRefused. */
@@ -92,12 +131,17 @@ export class LahzaProvider implements PaymentProvider {
         signal: AbortSignal.timeout(this.settings.timeoutMs),
       });
     } catch (error) {
-      throw new ProviderUnavailable(`lahza ${method} ${path}: ${(error as Error).name === 'TimeoutError' ? `no answer within ${this.settings.timeoutMs} ms` : (error as Error).message}`);
+      const code = ((error as Error).cause as { code?: string } | undefined)?.code;
+      throw new ProviderUnavailable(
+        `lahza ${method} ${path}: ${(error as Error).name === 'TimeoutError' ? `no answer within ${this.settings.timeoutMs} ms` : `${(error as Error).message}${code ? ` (${code})` : ''}`}`,
+        !(code !== undefined && NOT_SENT.has(code)),
+      );
     }
     const answer = (await res.json().catch(() => ({}))) as LahzaAnswer<T>;
     if (res.status >= 500) throw new ProviderUnavailable(`lahza ${method} ${path} answered ${res.status}`);
     if (res.status >= 300 || answer.status === false || answer.data === undefined) {
-      throw new ProviderRefused(`lahza ${method} ${path} answered ${res.status}: ${answer.message ?? 'no data'}`);
+      const words = typeof answer.message === 'string' && answer.message.trim() !== '' ? answer.message : null;
+      throw new ProviderRefused(`lahza ${method} ${path} answered ${res.status}: ${words ?? 'no data'}`, words);
     }
     return answer.data;
   }
