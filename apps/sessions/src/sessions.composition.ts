@@ -18,6 +18,8 @@ import { PaymentsRepository } from './payments/payments.repository';
 import { ProviderAttemptsRepository } from './provider-payments/provider-attempts.repository';
 import { ProviderPayments } from './provider-payments/provider-payments';
 import { ProviderPaymentHandlers } from './provider-payments/provider-payment.handlers';
+import { ProviderRefunds } from './provider-payments/provider-refunds';
+import { ProviderRefundsRepository } from './provider-payments/provider-refunds.repository';
 import { providerSessions } from './provider-payments/provider-sessions';
 import { PaymentProviders } from './providers/payment-providers';
 import { PostgresSessionStore, transactionOf } from './persistence/postgres-session-store';
@@ -38,9 +40,13 @@ export interface Sessions {
   payments: PaymentHandlers;
   checkout: CheckoutHandlers;
   providerPayments: ProviderPayments;
+  providerRefunds: ProviderRefunds;
   providerPaymentHandlers: ProviderPaymentHandlers;
   expirers: { payment_intent: Expirer; invoice: Expirer };
 }
+
+/** The least time before a provider refund request whose answer was lost, and which the provider does not list, is sent again. */
+export const REFUND_RESEND_AFTER_MS = 60_000;
 
 /** The settings createSessions reads. */
 export type SessionsSettings = Pick<
@@ -71,10 +77,15 @@ export function createSessions(db: SessionsDatabase, config: SessionsSettings, c
     payment_intent: (id: string) => intentRows.findOwner(db.dataSource.manager, id),
     invoice: (id: string) => invoiceRows.findOwner(db.dataSource.manager, id),
   };
+  const attempts = new ProviderAttemptsRepository((name) => db.table(name));
+  // A refund request whose answer was lost is sent again only once the provider's list has long had time to show it.
+  const resendAfterMs = Math.max(REFUND_RESEND_AFTER_MS, 3 * config.LAHZA_TIMEOUT_MS);
+  const providerRefunds = new ProviderRefunds(db.dataSource, providers, attempts, new ProviderRefundsRepository((name) => db.table(name)), clock, resendAfterMs);
   const providerPayments = new ProviderPayments(
     db.dataSource,
     providers,
-    new ProviderAttemptsRepository((name) => db.table(name)),
+    attempts,
+    providerRefunds,
     providerSessions(intents, invoices, owners, clock),
     config.PUBLIC_BASE_URL,
     clock,
@@ -94,7 +105,8 @@ export function createSessions(db: SessionsDatabase, config: SessionsSettings, c
       providers,
     ),
     providerPayments,
-    providerPaymentHandlers: new ProviderPaymentHandlers(providerPayments),
+    providerRefunds,
+    providerPaymentHandlers: new ProviderPaymentHandlers(providerPayments, providerRefunds),
     expirers: { payment_intent: expirer(intentRows, intents), invoice: expirer(invoiceRows, invoices) },
   };
 }

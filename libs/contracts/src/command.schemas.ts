@@ -107,6 +107,12 @@ const SCOPE_PROPERTIES = {
   environment: { type: 'string', enum: ['live', 'test'] },
 } as const;
 const OBJECT_ID = { type: 'string', minLength: 1, maxLength: 100 } as const;
+const REFUND_ID = { type: 'string', pattern: '^re_[0-9A-Za-z]{1,64}$' } as const;
+const PROVIDER_REFUND_REPLY = {
+  type: 'object',
+  required: ['refund_id', 'status', 'reason'],
+  properties: { refund_id: REFUND_ID, status: { type: 'string', enum: ['pending', 'completed', 'failed'] }, reason: { type: ['string', 'null'] } },
+} as const;
 
 const MERCHANT_SETTINGS_SCHEMA = {
   type: 'object',
@@ -180,6 +186,23 @@ export const SESSIONS_COMMAND_SCHEMAS: Record<SessionsCommandName, { request: ob
       },
     },
     reply: { type: 'object', required: ['accepted'] },
+  },
+  'payments.refund-at-provider': {
+    request: {
+      type: 'object',
+      required: ['merchant_id', 'environment', 'payment_id', 'refund_id', 'amount'],
+      properties: {
+        ...SCOPE_PROPERTIES,
+        payment_id: { type: 'string', pattern: '^[1-9][0-9]{0,18}$' },
+        refund_id: REFUND_ID,
+        amount: { type: 'string', pattern: MONEY_INPUT_SCHEMA.pattern, 'x-money': { min: '0.01', max: '999999.99' } },
+      },
+    },
+    reply: PROVIDER_REFUND_REPLY,
+  },
+  'payments.provider-refund-status': {
+    request: { type: 'object', required: ['merchant_id', 'environment', 'refund_id'], properties: { ...SCOPE_PROPERTIES, refund_id: REFUND_ID } },
+    reply: PROVIDER_REFUND_REPLY,
   },
   'checkout.get': {
     request: { type: 'object', required: ['id'], properties: { id: OBJECT_ID } },

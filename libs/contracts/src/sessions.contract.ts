@@ -24,6 +24,10 @@ export const SESSIONS_COMMANDS = {
   confirmProviderPayment: 'checkout.confirm-provider-payment',
   /** A provider's notification (raw body and signature header), checked, then confirmed by a verify call. */
   providerNotification: 'checkout.provider-notification',
+  /** Internal (the refunds service): return part of a provider payment at its provider, once per refund id. */
+  refundAtProvider: 'payments.refund-at-provider',
+  /** Internal (the refunds service): what became of a refund asked of the provider, asked of the provider again. */
+  providerRefundStatus: 'payments.provider-refund-status',
 } as const;
 
 export type SessionsCommandName = (typeof SESSIONS_COMMANDS)[keyof typeof SESSIONS_COMMANDS];
@@ -191,6 +195,29 @@ export interface SessionsCommandMap {
   'checkout.start-provider-payment': { body: StartProviderPaymentCommand; reply: StartProviderPaymentReply };
   'checkout.confirm-provider-payment': { body: ConfirmProviderPaymentCommand; reply: ProviderPaymentOutcome };
   'checkout.provider-notification': { body: ProviderNotificationCommand; reply: ProviderNotificationReply };
+  'payments.refund-at-provider': { body: RefundAtProviderCommand; reply: ProviderRefundReply };
+  'payments.provider-refund-status': { body: ProviderRefundStatusCommand; reply: ProviderRefundReply };
+}
+
+export interface RefundAtProviderCommand extends SessionsScope {
+  /** The payment refunded (made by a provider attempt of this merchant and environment). */
+  payment_id: string;
+  /** The refunds service's refund id: the provider is asked once per id, whatever number of times this is sent. */
+  refund_id: string;
+  /** MoneyString. */
+  amount: string;
+}
+
+export interface ProviderRefundStatusCommand extends SessionsScope {
+  refund_id: string;
+}
+
+/** What the provider says of a refund: still pending there, completed (processed), or failed with its reason. */
+export interface ProviderRefundReply {
+  refund_id: string;
+  status: 'pending' | 'completed' | 'failed';
+  /** The provider's words on a failure; null otherwise. */
+  reason: string | null;
 }
 
 export interface StartProviderPaymentCommand {

@@ -43,6 +43,8 @@ export class SessionsController {
       [SESSIONS_COMMANDS.startProviderPayment]: (body) => providerPayments.start(body),
       [SESSIONS_COMMANDS.confirmProviderPayment]: (body) => providerPayments.confirm(body),
       [SESSIONS_COMMANDS.providerNotification]: (body) => providerPayments.notification(body),
+      [SESSIONS_COMMANDS.refundAtProvider]: (body) => providerPayments.refundAtProvider(body),
+      [SESSIONS_COMMANDS.providerRefundStatus]: (body) => providerPayments.providerRefundStatus(body),
     };
   }
 

@@ -62,6 +62,15 @@ export class ProviderAttemptsRepository {
     return rows[0] ? attemptOf(rows[0]) : null;
   }
 
+  /** The attempt that made this payment of the merchant in this environment, if a provider made it. */
+  async findPaid(manager: EntityManager, scope: { merchantId: string; environment: Environment }, paymentId: string): Promise<ProviderAttempt | null> {
+    const rows: AttemptRow[] = await manager.query(
+      `SELECT ${COLUMNS} FROM ${this.table} WHERE payment_id = $1 AND merchant_id = $2 AND environment = $3 AND status = 'succeeded'`,
+      [paymentId, scope.merchantId, scope.environment],
+    );
+    return rows[0] ? attemptOf(rows[0]) : null;
+  }
+
   async findOpen(manager: EntityManager, sessionId: string): Promise<ProviderAttempt | null> {
     const rows: AttemptRow[] = await manager.query(`SELECT ${COLUMNS} FROM ${this.table} WHERE session_id = $1 AND status = 'open'`, [sessionId]);
     return rows[0] ? attemptOf(rows[0]) : null;

@@ -5,11 +5,16 @@ import {
   type ProviderNotificationCommand,
   type ProviderNotificationReply,
   type ProviderPaymentOutcome,
+  type ProviderRefundReply,
+  type ProviderRefundStatusCommand,
+  type RefundAtProviderCommand,
   type StartProviderPaymentCommand,
   type StartProviderPaymentReply,
 } from '@payments/contracts';
+import { parseMoneyString } from '@payments/money';
 import { ApiError } from '@payments/platform';
 import type { ProviderPayments } from './provider-payments';
+import type { ProviderRefunds } from './provider-refunds';
 
 function parsed<T>(name: (typeof SESSIONS_COMMANDS)[keyof typeof SESSIONS_COMMANDS], body: unknown): T {
   const check = validateCommand(name, body);
@@ -17,9 +22,12 @@ function parsed<T>(name: (typeof SESSIONS_COMMANDS)[keyof typeof SESSIONS_COMMAN
   return body as T;
 }
 
-/** The checkout's provider commands as they arrive, each checked against its schema first. */
+/** The checkout's provider commands and the refunds service's provider refunds as they arrive, each checked against its schema first. */
 export class ProviderPaymentHandlers {
-  constructor(private readonly payments: ProviderPayments) {}
+  constructor(
+    private readonly payments: ProviderPayments,
+    private readonly refunds: ProviderRefunds,
+  ) {}
 
   start(body: unknown): Promise<StartProviderPaymentReply> {
     const command = parsed<StartProviderPaymentCommand>(SESSIONS_COMMANDS.startProviderPayment, body);
@@ -34,5 +42,22 @@ export class ProviderPaymentHandlers {
   notification(body: unknown): Promise<ProviderNotificationReply> {
     const command = parsed<ProviderNotificationCommand>(SESSIONS_COMMANDS.providerNotification, body);
     return this.payments.notification(command.provider, Buffer.from(command.body, 'base64'), command.signature);
+  }
+
+  refundAtProvider(body: unknown): Promise<ProviderRefundReply> {
+    const command = parsed<RefundAtProviderCommand>(SESSIONS_COMMANDS.refundAtProvider, body);
+    const amount = parseMoneyString(command.amount, { minCents: 1 });
+    if (!amount.ok) throw new ApiError('invalid_request', `amount ${amount.message}`, 'amount');
+    return this.refunds.refund({
+      scope: { merchantId: command.merchant_id, environment: command.environment },
+      paymentId: command.payment_id,
+      refundId: command.refund_id,
+      amountCents: amount.cents,
+    });
+  }
+
+  providerRefundStatus(body: unknown): Promise<ProviderRefundReply> {
+    const command = parsed<ProviderRefundStatusCommand>(SESSIONS_COMMANDS.providerRefundStatus, body);
+    return this.refunds.status({ merchantId: command.merchant_id, environment: command.environment }, command.refund_id);
   }
 }

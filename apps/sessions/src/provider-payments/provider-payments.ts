@@ -9,6 +9,7 @@ import type { PaymentProviders, ProviderMethod } from '../providers/payment-prov
 import type { Clock } from '../shared/clock';
 import { providerAttemptOutcomes } from '../shared/sessions-metrics';
 import type { ProviderAttempt, ProviderAttemptsRepository } from './provider-attempts.repository';
+import type { ProviderRefunds } from './provider-refunds';
 
 /** What a session is, as far as paying it at a provider goes. */
 export interface PayableSession {
@@ -51,6 +52,7 @@ export class ProviderPayments {
     private readonly dataSource: DataSource,
     private readonly providers: PaymentProviders,
     private readonly attempts: ProviderAttemptsRepository,
+    private readonly refunds: ProviderRefunds,
     private readonly sessions: ProviderSessions,
     private readonly publicBaseUrl: string,
     private readonly clock: Clock,
@@ -129,6 +131,12 @@ export class ProviderPayments {
   async notification(method: ProviderMethod, rawBody: Buffer, signature: string | null): Promise<ProviderNotificationReply> {
     const signers = this.providers.signersOf(method, rawBody, signature ?? undefined);
     if (signers.length === 0) return { accepted: false };
+    // A refund's notification: the refunds it may be about are asked of the provider again.
+    const refund = refundNotificationOf(rawBody);
+    if (refund) {
+      await this.refunds.notification(method, signers, refund);
+      return { accepted: true };
+    }
     const reference = referenceOf(rawBody);
     const attempt = reference ? await this.attempts.find(this.dataSource.manager, reference) : null;
     // A signed notification of a transaction that is not ours (or of the other environment) is acknowledged and ignored.
@@ -193,6 +201,29 @@ export class ProviderPayments {
       return null;
     }
   }
+}
+
+/**
+ * What a refund notification (`event` refund.*) names: the provider's refund id (`data.id`) and the transaction
+ * refunded (`data.transaction_reference`, or `data.transaction` as a reference or an object with one); null when
+ * the notification is not about a refund.
+ */
+function refundNotificationOf(rawBody: Buffer): { providerRefundId: string | null; reference: string | null } | null {
+  let parsed: { event?: unknown; data?: { id?: unknown; transaction_reference?: unknown; transaction?: unknown } };
+  try {
+    parsed = JSON.parse(rawBody.toString('utf8')) as typeof parsed;
+  } catch {
+    return null;
+  }
+  if (typeof parsed?.event !== 'string' || !parsed.event.startsWith('refund.')) return null;
+  const data = parsed.data ?? {};
+  const id = typeof data.id === 'number' || typeof data.id === 'string' ? String(data.id) : '';
+  const transaction = data.transaction as { reference?: unknown } | string | undefined;
+  const reference = data.transaction_reference ?? (typeof transaction === 'object' && transaction !== null ? transaction.reference : transaction);
+  return {
+    providerRefundId: /^[A-Za-z0-9_.-]{1,64}$/.test(id) ? id : null,
+    reference: typeof reference === 'string' && /^[A-Za-z0-9]{1,64}$/.test(reference) ? reference : null,
+  };
 }
 
 /** The reference a provider's notification names (`data.reference`), if any. */

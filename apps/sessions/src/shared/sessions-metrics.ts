@@ -27,3 +27,10 @@ export const providerAttemptOutcomes = new Counter({
   labelNames: ['provider', 'outcome'] as const,
   registers: [metricsRegistry],
 });
+
+export const providerRefundOutcomes = new Counter({
+  name: 'sessions_provider_refunds_total',
+  help: 'Refunds asked of a provider, resolved, by outcome (completed, failed)',
+  labelNames: ['provider', 'outcome'] as const,
+  registers: [metricsRegistry],
+});

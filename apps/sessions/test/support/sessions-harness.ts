@@ -34,6 +34,7 @@ export interface SessionsInstance {
   invoices: Sessions['invoices'];
   expirers: Sessions['expirers'];
   providerPayments: Sessions['providerPayments'];
+  providerRefunds: Sessions['providerRefunds'];
   expiry: ExpiryScheduler;
 }
 
@@ -63,10 +64,10 @@ export async function createHarness(options: { db?: TestDatabase; namespace?: st
   const instance = async (): Promise<SessionsInstance> => {
     const dataSource = await db.dataSource(SCHEMA, SESSIONS_MIGRATIONS);
     const sessions = new SessionsDatabase(dataSource, config);
-    const { intents, invoices, expirers, providerPayments } = createSessions(sessions, config, clock);
+    const { intents, invoices, expirers, providerPayments, providerRefunds } = createSessions(sessions, config, clock);
     // The job keeps the real time while a test shifts the commands' clock.
     const expiry = new ExpiryScheduler(sessions, expirers, config, new TestClock());
-    return { dataSource, sessions, intents, invoices, expirers, providerPayments, expiry };
+    return { dataSource, sessions, intents, invoices, expirers, providerPayments, providerRefunds, expiry };
   };
   const first = await instance();
   const query = <T>(sql: string, params: unknown[] = []) => first.dataSource.query(sql, params) as Promise<T>;
