@@ -6,6 +6,7 @@ import type { DataSource } from 'typeorm';
 import { RefundsController } from './commands/refunds.controller';
 import { RefundsConfig } from './config';
 import { PaymentEventsHandler } from './payments/payment-events.handler';
+import { ProviderRefundScheduler } from './refunds/provider-refund.scheduler';
 import { RefundHandlers } from './refunds/refund.handlers';
 import { createRefunds, type Refunds } from './refunds.composition';
 import { SessionsPaymentsClient } from './sessions-lookup/sessions-payments';
@@ -14,7 +15,7 @@ const REFUNDS = Symbol('Refunds');
 const SESSIONS_CLIENT = Symbol('SESSIONS_CLIENT');
 const PAYMENTS_CONSUMER = Symbol('PAYMENTS_CONSUMER');
 
-/** Refunds and the payments they are taken from (wiring only: see createRefunds). */
+/** Refunds and the payments they are taken from, and the check of refunds pending at a provider (wiring only: see createRefunds). */
 @Module({
   controllers: [RefundsController],
   providers: [
@@ -31,6 +32,11 @@ const PAYMENTS_CONSUMER = Symbol('PAYMENTS_CONSUMER');
     },
     { provide: RefundHandlers, inject: [REFUNDS], useFactory: (refunds: Refunds) => refunds.refunds },
     { provide: PaymentEventsHandler, inject: [REFUNDS], useFactory: (refunds: Refunds) => refunds.payments },
+    {
+      provide: ProviderRefundScheduler,
+      inject: [REFUNDS, RefundsConfig],
+      useFactory: (refunds: Refunds, config: RefundsConfig) => new ProviderRefundScheduler(refunds.providerRefunds, config.PROVIDER_REFUND_CHECK_INTERVAL_MS),
+    },
     eventConsumerProvider(
       PAYMENTS_CONSUMER,
       { name: 'refunds.payments', topics: (namespace) => [topicName(namespace, STREAMS.sessions)] },

@@ -172,5 +172,22 @@ describe('renderWebhook: refunds on the surface of the payment they return', () 
     expect(rendered.scheme).toBe('intent');
     expect(JSON.parse(rendered.body)).toMatchObject({ id: 'evt_789', type: 'refund.completed', created: 1735729200, data: { object: refund } });
   });
+
+  it('refund.failed takes the same surfaces, with the provider\'s reason', () => {
+    const failed = { ...refund, status: 'failed', failure_reason: 'Insufficient merchant balance', completed_at: null };
+    const of = (source: string) => {
+      const base = event(source);
+      return { ...base, type: 'refund.failed', data: { ...base.data, object: failed } };
+    };
+    const onInvoice = renderWebhook(of(invoice.id));
+    expect(onInvoice.scheme).toBe('invoice');
+    expect(JSON.parse(onInvoice.body)).toMatchObject({
+      event: 'refund.failed',
+      data: { refund_id: refund.id, invoice_id: invoice.id, status: 'failed', failure_reason: 'Insufficient merchant balance', completed_at: null },
+    });
+    const onIntent = renderWebhook(of('pi_live_AbCdEfGhIjKlMnOpQrStUvWx'));
+    expect(onIntent.scheme).toBe('intent');
+    expect(JSON.parse(onIntent.body)).toMatchObject({ type: 'refund.failed', data: { object: failed } });
+  });
 });
 

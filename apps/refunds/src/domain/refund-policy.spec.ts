@@ -1,13 +1,13 @@
 import { paymentStatus, settlementOf } from './refund-policy';
 
 describe('refund policy', () => {
-  it('completes test refunds and service-balance refunds at once, live provider refunds through the provider', () => {
+  it('completes test refunds and service-balance refunds at once, live lahza refunds through the provider, live crypto not yet', () => {
     expect(settlementOf({ environment: 'test', method: 'lahza' })).toBe('at_once');
     expect(settlementOf({ environment: 'test', method: 'crypto' })).toBe('at_once');
     expect(settlementOf({ environment: 'live', method: 'togo' })).toBe('at_once');
     expect(settlementOf({ environment: 'live', method: 'wallet' })).toBe('at_once');
     expect(settlementOf({ environment: 'live', method: 'lahza' })).toBe('provider');
-    expect(settlementOf({ environment: 'live', method: 'crypto' })).toBe('provider');
+    expect(settlementOf({ environment: 'live', method: 'crypto' })).toBe('unavailable');
   });
 
   it('names a payment by what its completed refunds returned', () => {

@@ -5,12 +5,17 @@ import type { Environment } from '@payments/ids';
 /** Methods whose money the service holds itself: a refund of them is a book entry, complete at once. */
 const BALANCE_METHODS: ReadonlySet<string> = new Set(['togo', 'wallet']);
 
+/** Methods whose provider takes refunds through its adapter (in sessions, which owns the provider). */
+const PROVIDER_REFUND_METHODS: ReadonlySet<string> = new Set(['lahza']);
+
 /**
  * How a refund of this payment completes: at once (test mode moves no money; service-balance payments are returned
- * by the service itself), or through the provider that took the payment.
+ * by the service itself), through the provider that took the payment (pending until it says), or not at all yet
+ * (a live method whose provider takes no refunds here yet: crypto).
  */
-export function settlementOf(payment: { readonly environment: Environment; readonly method: string }): 'at_once' | 'provider' {
-  return payment.environment === 'test' || BALANCE_METHODS.has(payment.method) ? 'at_once' : 'provider';
+export function settlementOf(payment: { readonly environment: Environment; readonly method: string }): 'at_once' | 'provider' | 'unavailable' {
+  if (payment.environment === 'test' || BALANCE_METHODS.has(payment.method)) return 'at_once';
+  return PROVIDER_REFUND_METHODS.has(payment.method) ? 'provider' : 'unavailable';
 }
 
 /** A payment's status from its completed refunds. */

@@ -1,5 +1,6 @@
 import { MESSAGING_MIGRATIONS } from '@payments/messaging';
 import { RefundsTables1764400000000 } from './1764400000000-refunds-tables.migration';
+import { ProviderRefundChecks1764500000000 } from './1764500000000-provider-refund-checks.migration';
 
 /** Every migration of the refunds schema, in order (the service runs them at boot; tests run the same list). */
-export const REFUNDS_MIGRATIONS = [...MESSAGING_MIGRATIONS, RefundsTables1764400000000];
+export const REFUNDS_MIGRATIONS = [...MESSAGING_MIGRATIONS, RefundsTables1764400000000, ProviderRefundChecks1764500000000];

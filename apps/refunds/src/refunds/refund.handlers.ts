@@ -9,7 +9,6 @@ import {
   type PaymentResource,
   type RefundResource,
 } from '@payments/contracts';
-import { newEnvelope } from '@payments/events';
 import { newRefundId } from '@payments/ids';
 import type { OutboxWriter } from '@payments/messaging';
 import { formatMoney } from '@payments/money';
@@ -18,8 +17,10 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { centsOf, parseCommand } from '../commands/command-input';
 import { RefundRefused, settlementOf } from '../domain';
 import type { SessionsPayments } from '../sessions-lookup/sessions-payments';
-import { paymentResource, refundEventData, refundResource } from './refund-views';
-import { isPaymentIdText, type RefundsRepository, type Scope, type StoredPayment, type StoredRefund } from './refunds.repository';
+import { FIRST_CHECK_AFTER_MS, type ProviderRefundSettlement } from './provider-refunds';
+import { refundEvent } from './refund-events';
+import { paymentResource, refundResource } from './refund-views';
+import { isPaymentIdText, type RefundsRepository, type Scope, type StoredRefund } from './refunds.repository';
 
 /** Thrown inside a create's transaction when another request with the same key made its refund first. */
 class KeyTaken extends Error {}
@@ -37,6 +38,7 @@ function noSuchPayment(): ApiError {
  * Refunds and the payments they return money from. A refund is created in one transaction: the payment's
  * remainder is set aside by one conditional statement (see RefundsRepository.reserve), the refund row claims the
  * request's key, and its events go to the outbox with it, so a refund is never half-made and never made twice.
+ * A refund of a provider payment is created pending and then asked of the provider (ProviderRefundSettlement).
  */
 export class RefundHandlers {
   constructor(
@@ -45,6 +47,7 @@ export class RefundHandlers {
     private readonly sessions: SessionsPayments,
     private readonly outbox: OutboxWriter,
     private readonly topic: string,
+    private readonly providerRefunds: ProviderRefundSettlement,
   ) {}
 
   async create(body: unknown, correlationId: string): Promise<RefundResource> {
@@ -58,6 +61,9 @@ export class RefundHandlers {
       made = await this.tryCreate(scope, command, cents, correlationId);
       if (made === PAYMENT_NOT_HERE) throw noSuchPayment();
     }
+    // Pending at its provider (just made, or a retry of one whose provider answer was lost): asked now, outside
+    // the refund's transaction; without an answer it stays pending for the background check.
+    if (made.status === 'pending') made = await this.providerRefunds.request(made, correlationId);
     return refundResource(made);
   }
 
@@ -121,10 +127,12 @@ export class RefundHandlers {
           reserved = await this.repository.reserve(manager, scope, command.payment_id, cents);
         }
         const { payment } = reserved;
-        if (settlementOf(payment) === 'provider') {
+        const settlement = settlementOf(payment);
+        if (settlement === 'unavailable') {
           throw new RefundRefused('provider_unavailable', `Refunds of live ${payment.method} payments are not available yet.`);
         }
         const now = new Date();
+        const atOnce = settlement === 'at_once';
         const refund: StoredRefund = {
           id: newRefundId(),
           paymentId: payment.id,
@@ -133,14 +141,18 @@ export class RefundHandlers {
           amountCents: reserved.cents,
           currency: payment.currency,
           reason: command.params.reason ?? null,
-          status: 'completed',
+          status: atOnce ? 'completed' : 'pending',
           failureReason: null,
           createdAt: now,
-          completedAt: now,
+          completedAt: atOnce ? now : null,
         };
-        if (!(await this.repository.insertRefund(manager, { ...refund, idempotencyKey: key }))) throw new KeyTaken();
-        await this.repository.complete(manager, payment.id, refund.amountCents);
-        await this.outbox.append(manager, this.topic, this.events(refund, payment, correlationId));
+        const nextCheckAt = atOnce ? null : new Date(now.getTime() + FIRST_CHECK_AFTER_MS);
+        if (!(await this.repository.insertRefund(manager, { ...refund, idempotencyKey: key, nextCheckAt }))) throw new KeyTaken();
+        if (atOnce) await this.repository.complete(manager, payment.id, refund.amountCents);
+        // Completed at once: created and completed, in order, in the refund's transaction; else created alone.
+        const events = [refundEvent('refund.created', refund, payment, correlationId, now)];
+        if (atOnce) events.push(refundEvent('refund.completed', refund, payment, correlationId, now));
+        await this.outbox.append(manager, this.topic, events);
         return refund;
       });
     } catch (error) {
@@ -175,16 +187,6 @@ export class RefundHandlers {
         : `The refund exceeds what remains of payment ${payment.id}: ${formatMoney(remaining)} USD.`,
       remaining,
     );
-  }
-
-  /** Completed at once: created and completed, in order, in the refund's transaction. */
-  private events(refund: StoredRefund, payment: StoredPayment, correlationId: string) {
-    const data = refundEventData(refund, payment);
-    const common = { aggregate_id: refund.id, aggregate_type: 'refund', merchant_id: refund.merchantId, environment: refund.environment, correlation_id: correlationId, data };
-    return [
-      newEnvelope({ ...common, type: 'refund.created', sequence: 1, occurred_at: refund.createdAt }),
-      newEnvelope({ ...common, type: 'refund.completed', sequence: 2, occurred_at: refund.completedAt ?? refund.createdAt }),
-    ];
   }
 
   /** Asks sessions for the payment and records it here; false when sessions has no such payment for the merchant. */

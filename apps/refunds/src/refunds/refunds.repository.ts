@@ -39,7 +39,8 @@ export interface StoredRefund {
 }
 
 export type NewPayment = Omit<StoredPayment, 'reservedCents' | 'refundedCents'>;
-export type NewRefund = StoredRefund & { readonly idempotencyKey: string };
+/** `nextCheckAt`: when a refund pending at its provider is first asked about again (null for one complete at once). */
+export type NewRefund = StoredRefund & { readonly idempotencyKey: string; readonly nextCheckAt: Date | null };
 
 interface PaymentRow {
   id: string;
@@ -179,10 +180,10 @@ export class RefundsRepository {
   async insertRefund(manager: EntityManager, r: NewRefund): Promise<boolean> {
     const rows = (await manager.query(
       `INSERT INTO ${this.refunds}
-         (id, payment_id, merchant_id, environment, amount_cents, currency, reason, status, failure_reason, idempotency_key, created_at, completed_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+         (id, payment_id, merchant_id, environment, amount_cents, currency, reason, status, failure_reason, idempotency_key, created_at, completed_at, next_check_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
        ON CONFLICT (merchant_id, environment, idempotency_key) DO NOTHING RETURNING id`,
-      [r.id, r.paymentId, r.merchantId, r.environment, r.amountCents, r.currency, r.reason, r.status, r.failureReason, r.idempotencyKey, r.createdAt, r.completedAt],
+      [r.id, r.paymentId, r.merchantId, r.environment, r.amountCents, r.currency, r.reason, r.status, r.failureReason, r.idempotencyKey, r.createdAt, r.completedAt, r.nextCheckAt],
     )) as unknown[];
     return rows.length === 1;
   }
@@ -203,6 +204,52 @@ export class RefundsRepository {
       scope.environment,
     ])) as RefundRow[];
     return rows[0] ? refund(rows[0]) : null;
+  }
+
+  /** A refund by its id alone (the background check and the provider's answer name no merchant). */
+  async findRefundById(manager: EntityManager, id: string): Promise<StoredRefund | null> {
+    const rows = (await manager.query(`SELECT ${REFUND_COLUMNS} FROM ${this.refunds} WHERE id = $1`, [id])) as RefundRow[];
+    return rows[0] ? refund(rows[0]) : null;
+  }
+
+  /**
+   * Ends a pending refund with the provider's outcome, once: completed counts it as refunded; failed keeps the
+   * provider's reason and gives its amount back to what remains of the payment. Answers the refund and its payment
+   * after the change, or null when the refund was no longer pending (someone else ended it).
+   */
+  async resolve(
+    manager: EntityManager,
+    id: string,
+    outcome: { status: 'completed' } | { status: 'failed'; reason: string },
+    now: Date,
+  ): Promise<{ refund: StoredRefund; payment: StoredPayment } | null> {
+    const [rows] = (await manager.query(
+      `UPDATE ${this.refunds} SET status = $2, failure_reason = $3, completed_at = $4, next_check_at = NULL
+        WHERE id = $1 AND status = 'pending' RETURNING ${REFUND_COLUMNS}`,
+      [id, outcome.status, outcome.status === 'failed' ? outcome.reason : null, outcome.status === 'completed' ? now : null],
+    )) as [RefundRow[], number];
+    const ended = rows[0];
+    if (!ended) return null;
+    const cents = Number(ended.amount_cents);
+    const [paymentRows] = (await manager.query(
+      `UPDATE ${this.payments} SET refunded_cents = refunded_cents + $2, reserved_cents = reserved_cents - $3 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`,
+      [ended.payment_id, outcome.status === 'completed' ? cents : 0, outcome.status === 'failed' ? cents : 0],
+    )) as [PaymentRow[], number];
+    return { refund: refund(ended), payment: payment(paymentRows[0]!) };
+  }
+
+  /**
+   * Pending refunds due for a check, each pushed to its next check in the same statement (5 s, doubling, at most
+   * 5 min), so another instance, or the next run while this one is still asking, does not take it too.
+   */
+  async claimDue(manager: EntityManager, now: Date, limit: number): Promise<StoredRefund[]> {
+    const [rows] = (await manager.query(
+      `UPDATE ${this.refunds} SET checks = checks + 1, next_check_at = $1::timestamptz + make_interval(secs => LEAST(5 * power(2, LEAST(checks, 10)), 300))
+        WHERE id IN (SELECT id FROM ${this.refunds} WHERE status = 'pending' AND next_check_at <= $1 ORDER BY next_check_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING ${REFUND_COLUMNS}`,
+      [now, limit],
+    )) as [RefundRow[], number];
+    return rows.map(refund);
   }
 
   /** The refunds of these payments, oldest first. */

@@ -1,0 +1,246 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from 'pg';
+import { SESSIONS_COMMANDS, SESSIONS_SERVICE, type ProviderRefundReply } from '@payments/contracts';
+import { STREAMS, topicName } from '@payments/events';
+import { commandPattern, HttpCommandClient, ServiceClient } from '@payments/platform';
+import { collectMessages, freePort, LahzaStandIn, startStack, waitFor, type Stack, type TestMerchant } from '@payments/testing';
+import { verifyWebhook, type VerifiedWebhook } from '@payments/webhook-receiver';
+
+// Refunds of live lahza payments, through the gateway, with every service running and Lahza played by the local
+// stand-in: a refund is pending until the provider says processed (completed) or failed (failed, with its reason,
+// and the amount refundable again), learnt by the background check; the provider is asked once per refund whatever
+// is sent again, and a provider that is down leaves the refund pending until it is back.
+describe('refunds of live lahza payments', () => {
+  const SECRET_KEY = 'sk_standin_provider_refunds_stack';
+  let standIn: LahzaStandIn;
+  let stack: Stack;
+  let merchant: TestMerchant;
+  let db: Client;
+  let receiver: Server;
+  let secret = '';
+  const arrivals: Array<{ headers: IncomingHttpHeaders; webhook: VerifiedWebhook }> = [];
+  let rejected = 0;
+
+  const live = (method: string, path: string, body?: object, key: string = randomUUID()) =>
+    stack.call(method, path, { key: merchant.live_key!, body, headers: method === 'POST' ? { 'Idempotency-Key': key } : {} });
+  const refund = (paymentId: string, body: object) => live('POST', `/api/v1/payments/${paymentId}/refunds`, body);
+  const getRefund = async (id: string) => (await live('GET', `/api/v1/refunds/${id}`)).body;
+  const getPayment = async (id: string) => (await live('GET', `/api/v1/payments/${id}`)).body;
+  const refundPosts = () => standIn.count('POST /refund');
+  const atLahza = (reference: string) => standIn.refunds.filter((r) => r.transaction === reference);
+  /** The background check asks about the refund at its next round (rather than after its pause). */
+  const checkNow = (id: string) => db.query(`UPDATE refunds.refunds SET next_check_at = now() WHERE id = $1`, [id]);
+  const checksOf = async (id: string) => (await db.query<{ checks: number }>(`SELECT checks FROM refunds.refunds WHERE id = $1`, [id])).rows[0]!.checks;
+
+  /** A live intent paid at Lahza through the hosted checkout, as a customer pays it. */
+  async function paidAtLahza(amount: string): Promise<{ intentId: string; paymentId: string; reference: string }> {
+    const intent = (await live('POST', '/api/v1/payment-intents', { amount, currency: 'USD' })).body;
+    const pay = await fetch(`${stack.gatewayUrl}/checkout/${intent.id}/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `method=lahza&attempt=${randomUUID()}`,
+      redirect: 'manual',
+    });
+    expect(pay.status).toBe(303);
+    const location = pay.headers.get('location')!;
+    const reference = [...standIn.transactions.values()].find((tx) => location.endsWith(`/pay/${tx.accessCode}`))!.reference;
+    standIn.complete(reference, 'success');
+    const back = await fetch(`${stack.gatewayUrl}/checkout/${intent.id}/return?reference=${reference}`, { redirect: 'manual' });
+    expect(back.status).toBe(303);
+    const paid = (await live('GET', `/api/v1/payment-intents/${intent.id}`)).body;
+    expect(paid).toMatchObject({ status: 'succeeded', payment_method: 'lahza' });
+    return { intentId: intent.id, paymentId: paid.payment_id, reference };
+  }
+
+  async function refundEvents(id: string, n: number) {
+    const messages = await collectMessages(topicName(stack.namespace, STREAMS.refunds), n, 30_000, undefined, (m) => m.key === id);
+    return messages.map((m) => JSON.parse(m.value!));
+  }
+
+  async function webhook(refundId: string, type: string) {
+    const find = () => arrivals.find((a) => a.webhook.type === type && JSON.stringify(a.webhook.event).includes(refundId));
+    await waitFor(() => find() !== undefined, 30_000, `${type} of ${refundId}`);
+    return find()!;
+  }
+
+  beforeAll(async () => {
+    standIn = new LahzaStandIn({ secretKey: SECRET_KEY });
+    const lahzaUrl = await standIn.listen();
+    receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const result = verifyWebhook(Buffer.concat(chunks), req.headers, { secret });
+        if (result.ok) arrivals.push({ headers: req.headers, webhook: result.webhook });
+        else rejected++;
+        res.writeHead(result.ok ? 200 : 400).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const gatewayPort = String(await freePort());
+    stack = await startStack(
+      ['sessions', 'refunds', 'ledger', 'webhook-dispatcher', 'gateway'],
+      { PUBLIC_BASE_URL: `http://127.0.0.1:${gatewayPort}`, WEBHOOK_ALLOW_INSECURE_TARGETS: '1', RATE_LIMIT_TEST_PER_SEC: '10000' },
+      {
+        gateway: { PORT: gatewayPort },
+        // Lahza may take 4 s; the refunds service waits 1 s for sessions, so a slow provider loses its answer on the way.
+        sessions: { LAHZA_BASE_URL: lahzaUrl, LAHZA_LIVE_SECRET_KEY: SECRET_KEY, LAHZA_TIMEOUT_MS: '4000' },
+        refunds: { SESSIONS_TIMEOUT_MS: '1000', PROVIDER_REFUND_CHECK_INTERVAL_MS: '200' },
+      },
+    );
+    merchant = await stack.createMerchant({ verified: true });
+    db = new Client({ connectionString: stack.db.url });
+    await db.connect();
+    const endpoint = await live('POST', '/api/v1/webhook-endpoints', {
+      url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,
+      events: ['refund.created', 'refund.completed', 'refund.failed'],
+    });
+    expect(endpoint.status).toBe(201);
+    secret = endpoint.body.secret;
+  }, 180_000);
+
+  afterAll(async () => {
+    await db?.end();
+    await stack?.stop();
+    await standIn?.close();
+    await new Promise((resolve) => receiver?.close(resolve));
+  });
+
+  beforeEach(() => {
+    standIn.delayMs = 0;
+  });
+
+  it('answers 201 pending, and completes once the provider has processed it, learnt by the background check', async () => {
+    const { intentId, paymentId, reference } = await paidAtLahza('40.00');
+    const made = await refund(paymentId, { amount: '10.00', reason: 'returned' });
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ payment_id: paymentId, amount: '10.00', status: 'pending', failure_reason: null, completed_at: null, environment: 'live' });
+    expect(atLahza(reference)).toEqual([expect.objectContaining({ amount: 1000, status: 'pending' })]);
+    // Pending: not refunded yet, but what it sets aside cannot be refunded twice.
+    expect(await getPayment(paymentId)).toMatchObject({ refunded_amount: '0.00', status: 'succeeded', refunds: [made.body] });
+    expect((await refund(paymentId, { amount: '30.01' })).body.error).toMatchObject({ code: 'refund_exceeds_payment' });
+
+    standIn.processRefunds();
+    await waitFor(async () => (await getRefund(made.body.id)).status === 'completed', 30_000, 'the background check to complete the refund');
+    const completed = await getRefund(made.body.id);
+    expect(completed).toMatchObject({ status: 'completed', completed_at: expect.any(String), failure_reason: null });
+    expect(await getPayment(paymentId)).toMatchObject({ refunded_amount: '10.00', status: 'partially_refunded' });
+
+    const events = await refundEvents(made.body.id, 2);
+    expect(events.map((e) => [e.type, e.sequence, e.data.object.status])).toEqual([
+      ['refund.created', 1, 'pending'],
+      ['refund.completed', 2, 'completed'],
+    ]);
+    expect(events[1].data).toEqual({ object: completed, payment: { id: paymentId, source: intentId, method: 'lahza', amount: '40.00', currency: 'USD' } });
+    const arrival = await webhook(made.body.id, 'refund.completed');
+    expect(arrival.webhook.event).toMatchObject({ type: 'refund.completed', environment: 'live', data: { object: completed } });
+  });
+
+  it('a refund the provider fails is failed with its reason, its amount refundable again; refund.failed goes out and reaches the merchant signed', async () => {
+    const { paymentId, reference } = await paidAtLahza('25.00');
+    const made = (await refund(paymentId, {})).body;
+    expect(made).toMatchObject({ amount: '25.00', status: 'pending' });
+    standIn.failRefund(reference, 'Insufficient merchant balance');
+    await checkNow(made.id);
+    await waitFor(async () => (await getRefund(made.id)).status === 'failed', 30_000, 'the refund to fail');
+    const failed = await getRefund(made.id);
+    expect(failed).toMatchObject({ status: 'failed', failure_reason: 'Insufficient merchant balance', completed_at: null });
+    expect(await getPayment(paymentId)).toMatchObject({ refunded_amount: '0.00', status: 'succeeded' });
+
+    const events = await refundEvents(made.id, 2);
+    expect(events.map((e) => [e.type, e.sequence])).toEqual([
+      ['refund.created', 1],
+      ['refund.failed', 2],
+    ]);
+    expect(events[1].data.object).toEqual(failed);
+    const arrival = await webhook(made.id, 'refund.failed');
+    expect(arrival.headers['x-service-event']).toBe('refund.failed');
+    expect(arrival.webhook.event).toMatchObject({ type: 'refund.failed', environment: 'live', data: { object: failed } });
+    expect(rejected).toBe(0);
+
+    // The whole amount is free again: refunded anew, and processed this time.
+    const again = (await refund(paymentId, { amount: '25.00' })).body;
+    expect(again).toMatchObject({ amount: '25.00', status: 'pending' });
+    standIn.processRefunds();
+    await checkNow(again.id);
+    await waitFor(async () => (await getRefund(again.id)).status === 'completed', 30_000, 'the new refund to complete');
+    expect(await getPayment(paymentId)).toMatchObject({ refunded_amount: '25.00', status: 'refunded' });
+    expect(atLahza(reference).map((r) => [r.amount, r.status])).toEqual([
+      [2500, 'failed'],
+      [2500, 'processed'],
+    ]);
+  });
+
+  it('asks the provider once per refund, however often the command is sent after an answer was lost', async () => {
+    const { paymentId, reference } = await paidAtLahza('30.00');
+    const posts = refundPosts();
+    // Lahza answers after 2 s: sessions gets its answer, the refunds service has stopped waiting for sessions.
+    standIn.delayMs = 2000;
+    const made = (await refund(paymentId, { amount: '12.00' })).body;
+    expect(made).toMatchObject({ status: 'pending' });
+    await waitFor(() => atLahza(reference).length === 1, 10_000, 'the refund to reach the provider');
+    standIn.delayMs = 0;
+
+    // The same command again, as a caller whose answer was lost sends it, several at once.
+    const client = new HttpCommandClient({ upstreams: { sessions: [stack.services.sessions!.commandUrl!] } });
+    try {
+      const sessions = new ServiceClient(client, 5000);
+      const command = { merchant_id: merchant.merchant_id, environment: 'live', payment_id: paymentId, refund_id: made.id, amount: '12.00' };
+      const replies = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          sessions.request<ProviderRefundReply>(commandPattern(SESSIONS_SERVICE, SESSIONS_COMMANDS.refundAtProvider), command, { correlationId: 'retry', commandId: made.id }),
+        ),
+      );
+      expect(replies).toEqual(Array(5).fill({ refund_id: made.id, status: 'pending', reason: null }));
+    } finally {
+      await client.close();
+    }
+
+    standIn.processRefunds();
+    await checkNow(made.id);
+    await waitFor(async () => (await getRefund(made.id)).status === 'completed', 30_000, 'the refund to complete');
+    expect(refundPosts()).toBe(posts + 1);
+    expect(atLahza(reference)).toEqual([expect.objectContaining({ amount: 1200, status: 'processed' })]);
+    expect(await getPayment(paymentId)).toMatchObject({ refunded_amount: '12.00' });
+  });
+
+  it('a provider that is down leaves the refund pending; the background check resolves it once the provider is back', async () => {
+    const { paymentId, reference } = await paidAtLahza('20.00');
+    const posts = refundPosts();
+    await standIn.close();
+    let down = true;
+    try {
+      const made = (await refund(paymentId, { amount: '5.00' })).body;
+      expect(made).toMatchObject({ status: 'pending' });
+      await checkNow(made.id);
+      await waitFor(async () => (await checksOf(made.id)) >= 1, 10_000, 'a check while the provider is down');
+      // Asked about while down: still pending, nothing refunded, nothing reached the provider.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await getRefund(made.id)).toMatchObject({ status: 'pending' });
+      expect(await getPayment(paymentId)).toMatchObject({ refunded_amount: '0.00' });
+
+      await standIn.listen();
+      down = false;
+      await checkNow(made.id);
+      await waitFor(() => atLahza(reference).length === 1, 20_000, 'the refund to reach the provider once it is back');
+      standIn.processRefunds();
+      await checkNow(made.id);
+      await waitFor(async () => (await getRefund(made.id)).status === 'completed', 30_000, 'the refund to complete');
+      expect(refundPosts()).toBe(posts + 1);
+      expect(await getPayment(paymentId)).toMatchObject({ refunded_amount: '5.00', status: 'partially_refunded' });
+    } finally {
+      // Back up for the tests after this one, whatever happened here.
+      if (down) await standIn.listen();
+    }
+  });
+
+  it('the ledger books the completed refunds, never a pending or failed one', async () => {
+    const completed = (await db.query<{ id: string }>(`SELECT id FROM refunds.refunds WHERE environment = 'live' AND merchant_id = $1 AND status = 'completed'`, [merchant.merchant_id])).rows.map((r) => r.id);
+    expect(completed).toHaveLength(4);
+    const booked = async () => (await live('GET', '/api/v1/balance-transactions?type=refund&limit=100')).body.data.map((t: { source: string }) => t.source).sort();
+    await waitFor(async () => (await booked()).length === completed.length, 30_000, 'the ledger to book the completed refunds');
+    expect(await booked()).toEqual([...completed].sort());
+  });
+});
