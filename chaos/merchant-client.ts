@@ -1,7 +1,9 @@
 // A merchant's server as the fault suite plays it: every call carries an Idempotency-Key and is retried with the
 // same key on a network error, a 5xx, 429 or "in progress", until it has an answer (bounded). Each create and
-// simulate that succeeds is stamped, so the suite can tell when a fault stopped and when it ended.
+// simulate that succeeds is stamped, so the suite can tell when a fault stopped and when it ended. Every fourth
+// payment is made by the customer at Lahza (the stand-in) through the checkout instead of a simulate.
 import { randomUUID } from 'node:crypto';
+import type { LahzaStandIn } from '@payments/testing';
 
 export interface PaymentOutcome {
   index: number;
@@ -15,6 +17,8 @@ export interface PaymentOutcome {
   succeededAt: number;
   /** Requests that failed and were retried (network, 5xx, 429, in progress). */
   retries: number;
+  /** Paid by the customer at Lahza through the checkout (else by a simulate). */
+  atLahza: boolean;
 }
 
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
@@ -27,6 +31,8 @@ export class MerchantClient {
   constructor(
     private readonly gatewayUrl: () => string,
     private readonly key: string,
+    /** When given, every fourth payment is paid at this Lahza stand-in through the checkout. */
+    private readonly lahza?: LahzaStandIn,
   ) {}
 
   /** One payment: create, simulate succeeded, refund part of it; each retried with its own key until it answers. */
@@ -37,14 +43,60 @@ export class MerchantClient {
     const createdAt = Date.now();
     this.createSuccesses.push(createdAt);
     const intentId = String(created.id);
-    const simulated = await this.call('POST', `/api/v1/payment-intents/${intentId}/simulate`, `simulate-${key}`, { result: 'succeeded' }, () => retries++);
-    if (simulated.status !== 'succeeded') throw new Error(`simulate of ${intentId} answered ${String(simulated.status)}`);
+    const atLahza = this.lahza !== undefined && index % 4 === 3;
+    const paid = atLahza
+      ? await this.payAtLahza(intentId, () => retries++)
+      : await this.call('POST', `/api/v1/payment-intents/${intentId}/simulate`, `simulate-${key}`, { result: 'succeeded' }, () => retries++);
+    if (paid.status !== 'succeeded') throw new Error(`payment of ${intentId} answered ${String(paid.status)}`);
     const succeededAt = Date.now();
-    const paymentId = String(simulated.payment_id);
+    const paymentId = String(paid.payment_id);
     const refundAmount = refundOf(index);
     const refunded = await this.call('POST', `/api/v1/payments/${paymentId}/refunds`, `refund-${key}`, { amount: refundAmount, reason: `chaos-${index}` }, () => retries++);
     if (refunded.status !== 'completed' || refunded.amount !== refundAmount) throw new Error(`refund of ${paymentId} answered ${JSON.stringify(refunded)}`);
-    return { index, intentId, paymentId, refundId: String(refunded.id), refundAmount, createdAt, succeededAt, retries };
+    return { index, intentId, paymentId, refundId: String(refunded.id), refundAmount, createdAt, succeededAt, retries, atLahza };
+  }
+
+  /**
+   * The customer's side: the checkout's pay button (until it sends them to Lahza), paying on Lahza's page, and the
+   * return to the checkout (until it answers; if the return is lost to a fault, sessions' background check still
+   * settles the attempt). Then the intent as the merchant reads it, once succeeded.
+   */
+  private async payAtLahza(intentId: string, onRetry: () => void): Promise<Record<string, unknown>> {
+    const started = Date.now();
+    const checkout = () => `${this.gatewayUrl()}/checkout/${intentId}`;
+    const retryUntil = async (what: string, attempt: () => Promise<string | null>): Promise<string> => {
+      for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {
+        const result = await attempt().catch(() => null);
+        if (result !== null) return result;
+        if (Date.now() - started > GIVE_UP_AFTER_MS) throw new Error(`${what} of ${intentId} had no answer within ${GIVE_UP_AFTER_MS} ms`);
+        onRetry();
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    };
+    const token = randomUUID();
+    const lahzaPage = await retryUntil('the pay button', async () => {
+      const res = await fetch(`${checkout()}/pay`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ method: 'lahza', provider: '1', attempt: token }).toString(),
+        redirect: 'manual',
+        signal: AbortSignal.timeout(15_000),
+      });
+      const location = res.headers.get('location') ?? '';
+      return res.status === 303 && location.includes('/pay/') ? location : null;
+    });
+    const reference = [...this.lahza!.transactions.values()].find((tx) => lahzaPage.endsWith(`/pay/${tx.accessCode}`))!.reference;
+    this.lahza!.complete(reference, 'success');
+    await retryUntil('the return from Lahza', async () => {
+      const res = await fetch(`${checkout()}/return?reference=${reference}`, { redirect: 'manual', signal: AbortSignal.timeout(15_000) });
+      return res.status === 303 && !(res.headers.get('location') ?? '').includes('declined') ? 'back' : null;
+    });
+    for (;;) {
+      const intent = await this.call('GET', `/api/v1/payment-intents/${intentId}`, undefined, undefined, onRetry);
+      if (intent.status !== 'processing') return intent;
+      if (Date.now() - started > GIVE_UP_AFTER_MS) throw new Error(`${intentId} paid at Lahza is still processing after ${GIVE_UP_AFTER_MS} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
   }
 
   async get(intentId: string): Promise<Record<string, unknown>> {

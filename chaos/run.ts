@@ -1,5 +1,5 @@
 // The fault suite (`npm run chaos`): N test payments made the way a merchant's server makes them (create,
-// simulate, refund part of it), while the gateway, sessions, the ledger, refunds and the webhook-dispatcher are each
+// simulate or, one in four, the customer pays at Lahza's stand-in through the checkout; refund part of it), while the gateway, sessions, the ledger, refunds and the webhook-dispatcher are each
 // killed with SIGKILL and restarted, the Kafka broker is stopped and started, and PostgreSQL is restarted (an
 // immediate shutdown, like a crash). Asserts that nothing was lost or doubled (payments, refunds, their webhooks,
 // and the ledger: the balance equals the payments' nets less the refunds to the cent, and `ledger check` is clean)
@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { commandUrlSettings, freePort, PrivateKafka, PrivatePostgres, REPO_ROOT, startService, type AppName, type RunningService } from '@payments/testing';
+import { commandUrlSettings, freePort, LahzaStandIn, PrivateKafka, PrivatePostgres, REPO_ROOT, startService, type AppName, type RunningService } from '@payments/testing';
 import { MerchantClient, type PaymentOutcome } from './merchant-client';
 import { WebhookInbox } from './webhook-inbox';
 
@@ -69,11 +69,13 @@ async function main(): Promise<number> {
   const kafka = new PrivateKafka(await freePort(), await freePort());
   const postgres = new PrivatePostgres(await freePort());
   const inbox = new WebhookInbox();
+  const lahza = new LahzaStandIn({ secretKey: `sk_test_chaos_${randomBytes(8).toString('hex')}` });
   const services: Partial<Record<AppName, RunningService>> = {};
   try {
     await kafka.start();
     await postgres.start();
     const receiverUrl = await inbox.listen();
+    const lahzaUrl = await lahza.listen();
     const common = {
       DATABASE_URL: postgres.url,
       KAFKA_BROKERS: kafka.brokers,
@@ -83,6 +85,9 @@ async function main(): Promise<number> {
       WEBHOOK_TIMEOUT_MS: '2000',
       WEBHOOK_LEASE_MS: '7000',
       RATE_LIMIT_TEST_PER_SEC: '10000',
+      // Test sessions offer Lahza's test page (here the stand-in) beside the sandboxes.
+      LAHZA_BASE_URL: lahzaUrl,
+      LAHZA_TEST_SECRET_KEY: lahza.secretKey,
     };
     for (const app of ['sessions', 'ledger', 'webhook-dispatcher'] as const) services[app] = await startService(app, { ...common, PORT: String(await freePort()) });
     // Refunds asks sessions for payments whose event has not reached it (e.g. while its consumer rejoins).
@@ -90,7 +95,7 @@ async function main(): Promise<number> {
     services.gateway = await startService('gateway', { ...common, ...commandUrlSettings(services), PORT: String(await freePort()) });
 
     const merchant = await admin(postgres.url, 'merchant', 'create', '--name', 'Chaos Shop', '--email', 'chaos@example.com');
-    const client = new MerchantClient(() => services.gateway!.url, merchant.test_key!);
+    const client = new MerchantClient(() => services.gateway!.url, merchant.test_key!, lahza);
     const endpoint = await client.createEndpoint(receiverUrl);
     inbox.secret = endpoint.secret;
 
@@ -196,6 +201,7 @@ async function main(): Promise<number> {
       doubledEvents.length + reused.length + (stored.intents - stored.refs) + Math.max(0, stored.payments - stored.refs) + extraRefunds + (ledgerOff < 0 ? 1 : 0) + (refundSumOff > 0 ? 1 : 0);
     console.log('');
     console.log(`chaos: ${outcomes.length}/${payments} payments succeeded in ${seconds(Date.now() - started)} s; ${outcomes.reduce((n, o) => n + o.retries, 0)} merchant retries`);
+    console.log(`  paid at Lahza (stand-in) through the checkout: ${outcomes.filter((o) => o.atLahza).length}; by simulate: ${outcomes.filter((o) => !o.atLahza).length}`);
     console.log(`  intents stored ${stored.intents} (distinct references ${stored.refs}), payments stored ${stored.payments}`);
     console.log(`  refunds stored ${stored.refunds} over ${stored.refunded_payments} payments, ${moneyOf(Number(stored.refund_cents))} USD (asked ${moneyOf(refundCents)} USD)`);
     console.log(`  webhooks: ${inbox.arrivals.length} verified arrivals, ${events.size} intents with payment_intent.succeeded, ${refundEvents.size} refunds with refund.completed, ${inbox.rejected} rejected`);
@@ -215,6 +221,7 @@ async function main(): Promise<number> {
   } finally {
     await Promise.all(Object.values(services).map((s) => s!.stop().catch(() => undefined)));
     await inbox.close();
+    await lahza.close();
     await kafka.destroy();
     await postgres.destroy();
   }

@@ -71,6 +71,11 @@ export class LahzaStandIn {
   private port = 0;
   private nextRefundId = 3018284;
 
+  /** The key it takes (and signs notifications with). */
+  get secretKey(): string {
+    return this.options.secretKey;
+  }
+
   constructor(private readonly options: LahzaStandInOptions) {
     const handler = (req: IncomingMessage, res: ServerResponse) => void this.handle(req, res);
     this.server = options.tls ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, handler) : createServer(handler);
