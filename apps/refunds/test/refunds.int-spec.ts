@@ -22,7 +22,8 @@ describe('refunds', () => {
 
   beforeAll(async () => {
     stack = await startStack(['sessions', 'refunds', 'gateway'], { RATE_LIMIT_TEST_PER_SEC: '10000' });
-    merchant = await stack.createMerchant();
+    // Verified, so it has a live key: a test payment is not found with it.
+    merchant = await stack.createMerchant({ verified: true });
     other = await stack.createMerchant();
   }, 120_000);
 
@@ -156,6 +157,7 @@ describe('refunds', () => {
       ['not-a-payment', merchant.test_key],
       ['99999999999999999999', merchant.test_key],
       [paid.payment_id, other.test_key],
+      [paid.payment_id, merchant.live_key!],
     ] as const) {
       const answer = await refund(id, { amount: '1.00' }, randomUUID(), key);
       expect({ id, status: answer.status, code: answer.body.error?.code }).toEqual({ id, status: 404, code: 'not_found' });

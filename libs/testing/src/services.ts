@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { AddressInfo, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 export const REPO_ROOT = join(__dirname, '..', '..', '..');
@@ -101,14 +101,24 @@ export async function exitOf(service: RunningService, timeoutMs = 20000): Promis
   return { code, output: service.output() };
 }
 
-/** A port nothing listens on right now, as the OS hands it out. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A port nothing listens on right now, below the kernel's ephemeral range (32768 and up here): the OS hands out
+ * ports from that range for every outgoing connection too (Kafka, Postgres, HTTP clients of parallel tests), so a
+ * port picked there could be taken by one before the service binds it (EADDRINUSE, seen in CI). Random in
+ * 20000..32767, checked by binding it.
+ */
+export async function freePort(): Promise<number> {
+  for (let tries = 0; tries < 50; tries++) {
+    const port = 20000 + Math.floor(Math.random() * 12768);
+    if (await canListen(port)) return port;
+  }
+  throw new Error('no free port found in 20000..32767');
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
