@@ -28,7 +28,9 @@ export async function openLoop(options: OpenLoopOptions): Promise<Result> {
   let sent = 0;
   while (sent < total) {
     const elapsed = performance.now() - started;
-    const due = Math.min(total, Math.floor((elapsed / 1000) * options.rate));
+    // Request n is due at n / rate seconds, so by `elapsed` requests 0..floor(elapsed × rate) are due. (Without the
+    // + 1 each request left one interval after its due time and every latency counted that interval too.)
+    const due = Math.min(total, Math.floor((elapsed / 1000) * options.rate) + 1);
     for (; sent < due; sent++) {
       const dueAt = started + (sent * 1000) / options.rate;
       const { method, path, headers, body } = options.request();
