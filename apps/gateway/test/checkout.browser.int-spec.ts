@@ -6,7 +6,15 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { REPO_ROOT, startStack, waitFor, type Stack, type TestMerchant } from '@payments/testing';
+import { formatMoney, parseMoneyString } from '@payments/money';
 import { verifyWebhook } from '@payments/webhook-receiver';
+
+/** A MoneyString as exact cents. */
+function centsOf(money: string): number {
+  const parsed = parseMoneyString(money, { minCents: 0 });
+  if (!parsed.ok) throw new Error(`not money: ${money}`);
+  return parsed.cents;
+}
 
 // The hosted checkout in a real browser (Debian's chromium, driven by playwright-core), as a customer meets it:
 // test sandboxes that drive the same state machine, events, ledger and webhooks as live, every page state checked
@@ -136,8 +144,8 @@ describe('hosted checkout in the browser', () => {
     const paid = (await api('GET', `/api/v1/payment-intents/${created.id}`)).body;
     expect(paid).toMatchObject({ status: 'succeeded', payment_method: 'togo' });
     await waitFor(() => verified.some((v) => v.type === 'payment_intent.succeeded' && v.objectId === created.id), 30_000, 'the signed webhook');
-    const expected = (Math.round(Number(before) * 100) + Math.round(Number(paid.net_amount) * 100)) / 100;
-    await waitFor(async () => Number((await api('GET', '/api/v1/balance')).body.available[0].amount) === expected, 30_000, 'the balance to grow by the net');
+    const expected = formatMoney(centsOf(before) + centsOf(paid.net_amount));
+    await waitFor(async () => (await api('GET', '/api/v1/balance')).body.available[0].amount === expected, 30_000, 'the balance to grow by the net');
     expect(foreign).toEqual([]);
 
     // The page afterwards is the receipt, never a second payment.

@@ -1,3 +1,4 @@
+import { parseMoneyString } from '@payments/money';
 import { randomUUID } from 'node:crypto';
 import { STREAMS, topicName } from '@payments/events';
 import { collectMessages, startStack, waitFor, type Stack, type TestMerchant } from '@payments/testing';
@@ -106,7 +107,10 @@ describe('refunds', () => {
     const answers = await Promise.all([...Array(4).fill({ amount: '1.00' }), ...Array(4).fill({})].map((body: object) => refund(paid.payment_id, body)));
     const made = answers.filter((a) => a.status === 201);
     expect(answers.filter((a) => a.status !== 201).map((a) => a.body.error.code)).toEqual(Array(8 - made.length).fill('refund_exceeds_payment'));
-    const total = made.reduce((sum, a) => sum + Math.round(Number(a.body.amount) * 100), 0);
+    const total = made.reduce((sum, a) => {
+      const parsed = parseMoneyString(a.body.amount, { minCents: 0 });
+      return sum + (parsed.ok ? parsed.cents : NaN);
+    }, 0);
     expect(total).toBe(2000);
     expect((await get(`/api/v1/payments/${paid.payment_id}`)).body).toMatchObject({ refunded_amount: '20.00', status: 'refunded' });
   });

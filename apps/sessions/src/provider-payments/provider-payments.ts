@@ -131,13 +131,22 @@ export class ProviderPayments {
   async notification(method: ProviderMethod, rawBody: Buffer, signature: string | null): Promise<ProviderNotificationReply> {
     const signers = this.providers.signersOf(method, rawBody, signature ?? undefined);
     if (signers.length === 0) return { accepted: false };
+    let body: NotificationBody;
+    try {
+      body = JSON.parse(rawBody.toString('utf8')) as NotificationBody;
+    } catch (error) {
+      // Signed, but not JSON: nothing in it to verify. Said, and acknowledged (the background check still settles
+      // every open attempt, so no payment waits on a notification).
+      this.logger.warn({ err: error, provider: method }, 'signed provider notification is not JSON; ignored');
+      return { accepted: true };
+    }
     // A refund's notification: the refunds it may be about are asked of the provider again.
-    const refund = refundNotificationOf(rawBody);
+    const refund = refundNotificationOf(body);
     if (refund) {
       await this.refunds.notification(method, signers, refund);
       return { accepted: true };
     }
-    const reference = referenceOf(rawBody);
+    const reference = referenceOf(body);
     const attempt = reference ? await this.attempts.find(this.dataSource.manager, reference) : null;
     // A signed notification of a transaction that is not ours (or of the other environment) is acknowledged and ignored.
     if (!attempt || !signers.includes(attempt.environment)) return { accepted: true };
@@ -203,18 +212,18 @@ export class ProviderPayments {
   }
 }
 
+/** A provider notification's body, as far as it is read (nothing in it is trusted: it only names what to verify). */
+interface NotificationBody {
+  event?: unknown;
+  data?: { id?: unknown; reference?: unknown; transaction_reference?: unknown; transaction?: unknown };
+}
+
 /**
  * What a refund notification (`event` refund.*) names: the provider's refund id (`data.id`) and the transaction
  * refunded (`data.transaction_reference`, or `data.transaction` as a reference or an object with one); null when
  * the notification is not about a refund.
  */
-function refundNotificationOf(rawBody: Buffer): { providerRefundId: string | null; reference: string | null } | null {
-  let parsed: { event?: unknown; data?: { id?: unknown; transaction_reference?: unknown; transaction?: unknown } };
-  try {
-    parsed = JSON.parse(rawBody.toString('utf8')) as typeof parsed;
-  } catch {
-    return null;
-  }
+function refundNotificationOf(parsed: NotificationBody | null): { providerRefundId: string | null; reference: string | null } | null {
   if (typeof parsed?.event !== 'string' || !parsed.event.startsWith('refund.')) return null;
   const data = parsed.data ?? {};
   const id = typeof data.id === 'number' || typeof data.id === 'string' ? String(data.id) : '';
@@ -227,14 +236,7 @@ function refundNotificationOf(rawBody: Buffer): { providerRefundId: string | nul
 }
 
 /** The reference a provider's notification names (`data.reference`), if any. */
-function referenceOf(rawBody: Buffer): string | null {
-  try {
-    const parsed = JSON.parse(rawBody.toString('utf8')) as { data?: { reference?: unknown } };
-    const reference = parsed?.data?.reference;
-    return typeof reference === 'string' && /^[A-Za-z0-9]{1,64}$/.test(reference) ? reference : null;
-  } catch {
-    return null;
-  }
+function referenceOf(parsed: NotificationBody | null): string | null {
+  const reference = parsed?.data?.reference;
+  return typeof reference === 'string' && /^[A-Za-z0-9]{1,64}$/.test(reference) ? reference : null;
 }
-
-
