@@ -31,7 +31,7 @@ describe('refunds of live lahza payments', () => {
   const refundPosts = () => standIn.count('POST /refund');
   const atLahza = (reference: string) => standIn.refunds.filter((r) => r.transaction === reference);
   /** The background check asks about the refund at its next round (rather than after its pause). */
-  const checkNow = (id: string) => db.query(`UPDATE refunds.refunds SET next_check_at = now() WHERE id = $1`, [id]);
+  const checkNow = (id: string) => db.query(`UPDATE refunds.refunds SET next_check_at = now() - interval '1 second' WHERE id = $1`, [id]);
   const checksOf = async (id: string) => (await db.query<{ checks: number }>(`SELECT checks FROM refunds.refunds WHERE id = $1`, [id])).rows[0]!.checks;
 
   /** A live intent paid at Lahza through the hosted checkout, as a customer pays it. */

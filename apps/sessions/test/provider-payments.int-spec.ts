@@ -119,8 +119,9 @@ describe('provider payments (lahza)', () => {
     expect(await h.providerPayments.confirm(intent.id, reference)).toMatchObject({ outcome: 'pending' });
     expect((await intentOf(intent.id)).status).toBe('processing');
     standIn.delayMs = 0;
-    // Due now (the check waits 5 s after a verify that gave nothing): the background check settles it.
-    await h.sessions.dataSource.query(`UPDATE ${h.sessions.table('provider_attempts')} SET next_check_at = now() WHERE reference = $1`, [reference]);
+    // Due (the check waits 5 s after a verify that gave nothing): the background check settles it. A second in the
+    // past, as Postgres keeps microseconds and the check asks with the clock's milliseconds.
+    await h.sessions.dataSource.query(`UPDATE ${h.sessions.table('provider_attempts')} SET next_check_at = now() - interval '1 second' WHERE reference = $1`, [reference]);
     expect(await h.providerPayments.checkDue(20)).toBeGreaterThanOrEqual(1);
     expect((await intentOf(intent.id)).status).toBe('succeeded');
   });
