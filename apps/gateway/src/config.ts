@@ -49,8 +49,9 @@ export class GatewayConfig extends WebhookServiceConfig {
   RATE_LIMIT_TEST_PER_SEC: number = 25;
 
   /**
-   * How long an instance may reuse a looked-up API key and its merchant. At most 1000: revocation, verification
-   * and limit changes must reach every instance within one second without any cross-instance messaging.
+   * How long an instance reuses a looked-up API key and its merchant before refreshing it (in the background while
+   * the key is in use). No entry is used once a second old, whatever this says: revocation, verification and limit
+   * changes reach every instance within one second without any cross-instance messaging. 0 turns the cache off.
    */
   @IsInt()
   @Min(0)

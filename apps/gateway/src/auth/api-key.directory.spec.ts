@@ -1,6 +1,6 @@
 import type { ApiKeyEntity } from '../merchants/api-key.entity';
 import type { MerchantsRepository } from '../merchants/merchants.repository';
-import { ApiKeyDirectory, type LookupBudget } from './api-key.directory';
+import { ApiKeyDirectory, KEY_MAX_AGE_MS, type LookupBudget } from './api-key.directory';
 import { LookupLimiter } from './lookup-limiter';
 
 // Unknown API key ids cost a database query each before any limit applied: a flood of made-up ids was a flood
@@ -81,5 +81,78 @@ describe('ApiKeyDirectory with a lookup limit per client', () => {
     expect(limiter.take('c', at + 100)).toBe(true); // 0.1 s: 2 more
     expect(limiter.take('c', at + 100)).toBe(true);
     expect(limiter.take('c', at + 100)).toBe(false);
+  });
+});
+
+// Every API_KEY_CACHE_MS each gateway looked its keys up again, and every request of that key waited for the
+// query: with Postgres busy (a ledger draining a backlog) that wait was the balance read's p99 (hundreds of ms).
+describe('ApiKeyDirectory refreshing ahead', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  function slowRepository() {
+    const queried: string[] = [];
+    let revoked = false;
+    let gate: Promise<void> = Promise.resolve();
+    const repository = {
+      findKeyWithMerchant: async (keyId: string) => {
+        queried.push(keyId);
+        const answer = { keyId, revokedAt: revoked ? new Date() : null } as unknown as ApiKeyEntity;
+        await gate;
+        return answer;
+      },
+    } as unknown as MerchantsRepository;
+    return {
+      queried,
+      repository,
+      revoke: () => (revoked = true),
+      hold: () => {
+        let release!: () => void;
+        gate = new Promise<void>((resolve) => (release = resolve));
+        return release;
+      },
+    };
+  }
+
+  it('answers a key past its refresh time at once and refreshes it with one query in the background', async () => {
+    const db = slowRepository();
+    const keys = new ApiKeyDirectory(db.repository, 50);
+    expect(await keys.find('k')).toMatchObject({ keyId: 'k' });
+    await sleep(80);
+    const release = db.hold(); // the refresh's query hangs
+    const answers = await Promise.all(Array.from({ length: 20 }, () => keys.find('k')));
+    expect(answers.every((a) => (a as ApiKeyEntity | null)?.keyId === 'k')).toBe(true);
+    expect(db.queried).toEqual(['k', 'k']);
+    release();
+    await sleep(10);
+    await keys.find('k'); // refreshed: fresh again, no query
+    expect(db.queried).toEqual(['k', 'k']);
+  });
+
+  it(`never answers an entry older than ${KEY_MAX_AGE_MS} ms: a revocation holds within a second`, async () => {
+    const db = slowRepository();
+    const keys = new ApiKeyDirectory(db.repository, 1000);
+    expect(await keys.find('k')).toMatchObject({ revokedAt: null });
+    db.revoke();
+    await sleep(KEY_MAX_AGE_MS + 20);
+    expect(await keys.find('k')).toMatchObject({ revokedAt: expect.any(Date) });
+  });
+
+  it('keeps answering a refreshed key only until its maximum age when the refresh fails', async () => {
+    const queried: number[] = [];
+    let fail = false;
+    const repository = {
+      findKeyWithMerchant: async (keyId: string) => {
+        queried.push(Date.now());
+        if (fail) throw new Error('database unavailable');
+        return { keyId } as ApiKeyEntity;
+      },
+    } as unknown as MerchantsRepository;
+    const keys = new ApiKeyDirectory(repository, 50);
+    await keys.find('k');
+    fail = true;
+    await sleep(80);
+    expect(await keys.find('k')).toMatchObject({ keyId: 'k' }); // answered; its refresh fails
+    await sleep(KEY_MAX_AGE_MS);
+    await expect(keys.find('k')).rejects.toThrow('database unavailable');
   });
 });

@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import type { PaymentMethod } from '../merchants/payment-methods';
 import type { VerificationStatus } from '../merchants/verification-status';
 
-/** The merchant behind an API key, as routes need it (a snapshot at most API_KEY_CACHE_MS old). */
+/** The merchant behind an API key, as routes need it (a snapshot less than a second old: ApiKeyDirectory). */
 export interface AuthMerchant {
   id: string;
   name: string;

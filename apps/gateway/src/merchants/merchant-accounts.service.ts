@@ -131,7 +131,7 @@ export class MerchantAccounts {
     return this.insertKey(merchantId, environment, name ?? null);
   }
 
-  /** Revocation reaches every gateway instance within API_KEY_CACHE_MS. Revoking twice keeps the first time. */
+  /** Revocation reaches every gateway instance within a second (ApiKeyDirectory). Revoking twice keeps the first time. */
   async revokeKey(keyId: string): Promise<ApiKeyEntity> {
     const key = await this.repository.revokeKey(keyId);
     if (!key) throw new MerchantAccountError('not_found', `no API key ${keyId}`);
