@@ -12,6 +12,8 @@ export interface OpenLoopOptions {
   request: () => { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string };
   /** Connections the generator may open; requests beyond them queue in the generator (and that time counts). */
   connections?: number;
+  /** Ends the load early (e.g. when the work it runs beside is done): no request leaves after it aborts. */
+  signal?: AbortSignal;
 }
 
 const TICK_MS = 2;
@@ -26,7 +28,7 @@ export async function openLoop(options: OpenLoopOptions): Promise<Result> {
   const started = performance.now();
   const total = Math.round(options.rate * options.seconds);
   let sent = 0;
-  while (sent < total) {
+  while (sent < total && !options.signal?.aborted) {
     const elapsed = performance.now() - started;
     // Request n is due at n / rate seconds, so by `elapsed` requests 0..floor(elapsed × rate) are due. (Without the
     // + 1 each request left one interval after its due time and every latency counted that interval too.)
@@ -55,7 +57,7 @@ export async function openLoop(options: OpenLoopOptions): Promise<Result> {
   latencies.sort((a, b) => a - b);
   const at = (q: number) => (latencies.length === 0 ? 0 : Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!));
   return {
-    requests: { average: total / duration, total },
+    requests: { average: sent / duration, total: sent },
     latency: { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1) },
     non2xx,
     errors,
