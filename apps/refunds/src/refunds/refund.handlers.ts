@@ -10,6 +10,7 @@ import {
   type RefundResource,
 } from '@payments/contracts';
 import { newRefundId } from '@payments/ids';
+import { combineStatements } from '@payments/database';
 import type { OutboxWriter } from '@payments/messaging';
 import { formatMoney } from '@payments/money';
 import { ApiError } from '@payments/platform';
@@ -116,8 +117,8 @@ export class RefundHandlers {
     try {
       return await this.dataSource.transaction(async (manager) => {
         const key = command.idempotency_key;
-        const existing = await this.repository.findRefundByKey(manager, scope, key);
-        if (existing) return existing;
+        // No look for the key's refund first: a retry whose refund exists loses the insert below (or, when nothing
+        // remains, finds it in refusal), and its reservation is rolled back.
         let reserved = await this.repository.reserve(manager, scope, command.payment_id, cents);
         // Nothing set aside, though the refund fits what remains now: the payment's event was recorded after the
         // statement looked, or (amount defaulted) other refunds changed what remains meanwhile. Ask again.
@@ -147,12 +148,20 @@ export class RefundHandlers {
           completedAt: atOnce ? now : null,
         };
         const nextCheckAt = atOnce ? null : new Date(now.getTime() + FIRST_CHECK_AFTER_MS);
-        if (!(await this.repository.insertRefund(manager, { ...refund, idempotencyKey: key, nextCheckAt }))) throw new KeyTaken();
-        if (atOnce) await this.repository.complete(manager, payment.id, refund.amountCents);
         // Completed at once: created and completed, in order, in the refund's transaction; else created alone.
         const events = [refundEvent('refund.created', refund, payment, correlationId, now)];
         if (atOnce) events.push(refundEvent('refund.completed', refund, payment, correlationId, now));
-        await this.outbox.append(manager, this.topic, events);
+        // The refund, its completion and its events in one statement (one round trip): the lone row it answers
+        // says whether the refund was inserted; when its key had made one already, the rollback undoes it all.
+        const write = combineStatements([
+          this.repository.insertRefundStatement({ ...refund, idempotencyKey: key, nextCheckAt }),
+          ...(atOnce ? [this.repository.completeStatement(payment.id, refund.amountCents)] : []),
+          this.outbox.appendStatement(this.topic, events),
+          { text: 'SELECT (SELECT count(*) FROM s1)::int AS inserted', params: [] },
+        ]);
+        const [row] = (await manager.query(write.text, write.params as unknown[])) as Array<{ inserted: number }>;
+        if (row?.inserted !== 1) throw new KeyTaken();
+        await this.outbox.committedIn(manager);
         return refund;
       });
     } catch (error) {

@@ -1,4 +1,4 @@
-import { qualified } from '@payments/database';
+import { qualified, type SqlStatement } from '@payments/database';
 import type { Environment } from '@payments/ids';
 import type { EntityManager } from 'typeorm';
 
@@ -172,20 +172,22 @@ export class RefundsRepository {
   }
 
   /** Counts a reserved refund as completed (the payment's row is already locked by reserve). */
-  async complete(manager: EntityManager, paymentId: string, cents: number): Promise<void> {
-    await manager.query(`UPDATE ${this.payments} SET refunded_cents = refunded_cents + $2 WHERE id = $1`, [paymentId, cents]);
+  completeStatement(paymentId: string, cents: number): SqlStatement {
+    return { text: `UPDATE ${this.payments} SET refunded_cents = refunded_cents + $2 WHERE id = $1`, params: [paymentId, cents] };
   }
 
-  /** Inserts the refund unless its key already made one; false then (the caller undoes its reservation). */
-  async insertRefund(manager: EntityManager, r: NewRefund): Promise<boolean> {
-    const rows = (await manager.query(
-      `INSERT INTO ${this.refunds}
+  /**
+   * Inserts the refund unless its key already made one (then it returns no row, and the caller undoes its
+   * reservation by rolling back).
+   */
+  insertRefundStatement(r: NewRefund): SqlStatement {
+    return {
+      text: `INSERT INTO ${this.refunds}
          (id, payment_id, merchant_id, environment, amount_cents, currency, reason, status, failure_reason, idempotency_key, created_at, completed_at, next_check_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
        ON CONFLICT (merchant_id, environment, idempotency_key) DO NOTHING RETURNING id`,
-      [r.id, r.paymentId, r.merchantId, r.environment, r.amountCents, r.currency, r.reason, r.status, r.failureReason, r.idempotencyKey, r.createdAt, r.completedAt, r.nextCheckAt],
-    )) as unknown[];
-    return rows.length === 1;
+      params: [r.id, r.paymentId, r.merchantId, r.environment, r.amountCents, r.currency, r.reason, r.status, r.failureReason, r.idempotencyKey, r.createdAt, r.completedAt, r.nextCheckAt],
+    };
   }
 
   async findRefundByKey(manager: EntityManager, scope: Scope, key: string): Promise<StoredRefund | null> {
