@@ -10,8 +10,9 @@ import { verifyWebhook, type VerifiedWebhook } from '@payments/webhook-receiver'
 
 // Refunds of live lahza payments, through the gateway, with every service running and Lahza played by the local
 // stand-in: a refund is pending until the provider says processed (completed) or failed (failed, with its reason,
-// and the amount refundable again), learnt by the background check; the provider is asked once per refund whatever
-// is sent again, and a provider that is down leaves the refund pending until it is back.
+// and the amount refundable again), learnt by the background check or at once from the provider's signed
+// notification; the provider is asked once per refund whatever is sent again, and a provider that is down leaves the
+// refund pending until it is back.
 describe('refunds of live lahza payments', () => {
   const SECRET_KEY = 'sk_standin_provider_refunds_stack';
   let standIn: LahzaStandIn;
@@ -236,9 +237,42 @@ describe('refunds of live lahza payments', () => {
     }
   });
 
+  it("the provider's signed refund notification settles the refund at once, not at the background check's next round", async () => {
+    const notifications = `${stack.gatewayUrl}/providers/lahza/notifications`;
+    /** The background check would ask only in an hour: whatever settles the refund now is the notification. */
+    const checkLater = (id: string) => db.query(`UPDATE refunds.refunds SET next_check_at = now() + interval '1 hour' WHERE id = $1`, [id]);
+    const { paymentId, reference } = await paidAtLahza('15.00');
+
+    const done = (await refund(paymentId, { amount: '6.00' })).body;
+    expect(done).toMatchObject({ status: 'pending' });
+    await checkLater(done.id);
+    const processed = standIn.refunds.at(-1)!;
+    standIn.processRefunds();
+    // Forged: refused, nothing asked, the refund still pending.
+    expect(await standIn.notifyRefund(notifications, processed.id, 'not-the-key')).toBe(400);
+    expect(await getRefund(done.id)).toMatchObject({ status: 'pending' });
+    expect(await standIn.notifyRefund(notifications, processed.id)).toBe(200);
+    // Settled when the notification is answered: no wait.
+    expect(await getRefund(done.id)).toMatchObject({ status: 'completed', completed_at: expect.any(String) });
+    expect(await getPayment(paymentId)).toMatchObject({ refunded_amount: '6.00', status: 'partially_refunded' });
+
+    const declined = (await refund(paymentId, { amount: '9.00' })).body;
+    await checkLater(declined.id);
+    const failedThere = standIn.failRefund(reference, 'Card closed');
+    expect(await standIn.notifyRefund(notifications, failedThere.id)).toBe(200);
+    expect(await getRefund(declined.id)).toMatchObject({ status: 'failed', failure_reason: 'Card closed' });
+    expect(await getPayment(paymentId)).toMatchObject({ refunded_amount: '6.00' });
+    // A repeated notification changes nothing and sends nothing to the provider.
+    const posts = refundPosts();
+    expect(await standIn.notifyRefund(notifications, failedThere.id)).toBe(200);
+    expect(refundPosts()).toBe(posts);
+    expect((await refundEvents(declined.id, 2)).map((e) => e.type)).toEqual(['refund.created', 'refund.failed']);
+    expect((await refundEvents(done.id, 2)).map((e) => e.type)).toEqual(['refund.created', 'refund.completed']);
+  });
+
   it('the ledger books the completed refunds, never a pending or failed one', async () => {
     const completed = (await db.query<{ id: string }>(`SELECT id FROM refunds.refunds WHERE environment = 'live' AND merchant_id = $1 AND status = 'completed'`, [merchant.merchant_id])).rows.map((r) => r.id);
-    expect(completed).toHaveLength(4);
+    expect(completed).toHaveLength(5);
     const booked = async () => (await live('GET', '/api/v1/balance-transactions?type=refund&limit=100')).body.data.map((t: { source: string }) => t.source).sort();
     await waitFor(async () => (await booked()).length === completed.length, 30_000, 'the ledger to book the completed refunds');
     expect(await booked()).toEqual([...completed].sort());

@@ -155,7 +155,7 @@ describe('provider refunds (lahza)', () => {
     expect(standIn.refunds.filter((r) => r.transaction === reference).map((r) => r.amount)).toEqual([1000, 2000]);
   });
 
-  it('a signed refund notification is a hint: the refund is asked of the provider at once; a forged one does nothing', async () => {
+  it('a signed refund notification is a hint: the refund is asked of the provider at once and answered settled; a forged one does nothing', async () => {
     const { paymentId, reference } = await paidAtLahza();
     const id = newRefundId();
     await refund(paymentId, id, 700);
@@ -166,14 +166,21 @@ describe('provider refunds (lahza)', () => {
     expect(await h.providerPayments.notification('lahza', body, forged)).toEqual({ accepted: false });
     expect((await row(id)).status).toBe('pending');
     const signed = createHmac('sha512', secretKey).update(body).digest('hex');
-    expect(await h.providerPayments.notification('lahza', body, signed)).toEqual({ accepted: true });
+    // The refunds the provider settled are named, for the refunds service to be told at once.
+    const settledOne = [{ refund_id: id, merchant_id: merchant, environment: 'live' }];
+    expect(await h.providerPayments.notification('lahza', body, signed)).toEqual({ accepted: true, refunds: settledOne });
     expect((await row(id)).status).toBe('completed');
+    // Again: nothing pending is left for it, so nothing is named.
+    expect(await h.providerPayments.notification('lahza', body, signed)).toEqual({ accepted: true });
     // One naming only the transaction reaches its pending refunds too.
     const second = newRefundId();
     await refund(paymentId, second, 300);
     standIn.failRefund(reference, 'Card expired');
     const byTransaction = Buffer.from(JSON.stringify({ event: 'refund.failed', data: { transaction: { reference } } }));
-    expect(await h.providerPayments.notification('lahza', byTransaction, createHmac('sha512', secretKey).update(byTransaction).digest('hex'))).toEqual({ accepted: true });
+    expect(await h.providerPayments.notification('lahza', byTransaction, createHmac('sha512', secretKey).update(byTransaction).digest('hex'))).toEqual({
+      accepted: true,
+      refunds: [{ refund_id: second, merchant_id: merchant, environment: 'live' }],
+    });
     expect(await row(second)).toMatchObject({ status: 'failed', failure_reason: 'Card expired' });
   });
 });

@@ -185,7 +185,17 @@ export const SESSIONS_COMMAND_SCHEMAS: Record<SessionsCommandName, { request: ob
         signature: { type: ['string', 'null'], maxLength: 512 },
       },
     },
-    reply: { type: 'object', required: ['accepted'] },
+    reply: {
+      type: 'object',
+      required: ['accepted'],
+      properties: {
+        accepted: { type: 'boolean' },
+        refunds: {
+          type: 'array',
+          items: { type: 'object', required: ['refund_id', 'merchant_id', 'environment'], properties: { ...SCOPE_PROPERTIES, refund_id: REFUND_ID } },
+        },
+      },
+    },
   },
   'payments.refund-at-provider': {
     request: {

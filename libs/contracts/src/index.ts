@@ -113,6 +113,7 @@ export {
   type ListResource,
   type PaymentResource,
   type PaymentStatus,
+  type ProviderRefundSettledCommand,
   type RefundEventData,
   type RefundParams,
   type RefundResource,

@@ -9,6 +9,8 @@ export const REFUNDS_COMMANDS = {
   listRefunds: 'refunds.list',
   getPayment: 'payments.get',
   listPayments: 'payments.list',
+  /** Internal (the gateway, after a provider's signed notification): the provider settled this refund; take its outcome now. */
+  providerRefundSettled: 'refunds.provider-settled',
 } as const;
 
 export type RefundsCommandName = (typeof REFUNDS_COMMANDS)[keyof typeof REFUNDS_COMMANDS];
@@ -45,6 +47,10 @@ export interface GetPaymentCommand extends RefundsScope {
 export interface ListPaymentsCommand extends RefundsScope {
   limit: number;
   starting_after?: string;
+}
+
+export interface ProviderRefundSettledCommand extends RefundsScope {
+  refund_id: string;
 }
 
 export interface ListRefundsCommand extends ListPaymentsCommand {
@@ -100,6 +106,7 @@ export interface RefundsCommandMap {
   'refunds.list': { body: ListRefundsCommand; reply: ListResource<RefundResource> };
   'payments.get': { body: GetPaymentCommand; reply: PaymentResource };
   'payments.list': { body: ListPaymentsCommand; reply: ListResource<PaymentResource> };
+  'refunds.provider-settled': { body: ProviderRefundSettledCommand; reply: RefundResource };
 }
 
 /**

@@ -257,6 +257,11 @@ export interface ProviderNotificationReply {
   accepted: boolean;
   /** The session the notification was about, when it is ours (so a cached read of it can be dropped). */
   session?: { id: string; merchant_id: string; environment: SessionsEnvironment };
+  /**
+   * Refunds whose outcome the provider gave while this notification was handled (completed or failed there): the
+   * refunds service is told at once instead of learning it at its next check.
+   */
+  refunds?: Array<{ refund_id: string; merchant_id: string; environment: SessionsEnvironment }>;
 }
 
 export interface SimulateCryptoTransferCommand extends SessionsScope {

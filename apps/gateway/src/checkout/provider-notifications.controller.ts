@@ -1,7 +1,9 @@
-import { Controller, Headers, HttpCode, Post, Req } from '@nestjs/common';
+import { Controller, Headers, HttpCode, Logger, Post, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
+import { REFUNDS_COMMANDS } from '@payments/contracts';
 import { ApiError, RAW_BODY_PREFIX } from '@payments/platform';
 import type { FastifyRequest } from 'fastify';
+import { RefundsClient } from '../refunds/refunds.client';
 import { SessionsClient } from '../sessions-client/sessions.client';
 
 /**
@@ -12,14 +14,27 @@ import { SessionsClient } from '../sessions-client/sessions.client';
 @ApiExcludeController()
 @Controller(RAW_BODY_PREFIX.slice(1, -1))
 export class ProviderNotificationsController {
-  constructor(private readonly sessions: SessionsClient) {}
+  private readonly logger = new Logger('ProviderNotifications');
+
+  constructor(
+    private readonly sessions: SessionsClient,
+    private readonly refunds: RefundsClient,
+  ) {}
 
   @Post('lahza/notifications')
   @HttpCode(200)
   async lahza(@Headers('x-lahza-signature') signature: string | undefined, @Req() request: FastifyRequest): Promise<{ received: true }> {
     if (!request.rawBody) throw new ApiError('invalid_request', 'A notification is a JSON body (Content-Type: application/json).');
-    const { accepted } = await this.sessions.providerNotification(request.rawBody, signature ?? null, { correlationId: String(request.id) });
+    const { accepted, refunds } = await this.sessions.providerNotification(request.rawBody, signature ?? null, { correlationId: String(request.id) });
     if (!accepted) throw new ApiError('invalid_request', 'The notification signature does not verify.', 'x-lahza-signature');
+    // Refunds the provider settled meanwhile: the refunds service takes their outcome now (its background check
+    // would otherwise learn it only at its next round, minutes away for a refund pending a while).
+    for (const refund of refunds ?? []) {
+      const command = { merchant_id: refund.merchant_id, environment: refund.environment, refund_id: refund.refund_id };
+      await this.refunds.send(REFUNDS_COMMANDS.providerRefundSettled, command, { correlationId: String(request.id) }).catch((error: unknown) => {
+        this.logger.warn({ err: error, refund: refund.refund_id }, 'refunds service not told of a settled provider refund; its background check will learn it');
+      });
+    }
     return { received: true };
   }
 }

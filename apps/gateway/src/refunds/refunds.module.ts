@@ -4,5 +4,5 @@ import { RefundsClient } from './refunds.client';
 import { RefundsController } from './refunds.controller';
 
 /** The payments and refunds routes: authenticated, validated, answered by the refunds service. */
-@Module({ imports: [IdempotencyModule], controllers: [RefundsController], providers: [RefundsClient] })
+@Module({ imports: [IdempotencyModule], controllers: [RefundsController], providers: [RefundsClient], exports: [RefundsClient] })
 export class RefundsModule {}

@@ -27,6 +27,7 @@ export class RefundsController {
       [REFUNDS_COMMANDS.listRefunds]: (body) => refunds.listRefunds(body),
       [REFUNDS_COMMANDS.getPayment]: (body, correlationId) => refunds.getPayment(body, correlationId),
       [REFUNDS_COMMANDS.listPayments]: (body) => refunds.listPayments(body),
+      [REFUNDS_COMMANDS.providerRefundSettled]: (body, correlationId) => refunds.providerRefundSettled(body, correlationId),
     };
   }
 

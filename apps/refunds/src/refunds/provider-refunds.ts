@@ -44,16 +44,27 @@ export class ProviderRefundSettlement {
   /** The background check: pending refunds due, each asked about again (sent again if sessions never had it). */
   async checkDue(limit: number): Promise<number> {
     const due = await this.repository.claimDue(this.dataSource.manager, new Date(), limit);
-    for (const refund of due) {
-      const correlationId = `check_${refund.id}`;
-      try {
-        const known = await this.sessions.providerRefundStatus({ merchant_id: refund.merchantId, environment: refund.environment, refund_id: refund.id }, correlationId);
-        await this.apply(refund, known ?? (await this.sessions.refundAtProvider(commandOf(refund), correlationId)), correlationId);
-      } catch (error) {
-        this.noAnswer(refund, error, 'the provider refund check');
-      }
-    }
+    for (const refund of due) await this.check(refund, `check_${refund.id}`);
     return due.length;
+  }
+
+  /**
+   * The provider settled this refund (its signed notification reached sessions, which asked the provider): its
+   * outcome is taken now rather than at the next background check. Answers the refund as it stands after.
+   */
+  async settled(refund: StoredRefund, correlationId: string): Promise<StoredRefund> {
+    return refund.status === 'pending' ? this.check(refund, correlationId) : refund;
+  }
+
+  /** Asks sessions what became of the pending refund and writes its outcome (sent again if sessions never had it). */
+  private async check(refund: StoredRefund, correlationId: string): Promise<StoredRefund> {
+    try {
+      const known = await this.sessions.providerRefundStatus({ merchant_id: refund.merchantId, environment: refund.environment, refund_id: refund.id }, correlationId);
+      return await this.apply(refund, known ?? (await this.sessions.refundAtProvider(commandOf(refund), correlationId)), correlationId);
+    } catch (error) {
+      this.noAnswer(refund, error, 'the provider refund check');
+      return refund;
+    }
   }
 
   /** Writes the provider's final word once, with its event; a pending answer changes nothing. */

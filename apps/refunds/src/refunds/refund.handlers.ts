@@ -7,6 +7,7 @@ import {
   type ListRefundsCommand,
   type ListResource,
   type PaymentResource,
+  type ProviderRefundSettledCommand,
   type RefundResource,
 } from '@payments/contracts';
 import { newRefundId } from '@payments/ids';
@@ -73,6 +74,14 @@ export class RefundHandlers {
     const refund = await this.repository.findRefund(this.dataSource.manager, scope, command.id);
     if (!refund) throw new ApiError('not_found', 'No such refund.', 'id');
     return refundResource(refund);
+  }
+
+  /** The provider settled a refund (see ProviderRefundSettlement.settled); answers it as it stands after. */
+  async providerRefundSettled(body: unknown, correlationId: string): Promise<RefundResource> {
+    const { scope, command } = parseCommand<ProviderRefundSettledCommand>(REFUNDS_COMMANDS.providerRefundSettled, body);
+    const refund = await this.repository.findRefund(this.dataSource.manager, scope, command.refund_id);
+    if (!refund) throw new ApiError('not_found', 'No such refund.', 'refund_id');
+    return refundResource(await this.providerRefunds.settled(refund, correlationId));
   }
 
   async getPayment(body: unknown, correlationId: string): Promise<PaymentResource> {

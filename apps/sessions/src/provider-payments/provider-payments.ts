@@ -143,8 +143,9 @@ export class ProviderPayments {
     // A refund's notification: the refunds it may be about are asked of the provider again.
     const refund = refundNotificationOf(body);
     if (refund) {
-      await this.refunds.notification(method, signers, refund);
-      return { accepted: true };
+      const settled = await this.refunds.notification(method, signers, refund);
+      if (settled.length === 0) return { accepted: true };
+      return { accepted: true, refunds: settled.map((r) => ({ refund_id: r.refundId, merchant_id: r.merchantId, environment: r.environment })) };
     }
     const reference = referenceOf(body);
     const attempt = reference ? await this.attempts.find(this.dataSource.manager, reference) : null;

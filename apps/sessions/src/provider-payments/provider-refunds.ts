@@ -74,18 +74,22 @@ export class ProviderRefunds {
 
   /**
    * A signed refund notification (`refund.processed`, `refund.failed`, …) is a hint, like a payment's: the refunds it
-   * may be about are asked of the provider again. The refunds service learns the outcome at its next check.
+   * may be about are asked of the provider again. Answers those the provider has settled now (completed or failed
+   * there), for the refunds service to be told at once; the others it learns at its next check.
    */
-  async notification(method: string, signers: readonly Environment[], body: { providerRefundId: string | null; reference: string | null }): Promise<void> {
-    if (body.providerRefundId === null && body.reference === null) return;
+  async notification(method: string, signers: readonly Environment[], body: { providerRefundId: string | null; reference: string | null }): Promise<ProviderRefundRow[]> {
+    if (body.providerRefundId === null && body.reference === null) return [];
     const rows = await this.refunds.findPendingFor(this.dataSource.manager, method, body, NOTIFIED_AT_MOST);
+    const settled: ProviderRefundRow[] = [];
     for (const row of rows.filter((r) => signers.includes(r.environment))) {
       try {
-        await this.check(row);
+        const now = await this.check(row);
+        if (now.status !== 'pending') settled.push(now);
       } catch (error) {
         this.logger.error({ err: error, refund: row.refundId }, 'provider refund check after a notification failed; checked again later');
       }
     }
+    return settled;
   }
 
   /** The refund as the provider has it now; unchanged while the provider cannot say. */
