@@ -1,12 +1,17 @@
 // A merchant's server as the fault suite plays it: every call carries an Idempotency-Key and is retried with the
 // same key on a network error, a 5xx, 429 or "in progress", until it has an answer (bounded). Each create and
 // simulate that succeeds is stamped, so the suite can tell when a fault stopped and when it ended. Every fourth
-// payment is made by the customer at Lahza (the stand-in) through the checkout instead of a simulate.
+// payment is made by the customer at Lahza (the stand-in) through the checkout instead of a simulate, every other
+// one of those in live mode: its refund goes through Lahza (pending until Lahza has processed it), the rest are
+// test payments whose refunds complete at once.
 import { randomUUID } from 'node:crypto';
 import type { LahzaStandIn } from '@payments/testing';
 
+export type Environment = 'test' | 'live';
+
 export interface PaymentOutcome {
   index: number;
+  environment: Environment;
   intentId: string;
   paymentId: string;
   /** The refund made of part of the payment, and its amount. */
@@ -17,8 +22,10 @@ export interface PaymentOutcome {
   succeededAt: number;
   /** Requests that failed and were retried (network, 5xx, 429, in progress). */
   retries: number;
-  /** Paid by the customer at Lahza through the checkout (else by a simulate). */
-  atLahza: boolean;
+  /** Paid by the customer at Lahza through the checkout (else by a simulate): Lahza's transaction reference. */
+  lahzaReference: string | null;
+  /** The refund answered pending (went through Lahza) before it completed. */
+  refundWasPending: boolean;
 }
 
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
@@ -30,38 +37,60 @@ export class MerchantClient {
 
   constructor(
     private readonly gatewayUrl: () => string,
-    private readonly key: string,
-    /** When given, every fourth payment is paid at this Lahza stand-in through the checkout. */
+    private readonly keys: Record<Environment, string>,
+    /** When given, every fourth payment is paid at this Lahza stand-in through the checkout, every eighth in live mode. */
     private readonly lahza?: LahzaStandIn,
   ) {}
 
-  /** One payment: create, simulate succeeded, refund part of it; each retried with its own key until it answers. */
+  /**
+   * One payment: create, simulate succeeded (or pay at Lahza), refund part of it; each retried with its own key until
+   * it answers. A live refund goes through Lahza: pending until Lahza has processed it, then completed.
+   */
   async pay(index: number): Promise<PaymentOutcome> {
     const key = randomUUID();
     let retries = 0;
-    const created = await this.call('POST', '/api/v1/payment-intents', key, { amount: amountOf(index), currency: 'USD', external_ref: `chaos-${index}` }, () => retries++);
+    const onRetry = () => retries++;
+    const atLahza = this.lahza !== undefined && index % 4 === 3;
+    const environment: Environment = atLahza && index % 8 === 7 ? 'live' : 'test';
+    const created = await this.call('POST', '/api/v1/payment-intents', key, { amount: amountOf(index), currency: 'USD', external_ref: `chaos-${index}` }, onRetry, environment);
     const createdAt = Date.now();
     this.createSuccesses.push(createdAt);
     const intentId = String(created.id);
-    const atLahza = this.lahza !== undefined && index % 4 === 3;
-    const paid = atLahza
-      ? await this.payAtLahza(intentId, () => retries++)
-      : await this.call('POST', `/api/v1/payment-intents/${intentId}/simulate`, `simulate-${key}`, { result: 'succeeded' }, () => retries++);
+    const lahzaReference = atLahza ? await this.payAtLahza(intentId, environment, onRetry) : null;
+    const paid = lahzaReference
+      ? await this.settled(`/api/v1/payment-intents/${intentId}`, 'processing', environment, onRetry)
+      : await this.call('POST', `/api/v1/payment-intents/${intentId}/simulate`, `simulate-${key}`, { result: 'succeeded' }, onRetry);
     if (paid.status !== 'succeeded') throw new Error(`payment of ${intentId} answered ${String(paid.status)}`);
     const succeededAt = Date.now();
     const paymentId = String(paid.payment_id);
     const refundAmount = refundOf(index);
-    const refunded = await this.call('POST', `/api/v1/payments/${paymentId}/refunds`, `refund-${key}`, { amount: refundAmount, reason: `chaos-${index}` }, () => retries++);
-    if (refunded.status !== 'completed' || refunded.amount !== refundAmount) throw new Error(`refund of ${paymentId} answered ${JSON.stringify(refunded)}`);
-    return { index, intentId, paymentId, refundId: String(refunded.id), refundAmount, createdAt, succeededAt, retries, atLahza };
+    const asked = await this.call('POST', `/api/v1/payments/${paymentId}/refunds`, `refund-${key}`, { amount: refundAmount, reason: `chaos-${index}` }, onRetry, environment);
+    // Live Lahza refunds answer pending and complete once Lahza has processed them (the suite's Lahza does so within a second).
+    const expected = environment === 'live' ? 'pending' : 'completed';
+    if ((asked.status !== expected && asked.status !== 'completed') || asked.amount !== refundAmount) throw new Error(`refund of ${paymentId} answered ${JSON.stringify(asked)}`);
+    const refunded = asked.status === 'completed' ? asked : await this.settled(`/api/v1/refunds/${String(asked.id)}`, 'pending', environment, onRetry);
+    if (refunded.status !== 'completed') throw new Error(`refund ${String(asked.id)} of ${paymentId} ended ${JSON.stringify(refunded)}`);
+    const refundWasPending = asked.status === 'pending';
+    return { index, environment, intentId, paymentId, refundId: String(refunded.id), refundAmount, createdAt, succeededAt, retries, lahzaReference, refundWasPending };
+  }
+
+  /** Reads the object until it leaves `state` (bounded). */
+  private async settled(path: string, state: string, environment: Environment, onRetry: () => void): Promise<Record<string, unknown>> {
+    const started = Date.now();
+    for (;;) {
+      const object = await this.call('GET', path, undefined, undefined, onRetry, environment);
+      if (object.status !== state) return object;
+      if (Date.now() - started > GIVE_UP_AFTER_MS) throw new Error(`${path} is still ${state} after ${GIVE_UP_AFTER_MS} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
   }
 
   /**
    * The customer's side: the checkout's pay button (until it sends them to Lahza), paying on Lahza's page, and the
    * return to the checkout (until it answers; if the return is lost to a fault, sessions' background check still
-   * settles the attempt). Then the intent as the merchant reads it, once succeeded.
+   * settles the attempt). Answers Lahza's transaction reference.
    */
-  private async payAtLahza(intentId: string, onRetry: () => void): Promise<Record<string, unknown>> {
+  private async payAtLahza(intentId: string, environment: Environment, onRetry: () => void): Promise<string> {
     const started = Date.now();
     const checkout = () => `${this.gatewayUrl()}/checkout/${intentId}`;
     const retryUntil = async (what: string, attempt: () => Promise<string | null>): Promise<string> => {
@@ -78,7 +107,8 @@ export class MerchantClient {
       const res = await fetch(`${checkout()}/pay`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ method: 'lahza', provider: '1', attempt: token }).toString(),
+        // A test session offers Lahza's test page beside the sandboxes (`provider`); a live one only Lahza.
+        body: new URLSearchParams({ method: 'lahza', ...(environment === 'test' ? { provider: '1' } : {}), attempt: token }).toString(),
         redirect: 'manual',
         signal: AbortSignal.timeout(15_000),
       });
@@ -91,29 +121,31 @@ export class MerchantClient {
       const res = await fetch(`${checkout()}/return?reference=${reference}`, { redirect: 'manual', signal: AbortSignal.timeout(15_000) });
       return res.status === 303 && !(res.headers.get('location') ?? '').includes('declined') ? 'back' : null;
     });
-    for (;;) {
-      const intent = await this.call('GET', `/api/v1/payment-intents/${intentId}`, undefined, undefined, onRetry);
-      if (intent.status !== 'processing') return intent;
-      if (Date.now() - started > GIVE_UP_AFTER_MS) throw new Error(`${intentId} paid at Lahza is still processing after ${GIVE_UP_AFTER_MS} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+    return reference;
   }
 
-  async get(intentId: string): Promise<Record<string, unknown>> {
-    return this.call('GET', `/api/v1/payment-intents/${intentId}`, undefined, undefined, () => undefined);
+  async get(intentId: string, environment: Environment): Promise<Record<string, unknown>> {
+    return this.call('GET', `/api/v1/payment-intents/${intentId}`, undefined, undefined, () => undefined, environment);
   }
 
-  /** The available balance in the key's environment, as a MoneyString. */
-  async balance(): Promise<string> {
-    const balance = await this.call('GET', '/api/v1/balance', undefined, undefined, () => undefined);
+  /** The available balance in one environment, as a MoneyString. */
+  async balance(environment: Environment): Promise<string> {
+    const balance = await this.call('GET', '/api/v1/balance', undefined, undefined, () => undefined, environment);
     return (balance.available as Array<{ amount: string }>)[0]!.amount;
   }
 
-  async createEndpoint(url: string): Promise<{ id: string; secret: string }> {
-    return (await this.call('POST', '/api/v1/webhook-endpoints', randomUUID(), { url, events: ['payment_intent.succeeded', 'refund.completed'] }, () => undefined)) as never;
+  async createEndpoint(url: string, environment: Environment): Promise<{ id: string; secret: string }> {
+    return (await this.call('POST', '/api/v1/webhook-endpoints', randomUUID(), { url, events: ['payment_intent.succeeded', 'refund.completed'] }, () => undefined, environment)) as never;
   }
 
-  private async call(method: string, path: string, idempotencyKey: string | undefined, body: unknown, onRetry: () => void): Promise<Record<string, unknown>> {
+  private async call(
+    method: string,
+    path: string,
+    idempotencyKey: string | undefined,
+    body: unknown,
+    onRetry: () => void,
+    environment: Environment = 'test',
+  ): Promise<Record<string, unknown>> {
     const started = Date.now();
     let delay = 100;
     for (;;) {
@@ -123,7 +155,7 @@ export class MerchantClient {
         const res = await fetch(`${this.gatewayUrl()}${path}`, {
           method,
           headers: {
-            authorization: `Bearer ${this.key}`,
+            authorization: `Bearer ${this.keys[environment]}`,
             ...(body === undefined ? {} : { 'content-type': 'application/json' }),
             ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
           },

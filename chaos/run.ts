@@ -1,17 +1,19 @@
-// The fault suite (`npm run chaos`): N test payments made the way a merchant's server makes them (create,
-// simulate or, one in four, the customer pays at Lahza's stand-in through the checkout; refund part of it), while the gateway, sessions, the ledger, refunds and the webhook-dispatcher are each
-// killed with SIGKILL and restarted, the Kafka broker is stopped and started, and PostgreSQL is restarted (an
-// immediate shutdown, like a crash). Asserts that nothing was lost or doubled (payments, refunds, their webhooks,
-// and the ledger: the balance equals the payments' nets less the refunds to the cent, and `ledger check` is clean)
-// and prints, per fault, how long until creates succeed and webhooks flow again. The ledger twice over 1,000
-// payments: `--payments 1000 --faults ledger,ledger`.
+// The fault suite (`npm run chaos`): N payments made the way a merchant's server makes them (create, simulate or,
+// one in four, the customer pays at Lahza's stand-in through the checkout; refund part of it), while the gateway,
+// sessions, the ledger, refunds and the webhook-dispatcher are each killed with SIGKILL and restarted, the Kafka
+// broker is stopped and started, and PostgreSQL is restarted (an immediate shutdown, like a crash). One in eight is
+// a live payment at Lahza, whose refund goes through Lahza (pending until Lahza has processed it, learnt from its
+// notification or the background check). Asserts that nothing was lost or doubled (payments, refunds, their
+// webhooks, Lahza asked once per refund, and the ledger: each environment's balance equals its payments' nets less
+// its refunds to the cent, and `ledger check` is clean) and prints, per fault, how long until creates succeed and
+// webhooks flow again. The ledger twice over 1,000 payments: `--payments 1000 --faults ledger,ledger`.
 // Usage: node -r ./tools/swc-register.js chaos/run.ts [--payments 400] [--rate 6] [--faults gateway,sessions,...]
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { commandUrlSettings, freePort, LahzaStandIn, PrivateKafka, PrivatePostgres, REPO_ROOT, startService, type AppName, type RunningService } from '@payments/testing';
-import { MerchantClient, type PaymentOutcome } from './merchant-client';
+import { MerchantClient, type Environment, type PaymentOutcome } from './merchant-client';
 import { WebhookInbox } from './webhook-inbox';
 
 const FAULTS = ['gateway', 'sessions', 'ledger', 'refunds', 'webhook-dispatcher', 'kafka', 'postgres'] as const;
@@ -85,19 +87,34 @@ async function main(): Promise<number> {
       WEBHOOK_TIMEOUT_MS: '2000',
       WEBHOOK_LEASE_MS: '7000',
       RATE_LIMIT_TEST_PER_SEC: '10000',
-      // Test sessions offer Lahza's test page (here the stand-in) beside the sandboxes.
+      RATE_LIMIT_LIVE_PER_SEC: '10000',
+      // Live sessions pay at Lahza (here the stand-in); test sessions offer its test page beside the sandboxes.
       LAHZA_BASE_URL: lahzaUrl,
       LAHZA_TEST_SECRET_KEY: lahza.secretKey,
+      LAHZA_LIVE_SECRET_KEY: lahza.secretKey,
     };
     for (const app of ['sessions', 'ledger', 'webhook-dispatcher'] as const) services[app] = await startService(app, { ...common, PORT: String(await freePort()) });
     // Refunds asks sessions for payments whose event has not reached it (e.g. while its consumer rejoins).
     services.refunds = await startService('refunds', { ...common, SESSIONS_URL: services.sessions!.commandUrl!, PORT: String(await freePort()) });
     services.gateway = await startService('gateway', { ...common, ...commandUrlSettings(services), PORT: String(await freePort()) });
 
-    const merchant = await admin(postgres.url, 'merchant', 'create', '--name', 'Chaos Shop', '--email', 'chaos@example.com');
-    const client = new MerchantClient(() => services.gateway!.url, merchant.test_key!, lahza);
-    const endpoint = await client.createEndpoint(receiverUrl);
-    inbox.secret = endpoint.secret;
+    const merchant = await admin(postgres.url, 'merchant', 'create', '--name', 'Chaos Shop', '--email', 'chaos@example.com', '--verified');
+    const client = new MerchantClient(() => services.gateway!.url, { test: merchant.test_key!, live: merchant.live_key! }, lahza);
+    for (const environment of ['test', 'live'] as const) inbox.secrets[environment] = (await client.createEndpoint(`${receiverUrl}/${environment}`, environment)).secret;
+
+    // Lahza processes the refunds asked of it within a second, and tells the gateway of every other one (a
+    // notification lost to a fault is left to the refunds service's background check).
+    let notificationsLost = 0;
+    const lahzaSettles = setInterval(() => {
+      const pending = lahza.refunds.filter((r) => r.status === 'pending');
+      lahza.processRefunds();
+      for (const refund of pending.filter((r) => r.id % 2 === 0)) {
+        void lahza.notifyRefund(`${services.gateway!.url}/providers/lahza/notifications`, refund.id).then(
+          (status) => void (status === 200 || notificationsLost++),
+          () => void notificationsLost++,
+        );
+      }
+    }, 1000);
 
     // Payments at an even pace, each on its own, for the whole run.
     const outcomes: PaymentOutcome[] = [];
@@ -140,6 +157,7 @@ async function main(): Promise<number> {
       await sleep(3000);
     }
     await paying;
+    clearInterval(lahzaSettles);
 
     // Every payment's webhook, then what the API and the database say.
     const succeeded = new Set(outcomes.map((o) => o.intentId));
@@ -156,12 +174,19 @@ async function main(): Promise<number> {
     const paymentIds = new Map<string, string>();
     const notSucceeded: string[] = [];
     const reused: string[] = [];
-    let netCents = 0;
-    let refundCents = 0;
+    const netCents: Record<Environment, number> = { test: 0, live: 0 };
+    const refundCentsOf: Record<Environment, number> = { test: 0, live: 0 };
+    // Lahza asked once per live refund, for its amount; never for a test one.
+    const providerRefundsOff: string[] = [];
     for (const outcome of outcomes) {
-      refundCents += centsOf(outcome.refundAmount);
-      const intent = await client.get(outcome.intentId);
-      netCents += centsOf(String(intent.net_amount));
+      refundCentsOf[outcome.environment] += centsOf(outcome.refundAmount);
+      if (outcome.lahzaReference) {
+        const atLahza = lahza.refunds.filter((r) => r.transaction === outcome.lahzaReference).map((r) => `${r.amount} ${r.status}`);
+        const expected = outcome.environment === 'live' ? [`${centsOf(outcome.refundAmount)} processed`] : [];
+        if (JSON.stringify(atLahza) !== JSON.stringify(expected)) providerRefundsOff.push(`${outcome.refundId}: Lahza has [${atLahza.join(', ')}]`);
+      }
+      const intent = await client.get(outcome.intentId, outcome.environment);
+      netCents[outcome.environment] += centsOf(String(intent.net_amount));
       if (intent.status !== 'succeeded') notSucceeded.push(`${outcome.intentId}: ${String(intent.status)}`);
       const paymentId = String(intent.payment_id);
       if (paymentIds.has(paymentId)) reused.push(paymentId);
@@ -181,41 +206,62 @@ async function main(): Promise<number> {
       )
     ).rows[0]!;
     const extraRefunds = stored.refunds - stored.refunded_payments;
+    const refundCents = refundCentsOf.test + refundCentsOf.live;
     const refundSumOff = Number(stored.refund_cents) - refundCents;
     await db.end();
 
-    // The ledger: every payment and refund booked once. Its consumer may still be catching up after the last fault.
-    const expectedBalance = moneyOf(netCents - refundCents);
-    let balance = await client.balance();
-    const balanceUntil = Date.now() + 60_000;
-    while (balance !== expectedBalance && Date.now() < balanceUntil) {
-      await sleep(250);
-      balance = await client.balance();
+    // The ledger: every payment and refund booked once, in its own environment. Its consumer may still be catching
+    // up after the last fault.
+    const balances = { test: '', live: '' };
+    const ledgerOff = { test: 0, live: 0 };
+    for (const environment of ['test', 'live'] as const) {
+      const expected = moneyOf(netCents[environment] - refundCentsOf[environment]);
+      const until = Date.now() + 60_000;
+      while ((balances[environment] = await client.balance(environment)) !== expected && Date.now() < until) await sleep(250);
+      ledgerOff[environment] = centsOf(balances[environment]) - (netCents[environment] - refundCentsOf[environment]);
     }
     const check = await admin(postgres.url, 'ledger', 'check');
-    const ledgerOff = centsOf(balance) - (netCents - refundCents);
+    const offBy = (cents: number) => (cents === 0 ? 'no' : moneyOf(Math.abs(cents)));
 
-    // A refund lost would leave the balance high and the sum short; a refund doubled, the reverse.
-    const lost = failures.length + notSucceeded.length + missingWebhooks.length + missingRefundWebhooks.length + (ledgerOff > 0 ? 1 : 0) + (refundSumOff < 0 ? 1 : 0);
+    // A refund lost would leave the balance high and the sum short; a refund doubled, the reverse. A refund Lahza
+    // was never asked for, or asked twice, shows in providerRefundsOff.
+    const ledgerHigh = Number(ledgerOff.test > 0) + Number(ledgerOff.live > 0);
+    const ledgerLow = Number(ledgerOff.test < 0) + Number(ledgerOff.live < 0);
+    const lost = failures.length + notSucceeded.length + missingWebhooks.length + missingRefundWebhooks.length + ledgerHigh + (refundSumOff < 0 ? 1 : 0);
     const doubled =
-      doubledEvents.length + reused.length + (stored.intents - stored.refs) + Math.max(0, stored.payments - stored.refs) + extraRefunds + (ledgerOff < 0 ? 1 : 0) + (refundSumOff > 0 ? 1 : 0);
+      doubledEvents.length + reused.length + (stored.intents - stored.refs) + Math.max(0, stored.payments - stored.refs) + extraRefunds + ledgerLow + (refundSumOff > 0 ? 1 : 0);
+    const live = outcomes.filter((o) => o.environment === 'live');
     console.log('');
     console.log(`chaos: ${outcomes.length}/${payments} payments succeeded in ${seconds(Date.now() - started)} s; ${outcomes.reduce((n, o) => n + o.retries, 0)} merchant retries`);
-    console.log(`  paid at Lahza (stand-in) through the checkout: ${outcomes.filter((o) => o.atLahza).length}; by simulate: ${outcomes.filter((o) => !o.atLahza).length}`);
+    console.log(
+      `  paid at Lahza (stand-in) through the checkout: ${outcomes.filter((o) => o.lahzaReference).length} (${live.length} live, refunded through Lahza); by simulate: ${outcomes.filter((o) => !o.lahzaReference).length}`,
+    );
     console.log(`  intents stored ${stored.intents} (distinct references ${stored.refs}), payments stored ${stored.payments}`);
     console.log(`  refunds stored ${stored.refunds} over ${stored.refunded_payments} payments, ${moneyOf(Number(stored.refund_cents))} USD (asked ${moneyOf(refundCents)} USD)`);
+    console.log(
+      `  Lahza: ${lahza.refunds.length} refunds asked of it for ${live.length} live refunds (${moneyOf(refundCentsOf.live)} USD; ${live.filter((o) => o.refundWasPending).length} answered pending, then completed), ${providerRefundsOff.length} off; ${notificationsLost} of its notifications lost to faults`,
+    );
     console.log(`  webhooks: ${inbox.arrivals.length} verified arrivals, ${events.size} intents with payment_intent.succeeded, ${refundEvents.size} refunds with refund.completed, ${inbox.rejected} rejected`);
-    console.log(`  ledger: balance ${balance} USD, nets less refunds ${expectedBalance} USD; ledger check ${check.ok ? 'clean' : `BROKEN: ${JSON.stringify(check.findings)}`} (${String(check.postings)} postings)`);
-    console.log(`  lost ${lost} (failed ${failures.length}, not succeeded ${notSucceeded.length}, no webhook ${missingWebhooks.length + missingRefundWebhooks.length}, refunds short ${refundSumOff < 0 ? 'yes' : 'no'}, balance off ${ledgerOff === 0 ? 'no' : moneyOf(Math.abs(ledgerOff))})`);
-    console.log(`  doubled ${doubled} (two event ids for one change ${doubledEvents.length}, payment id reused ${reused.length}, extra intents ${stored.intents - stored.refs}, extra refunds ${extraRefunds})`);
+    for (const environment of ['test', 'live'] as const) {
+      console.log(`  ledger, ${environment}: balance ${balances[environment]} USD, nets less refunds ${moneyOf(netCents[environment] - refundCentsOf[environment])} USD`);
+    }
+    console.log(`  ledger check ${check.ok ? 'clean' : `BROKEN: ${JSON.stringify(check.findings)}`} (${String(check.postings)} postings)`);
+    console.log(
+      `  lost ${lost} (failed ${failures.length}, not succeeded ${notSucceeded.length}, no webhook ${missingWebhooks.length + missingRefundWebhooks.length}, refunds short ${refundSumOff < 0 ? 'yes' : 'no'}, balance off: test ${offBy(ledgerOff.test)}, live ${offBy(ledgerOff.live)})`,
+    );
+    console.log(
+      `  doubled ${doubled} (two event ids for one change ${doubledEvents.length}, payment id reused ${reused.length}, extra intents ${stored.intents - stored.refs}, extra refunds ${extraRefunds})`,
+    );
     console.log('');
     console.log(`  fault                | down → ready | ready → create ok (goal ≤ ${GOAL_CREATE_S} s) | ready → webhook (goal ≤ ${GOAL_WEBHOOK_S} s)`);
     for (const f of figures) {
       const mark = (v: number | null, goal: number) => (v === null ? 'none within 60 s' : `${v.toFixed(1)} s ${v <= goal ? 'met' : 'NOT met'}`);
       console.log(`  ${f.fault.padEnd(20)} | ${f.downS.toFixed(1).padStart(10)} s | ${mark(f.readyToCreateS, GOAL_CREATE_S).padEnd(27)} | ${mark(f.readyToWebhookS, GOAL_WEBHOOK_S)}`);
     }
-    for (const line of [...failures, ...notSucceeded, ...[...missingWebhooks, ...missingRefundWebhooks].map((id) => `no webhook for ${id}`)].slice(0, 10)) console.log(`  ! ${line}`);
-    const ok = lost === 0 && doubled === 0 && outcomes.length === payments && check.ok === true;
+    for (const line of [...failures, ...notSucceeded, ...[...missingWebhooks, ...missingRefundWebhooks].map((id) => `no webhook for ${id}`), ...providerRefundsOff].slice(0, 10)) {
+      console.log(`  ! ${line}`);
+    }
+    const ok = lost === 0 && doubled === 0 && providerRefundsOff.length === 0 && outcomes.length === payments && check.ok === true;
     console.log(`\nchaos: ${ok ? 'passed' : 'FAILED'}: ${lost} lost, ${doubled} doubled`);
     return ok ? 0 : 1;
   } finally {
