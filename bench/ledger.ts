@@ -101,14 +101,19 @@ async function main(): Promise<void> {
       signal: drained.signal,
       request: () => ({ method: 'GET', path: '/api/v1/balance', headers: { authorization: `Bearer ${merchant.test_key}` } }),
     });
+    // The floor beside it: the same gateway's bare /health/live at 100/s, for how long any request waits for a
+    // core on this VM while the drain keeps both busy.
+    const bareResult = openLoop({ origin: gateway.url, rate: 100, seconds: 3600, connections: 4, signal: drained.signal, request: () => ({ method: 'GET', path: '/health/live', headers: {} }) });
     while ((await count()) < backlog) await sleep(100);
     const drainS = (Date.now() - drainStarted) / 1000;
     drained.abort();
     const cpuAfter = cpuSnapshot(pids);
     const during = await readResult;
+    const bareDuring = await bareResult;
     console.log(`  backlog: ${backlog} postings in ${drainS.toFixed(1)} s = ${Math.round(backlog / drainS)} postings/s (from the ledger's start, boot included) — goal ≥ 5,000/s: ${backlog / drainS >= 5000 ? 'met' : 'NOT met'}`);
     console.log(`  CPU per posting while draining, reads included (ms): ${cpuPerRequest(cpuBefore, cpuAfter, backlog)}`);
     console.log(`  balance reads at 500/s meanwhile: p50 ${during.latency.p50} ms  p99 ${during.latency.p99} ms  non2xx ${during.non2xx} — goal p99 ≤ 20 ms: ${during.latency.p99 <= 20 ? 'met' : 'NOT met'}`);
+    console.log(`  bare HTTP meanwhile (gateway /health/live at 100/s): p50 ${bareDuring.latency.p50} ms  p99 ${bareDuring.latency.p99} ms`);
 
     // Lag at an even rate: each event's occurred_at is its send time; the posting's created_at its booking.
     const before = await count();
