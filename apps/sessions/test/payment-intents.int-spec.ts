@@ -172,6 +172,36 @@ describe('payment intents', () => {
     expect(await h.outboxOf(results[0]!.id)).toHaveLength(1);
   });
 
+  it('creates arriving together are written together, and each still succeeds or fails on its own', async () => {
+    // One turn: distinct keys, one key four times, and one key reused for another amount (written in one group;
+    // the group fails on the repeated key and each create is written again alone).
+    const distinct = Array.from({ length: 20 }, (_, i) => intentCommand(merchant, {}, { amount: `${10 + i}.00`, external_ref: `order-${i}` }));
+    const repeated = intentCommand(merchant);
+    const reused = intentCommand(merchant);
+    await h.intents.create(reused, 'req_first');
+    const outcomes = await Promise.allSettled([
+      ...distinct.map((command, i) => h.intents.create(command, `req_d${i}`)),
+      ...Array.from({ length: 4 }, (_, i) => h.intents.create(repeated, `req_r${i}`)),
+      h.intents.create({ ...reused, params: { ...reused.params, amount: '75.00' } }, 'req_reused'),
+    ]);
+    const created = outcomes.slice(0, 20).map((o) => (o.status === 'fulfilled' ? o.value : o.reason));
+    // Each create answers its own intent.
+    expect(created.map((r) => [r.external_ref, r.amount, r.status])).toEqual(distinct.map((c) => [c.params.external_ref, c.params.amount, 'requires_payment_method']));
+    expect(new Set(created.map((r) => r.id)).size).toBe(20);
+    const again = outcomes.slice(20, 24).map((o) => (o.status === 'fulfilled' ? o.value.id : String(o.reason)));
+    expect(new Set(again).size).toBe(1);
+    const last = outcomes[24]!;
+    expect(last.status).toBe('rejected');
+    expect(await codeOf(Promise.reject((last as PromiseRejectedResult).reason))).toBe('idempotency_key_reused');
+    for (const id of [...created.map((r) => r.id), again[0]!]) {
+      expect(await h.count('payment_intents', 'id = $1', [id])).toBe(1);
+      expect(await h.outboxOf(id)).toHaveLength(1);
+    }
+    for (const command of [...distinct, repeated]) {
+      expect(await h.count('idempotency_keys', 'merchant_id = $1 AND key = $2', [merchant, command.idempotency_key])).toBe(1);
+    }
+  });
+
   it('scopes keys to merchant and environment, and refuses a key reused for a different request', async () => {
     const command = intentCommand(merchant);
     const first = await h.intents.create(command, 'r1');

@@ -1,4 +1,5 @@
 import { combineStatements, executePrepared, type SqlStatement } from '@payments/database';
+import { TurnBatcher } from '@payments/messaging';
 import { QueryFailedError, type EntityManager } from 'typeorm';
 import type { ExistingClaim, KeyClaim, SessionStore, SessionWrite, Transaction } from '../command-pipeline/session-store';
 import { ConcurrencyError, isConcurrencyError } from '../event-store/concurrency.error';
@@ -13,6 +14,12 @@ import type { SessionReadModel, SessionRow } from './session-read-model';
  * payment and outbox rows): one round trip, atomic without BEGIN/COMMIT. A create without an allocation is one
  * statement too, with the key's claim; one that allocates (an invoice number) runs in a transaction that claims
  * the key first, so a repeated create never takes a number it will not use.
+ *
+ * Creates that arrive together are written together (group commit): the statements of every create submitted in
+ * one event-loop turn, or while the previous group was being written, go to Postgres as one combined statement —
+ * one round trip, one commit and one WAL flush for the group instead of one each. A statement is atomic, so if any
+ * create of the group fails (its key claimed meanwhile, say), nothing of the group is written and each create is
+ * written again on its own, to succeed or fail by itself.
  */
 export class PostgresSessionStore<S extends SessionRow, E extends { readonly type: string; readonly data: unknown }, R, Allocation = undefined>
   implements SessionStore<S, E, R, Allocation>
@@ -25,6 +32,8 @@ export class PostgresSessionStore<S extends SessionRow, E extends { readonly typ
     /** Allocates, in the creating transaction, what a new session needs from the database (an invoice number). */
     private readonly allocate?: (manager: EntityManager, scope: StreamScope) => Promise<Allocation>,
   ) {}
+
+  private readonly creates = new TurnBatcher<readonly SqlStatement[], { error?: unknown }>((group) => this.writeCreates(group));
 
   loadStream(scope: StreamScope, id: string, within?: Transaction): Promise<StoredEvent<E>[]> {
     return this.db.events.load<E>(managerOf(within) ?? this.db.dataSource.manager, scope, id);
@@ -65,15 +74,11 @@ export class PostgresSessionStore<S extends SessionRow, E extends { readonly typ
   ): Promise<{ created: true; write: SessionWrite<S, E, R> } | { created: false; claim: ExistingClaim }> {
     if (this.allocate) return this.createAllocating(claim, build, expiredBefore, this.allocate);
     const write = build(undefined as Allocation);
-    try {
-      await executePrepared(
-        this.db.dataSource,
-        combineStatements([
-          this.idempotency.claimStatement(claim.scope, claim.key, claim.objectType, claim.objectId, claim.fingerprint),
-          ...this.insert(write),
-        ]),
-      );
-    } catch (error) {
+    const { error } = await this.creates.submit([
+      this.idempotency.claimStatement(claim.scope, claim.key, claim.objectType, claim.objectId, claim.fingerprint),
+      ...this.insert(write),
+    ]);
+    if (error !== undefined) {
       if (!isUniqueViolation(error, IDEMPOTENCY_KEY_CONSTRAINT)) throw conflictOf(error, write);
       const existing = await this.findClaim(claim.scope, claim.key);
       if (existing === null) throw new ConcurrencyError(claim.objectId, 0); // released meanwhile: claim again
@@ -84,6 +89,21 @@ export class PostgresSessionStore<S extends SessionRow, E extends { readonly typ
     }
     await this.db.outbox.committed(this.db.dataSource);
     return { created: true, write };
+  }
+
+  /**
+   * Writes a group of creates (each a list of statements that do not refer to one another) as one statement; if that
+   * fails, each on its own. Answers each create's error, if it had one.
+   */
+  private async writeCreates(group: ReadonlyArray<readonly SqlStatement[]>): Promise<Array<{ error?: unknown }>> {
+    const alone = (statements: readonly SqlStatement[]): Promise<{ error?: unknown }> =>
+      executePrepared(this.db.dataSource, combineStatements(statements)).then(
+        () => ({}),
+        (error: unknown) => ({ error }),
+      );
+    if (group.length === 1) return [await alone(group[0]!)];
+    const together = await alone(group.flat());
+    return together.error === undefined ? group.map(() => ({})) : Promise.all(group.map(alone));
   }
 
   findClaim(scope: StreamScope, key: string): Promise<ExistingClaim | null> {
