@@ -1,13 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { REPO_ROOT, startStack, waitFor, type Stack, type TestMerchant } from '@payments/testing';
+import { REPO_ROOT, startStack, TestWebhookReceiver, waitFor, type Stack, type TestMerchant } from '@payments/testing';
 import { formatMoney, parseMoneyString } from '@payments/money';
-import { verifyWebhook } from '@payments/webhook-receiver';
 
 /** A MoneyString as exact cents. */
 function centsOf(money: string): number {
@@ -28,9 +25,9 @@ describe('hosted checkout in the browser', () => {
   let stack: Stack;
   let merchant: TestMerchant;
   let browser: Browser;
-  let receiver: Server;
-  let secret = '';
-  const verified: Array<{ type: string; objectId: string }> = [];
+  const receiver = new TestWebhookReceiver();
+  /** Verified webhooks as they arrived (a redelivery too). */
+  const verified = receiver.arrivals;
 
   const api = (method: string, path: string, body?: object) =>
     stack.call(method, path, { key: merchant.test_key, body, headers: method === 'POST' ? { 'Idempotency-Key': randomUUID() } : {} });
@@ -66,9 +63,9 @@ describe('hosted checkout in the browser', () => {
     const payments = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM sessions.payments WHERE source_id = $1`, [intentId]);
     await db.end();
     expect(payments.rows[0]!.n).toBe(1);
-    await waitFor(() => verified.some((v) => v.type === 'payment_intent.succeeded' && v.objectId === intentId), 30_000, 'the webhook');
+    await waitFor(() => verified.some((v) => v.webhook.type === 'payment_intent.succeeded' && v.objectId === intentId), 30_000, 'the webhook');
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    expect(verified.filter((v) => v.type === 'payment_intent.succeeded' && v.objectId === intentId)).toHaveLength(1);
+    expect(verified.filter((v) => v.webhook.type === 'payment_intent.succeeded' && v.objectId === intentId)).toHaveLength(1);
   }
 
   /** Clicks a form's button; answers where the checkout sent the customer (the merchant's site is not reachable here). */
@@ -99,30 +96,18 @@ describe('hosted checkout in the browser', () => {
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (npm test installs it)`);
-    receiver = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const result = verifyWebhook(Buffer.concat(chunks), req.headers, { secret });
-        if (result.ok) {
-          const event = result.webhook.event as { data?: { object?: { id?: string }; invoice_id?: string } };
-          verified.push({ type: result.webhook.type, objectId: String(event.data?.object?.id ?? event.data?.invoice_id ?? '') });
-        }
-        res.writeHead(result.ok ? 200 : 400).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const receiverUrl = await receiver.listen();
     stack = await startStack(['sessions', 'ledger', 'webhook-dispatcher', 'gateway'], { WEBHOOK_ALLOW_INSECURE_TARGETS: '1', RATE_LIMIT_TEST_PER_SEC: '10000' });
     merchant = await stack.createMerchant({ verified: true });
-    const endpoint = await api('POST', '/api/v1/webhook-endpoints', { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks` });
-    secret = endpoint.body.secret;
+    const endpoint = await api('POST', '/api/v1/webhook-endpoints', { url: receiverUrl });
+    receiver.secret = endpoint.body.secret;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await new Promise((resolve) => receiver?.close(resolve));
+    await receiver.close();
   });
 
   it('pays a test intent end to end: page → pay → success_url → succeeded → signed webhook → balance grows by the net', async () => {
@@ -143,7 +128,7 @@ describe('hosted checkout in the browser', () => {
     expect(await redirectAfter(page, 'Pay with Togo balance')).toBe(`${SHOP}/done?session_id=${created.id}`);
     const paid = (await api('GET', `/api/v1/payment-intents/${created.id}`)).body;
     expect(paid).toMatchObject({ status: 'succeeded', payment_method: 'togo' });
-    await waitFor(() => verified.some((v) => v.type === 'payment_intent.succeeded' && v.objectId === created.id), 30_000, 'the signed webhook');
+    await waitFor(() => verified.some((v) => v.webhook.type === 'payment_intent.succeeded' && v.objectId === created.id), 30_000, 'the signed webhook');
     const expected = formatMoney(centsOf(before) + centsOf(paid.net_amount));
     await waitFor(async () => (await api('GET', '/api/v1/balance')).body.available[0].amount === expected, 30_000, 'the balance to grow by the net');
     expect(foreign).toEqual([]);
@@ -250,7 +235,7 @@ describe('hosted checkout in the browser', () => {
     await expect(page.getByRole('status').textContent()).resolves.toBe('Received 5.00 USD; 5.00 USD still due.');
     const partly = (await api('GET', `/api/v1/payment-intents/${created.id}`)).body;
     expect(partly).toMatchObject({ status: 'processing', payment_method: 'crypto', crypto: { received_amount: '5.00', remaining_amount: '5.00', address: expect.stringMatching(/^0x[0-9a-f]{40}$/) } });
-    await waitFor(() => verified.some((v) => v.type === 'payment_intent.partially_paid' && v.objectId === created.id), 30_000, 'partially_paid');
+    await waitFor(() => verified.some((v) => v.webhook.type === 'payment_intent.partially_paid' && v.objectId === created.id), 30_000, 'partially_paid');
     // The rest is due: no cancel any more, only the crypto method.
     expect(await page.getByRole('button', { name: 'Cancel payment' }).count()).toBe(0);
     expect(await axeViolations(page)).toEqual([]);

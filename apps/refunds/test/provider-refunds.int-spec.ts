@@ -1,12 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import { SESSIONS_COMMANDS, SESSIONS_SERVICE, type ProviderRefundReply } from '@payments/contracts';
 import { STREAMS, topicName } from '@payments/events';
 import { commandPattern, HttpCommandClient, ServiceClient } from '@payments/platform';
-import { collectMessages, freePort, LahzaStandIn, startStack, waitFor, type Stack, type TestMerchant } from '@payments/testing';
-import { verifyWebhook, type VerifiedWebhook } from '@payments/webhook-receiver';
+import { collectMessages, freePort, LahzaStandIn, startStack, TestWebhookReceiver, waitFor, type Stack, type TestMerchant } from '@payments/testing';
 
 // Refunds of live lahza payments, through the gateway, with every service running and Lahza played by the local
 // stand-in: a refund is pending until the provider says processed (completed) or failed (failed, with its reason,
@@ -19,10 +16,8 @@ describe('refunds of live lahza payments', () => {
   let stack: Stack;
   let merchant: TestMerchant;
   let db: Client;
-  let receiver: Server;
-  let secret = '';
-  const arrivals: Array<{ headers: IncomingHttpHeaders; webhook: VerifiedWebhook }> = [];
-  let rejected = 0;
+  const receiver = new TestWebhookReceiver();
+  const arrivals = receiver.arrivals;
 
   const live = (method: string, path: string, body?: object, key: string = randomUUID()) =>
     stack.call(method, path, { key: merchant.live_key!, body, headers: method === 'POST' ? { 'Idempotency-Key': key } : {} });
@@ -69,17 +64,7 @@ describe('refunds of live lahza payments', () => {
   beforeAll(async () => {
     standIn = new LahzaStandIn({ secretKey: SECRET_KEY });
     const lahzaUrl = await standIn.listen();
-    receiver = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const result = verifyWebhook(Buffer.concat(chunks), req.headers, { secret });
-        if (result.ok) arrivals.push({ headers: req.headers, webhook: result.webhook });
-        else rejected++;
-        res.writeHead(result.ok ? 200 : 400).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const receiverUrl = await receiver.listen();
     const gatewayPort = String(await freePort());
     stack = await startStack(
       ['sessions', 'refunds', 'ledger', 'webhook-dispatcher', 'gateway'],
@@ -95,18 +80,18 @@ describe('refunds of live lahza payments', () => {
     db = new Client({ connectionString: stack.db.url });
     await db.connect();
     const endpoint = await live('POST', '/api/v1/webhook-endpoints', {
-      url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,
+      url: receiverUrl,
       events: ['refund.created', 'refund.completed', 'refund.failed'],
     });
     expect(endpoint.status).toBe(201);
-    secret = endpoint.body.secret;
+    receiver.secret = endpoint.body.secret;
   }, 180_000);
 
   afterAll(async () => {
     await db?.end();
     await stack?.stop();
     await standIn?.close();
-    await new Promise((resolve) => receiver?.close(resolve));
+    await receiver.close();
   });
 
   beforeEach(() => {
@@ -159,7 +144,7 @@ describe('refunds of live lahza payments', () => {
     const arrival = await webhook(made.id, 'refund.failed');
     expect(arrival.headers['x-service-event']).toBe('refund.failed');
     expect(arrival.webhook.event).toMatchObject({ type: 'refund.failed', environment: 'live', data: { object: failed } });
-    expect(rejected).toBe(0);
+    expect(receiver.rejected).toBe(0);
 
     // The whole amount is free again: refunded anew, and processed this time.
     const again = (await refund(paymentId, { amount: '25.00' })).body;

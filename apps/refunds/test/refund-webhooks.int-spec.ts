@@ -1,8 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { startStack, waitFor, type Stack, type TestMerchant } from '@payments/testing';
-import { verifyWebhook, type VerifiedWebhook } from '@payments/webhook-receiver';
+import { startStack, TestWebhookReceiver, waitFor, type Stack, type TestMerchant } from '@payments/testing';
 
 // Merchants learn of refunds by signed webhooks, on the surface of the payment refunded: an intent payment's
 // refund as a WebhookEvent with X-Service-* headers, an invoice payment's in the invoice event's shape with
@@ -10,25 +7,11 @@ import { verifyWebhook, type VerifiedWebhook } from '@payments/webhook-receiver'
 describe('refund webhooks', () => {
   let stack: Stack;
   let merchant: TestMerchant;
-  let receiver: Server;
-  let receiverUrl: string;
-  let secret = '';
-  const arrivals: Array<{ headers: IncomingHttpHeaders; webhook: VerifiedWebhook }> = [];
-  let rejected = 0;
+  const receiver = new TestWebhookReceiver();
+  const arrivals = receiver.arrivals;
 
   beforeAll(async () => {
-    receiver = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const result = verifyWebhook(Buffer.concat(chunks), req.headers, { secret });
-        if (result.ok) arrivals.push({ headers: req.headers, webhook: result.webhook });
-        else rejected++;
-        res.writeHead(result.ok ? 200 : 400).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    const receiverUrl = await receiver.listen();
     stack = await startStack(['sessions', 'refunds', 'webhook-dispatcher', 'gateway'], { WEBHOOK_ALLOW_INSECURE_TARGETS: '1', RATE_LIMIT_TEST_PER_SEC: '10000' });
     merchant = await stack.createMerchant({ verified: true });
     const endpoint = await stack.call('POST', '/api/v1/webhook-endpoints', {
@@ -37,12 +20,12 @@ describe('refund webhooks', () => {
       headers: { 'Idempotency-Key': randomUUID() },
     });
     expect(endpoint.status).toBe(201);
-    secret = endpoint.body.secret;
+    receiver.secret = endpoint.body.secret;
   }, 120_000);
 
   afterAll(async () => {
     await stack?.stop();
-    await new Promise((resolve) => receiver?.close(resolve));
+    await receiver.close();
   });
 
   const post = async (path: string, body: object) => {
@@ -98,6 +81,6 @@ describe('refund webhooks', () => {
         completed_at: refund.completed_at,
       },
     });
-    expect(rejected).toBe(0);
+    expect(receiver.rejected).toBe(0);
   });
 });

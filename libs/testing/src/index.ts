@@ -1,6 +1,6 @@
 // Test helpers over the real infrastructure: databases, Kafka topics, service processes and the whole stack,
-// a Kafka broker and a PostgreSQL cluster of a test's own (to stop and restart), and a DNS server whose answers a
-// test controls.
+// a Kafka broker and a PostgreSQL cluster of a test's own (to stop and restart), a DNS server whose answers a
+// test controls, and a merchant's verifying webhook endpoint.
 export {
   COMMAND_URL_SETTINGS,
   exitOf,
@@ -25,3 +25,4 @@ export { commandUrlSettings, startStack, type ApiResponse, type Stack, type Test
 export { startTestDnsServer, type TestDnsServer, type TestDnsServerOptions } from './dns-server';
 export { HangingUpProxy, PrivateKafka, PrivatePostgres } from './private-infra';
 export { LahzaStandIn, localCertificate, type LahzaStandInOptions, type LocalCertificate, type StandInRefund } from './lahza-standin';
+export { TestWebhookReceiver, type TestWebhookReceiverOptions, type WebhookArrival } from './webhook-receiver';
