@@ -118,7 +118,7 @@ export const REFUNDS_COMMAND_SCHEMAS: Record<RefundsCommandName, { request: obje
   'payments.get': { request: BY_ID, reply: PAYMENT_SCHEMA },
   'payments.list': { request: { type: 'object', required: ['merchant_id', 'environment', 'limit'], properties: LIST_PROPERTIES }, reply: listSchema(PAYMENT_SCHEMA) },
   'refunds.provider-settled': {
-    request: { type: 'object', required: ['merchant_id', 'environment', 'refund_id'], properties: { ...SCOPE_PROPERTIES, refund_id: { type: 'string', minLength: 1, maxLength: 100 } } },
+    request: { type: 'object', required: ['merchant_id', 'environment', 'refund_id'], properties: { ...SCOPE_PROPERTIES, refund_id: REFUND_ID } },
     reply: REFUND_SCHEMA,
   },
 };
