@@ -63,7 +63,12 @@ describe('command transport', () => {
   beforeAll(async () => {
     const proxyPort = await freePort();
     await proxy.listen(proxyPort);
-    stack = await startStack(['sessions', 'gateway'], { REQUEST_TIMEOUT_MS: String(timeoutMs), SESSIONS_URL: `http://127.0.0.1:${proxyPort}` });
+    // Sessions gives up on a row lock after 300 ms (DB_LOCK_TIMEOUT_MS), well inside the gateway's deadline.
+    stack = await startStack(
+      ['sessions', 'gateway'],
+      { REQUEST_TIMEOUT_MS: String(timeoutMs), SESSIONS_URL: `http://127.0.0.1:${proxyPort}` },
+      { sessions: { DB_LOCK_TIMEOUT_MS: '300' } },
+    );
     proxy.target = stack.services.sessions!.commandUrl!;
     merchant = await stack.createMerchant({ testLimit: 10000 });
   }, 120_000);
@@ -162,6 +167,39 @@ describe('command transport', () => {
     expect(await succeededEvents(intent.id)).toBe(1);
     // A different command on the finished intent is refused as before: the dedupe is by command id, not a blanket pass.
     expect((await simulate(intent.id)).status).toBe(409);
+  });
+
+  it('answers 503 when the row stays locked past the lock timeout, leaves nothing waiting, and the retry acts once', async () => {
+    const intent = (await createIntent()).body;
+    const db = await stack.db.dataSource('sessions');
+    const holder = db.createQueryRunner();
+    await holder.connect();
+    const key = uniqueName('simulate');
+    try {
+      await holder.startTransaction();
+      await holder.query('SELECT 1 FROM sessions.payment_intents WHERE id = $1 FOR UPDATE', [intent.id]);
+      const started = Date.now();
+      const locked = await simulate(intent.id, { 'Idempotency-Key': key });
+      expect(locked.status).toBe(503);
+      expect(locked.headers.get('retry-after')).toBe('1');
+      expect(locked.body.error).toMatchObject({ code: 'service_unavailable', message: expect.any(String) });
+      // Answered by sessions giving up on the lock, before the gateway's own deadline would have answered.
+      expect(Date.now() - started).toBeLessThan(timeoutMs);
+      // No statement of sessions is left queued behind the lock.
+      const waiting = await countRows(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+        [],
+      );
+      expect(waiting).toBe(0);
+      expect(await succeededEvents(intent.id)).toBe(0);
+    } finally {
+      await holder.commitTransaction().catch(() => undefined);
+      await holder.release();
+    }
+    const retried = await simulate(intent.id, { 'Idempotency-Key': key });
+    expect(retried.status).toBe(200);
+    expect(retried.body).toMatchObject({ id: intent.id, status: 'succeeded', paid: true });
+    expect(await succeededEvents(intent.id)).toBe(1);
   });
 
   it('answers 503 service_unavailable at once when the owner is down, never a hang', async () => {

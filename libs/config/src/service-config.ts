@@ -25,6 +25,22 @@ export class ServiceConfig {
   @Max(200)
   DB_POOL_SIZE: number = 10;
 
+  /**
+   * How long a statement of the service's pool waits for a row or table lock before it fails (0: no limit). A
+   * stuck lock then costs its callers a retryable 503 (commands) or a retry (events), not every request queued
+   * behind it. Migrations and the admin commands run without it.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(600000)
+  DB_LOCK_TIMEOUT_MS: number = 4000;
+
+  /** How long one statement of the service's pool may run at all (0: no limit); the same failure as above. */
+  @IsInt()
+  @Min(0)
+  @Max(3600000)
+  DB_STATEMENT_TIMEOUT_MS: number = 30000;
+
   @Transform(csv)
   @Matches(/^[A-Za-z0-9.-]+:\d{1,5}$/, { each: true, message: 'KAFKA_BROKERS must be host:port[,host:port...]' })
   KAFKA_BROKERS: string[] = ['127.0.0.1:9092'];

@@ -2,3 +2,4 @@
 export { assertSchemaName, migrationSchema, qualified } from './sql-names';
 export { combineStatements, executePrepared, type SqlStatement } from './sql-statement';
 export { pgClientConfig } from './pg-connection';
+export { isDatabaseTimeout, postgresErrorCode } from './database-errors';

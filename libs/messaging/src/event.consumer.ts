@@ -8,7 +8,7 @@ import { InboxPruner } from './inbox.pruner';
 import { InboxStore } from './inbox.store';
 import { InboxTransactions } from './inbox.transactions';
 import { errorMessage, jsonLogger, type MessagingLogger } from './messaging.logger';
-import { assertSchemaName, qualified } from '@payments/database';
+import { assertSchemaName, isDatabaseTimeout, qualified } from '@payments/database';
 import { backoffDelay, sleep } from './wakeup';
 
 export interface EventConsumerHooks {
@@ -282,10 +282,10 @@ export class EventConsumer {
         outcome = await this.transactions.one(item, attempt);
       } catch (error) {
         this.counters.failedAttempts += 1;
-        // An unreachable database is an outage, not a bad event: keep retrying (at the longest delay)
-        // instead of parking events that would succeed a minute later.
+        // An unreachable database, a lock held too long or an overloaded one is an outage, not a bad event: keep
+        // retrying (at the longest delay) instead of parking events that would succeed a minute later.
         const refused = error instanceof EventRefused;
-        const outage = !refused && attempt >= this.attempts && !(await this.databaseReachable());
+        const outage = !refused && attempt >= this.attempts && (isDatabaseTimeout(error) || !(await this.databaseReachable()));
         if (refused || (attempt >= this.attempts && !outage)) {
           this.logger.error({ ...log, attempt, err: error }, refused ? 'handler refused the event, dead-lettering' : `handler failed ${attempt} times, dead-lettering`);
           await this.deadLetter(item, errorMessage(error), attempt);

@@ -2,7 +2,7 @@ import { deadLetterTopic, type EventEnvelope } from '@payments/events';
 import { createProducer, ensureTopics, EventConsumer, EventRefused, MessagingTables1763769600000, type EventConsumerOptions } from '../src';
 import { collectMessages, groupLag, testKafka, uniqueName, uniqueTopic, waitFor } from '@payments/testing';
 import type { Message, Producer } from 'kafkajs';
-import type { DataSource } from 'typeorm';
+import { DataSource, type DataSourceOptions } from 'typeorm';
 import { Cleanup, connectProducer, createDatabase, CreateEffects1763769700001, recordingLogger, thingHappened } from './support/fixtures';
 
 const KEY = 'thing_poisoned';
@@ -182,5 +182,47 @@ describe('poison messages go to the dead-letter topic and do not block the parti
     expect((await effects()).slice(before.length)).toEqual([2]);
     const [parked] = await collectMessages(deadLetterTopic(topic), 1, 20_000, kafka);
     expect(parked!.headers['dlq-original-offset']).toBe('0');
+  });
+
+  it('keeps retrying an event whose statement gave up on a held lock (lock_timeout), and applies it once the lock goes', async () => {
+    const topic = uniqueTopic('lock_wait');
+    await ensureTopics(kafka, [topic, deadLetterTopic(topic)]);
+    const event = thingHappened(KEY, 1);
+    await producer.send({ topic, acks: -1, messages: [message(event)] });
+    // The services' pools give up on a lock after DB_LOCK_TIMEOUT_MS; here after 100 ms.
+    const limited = await new DataSource({ ...db.options, extra: { max: 4, lock_timeout: 100 } } as DataSourceOptions).initialize();
+    cleanup.add(() => limited.destroy());
+    const before = await effects();
+    const holder = db.createQueryRunner();
+    await holder.connect();
+    cleanup.add(() => holder.release());
+    await holder.startTransaction();
+    await holder.query('LOCK TABLE reader.effects IN EXCLUSIVE MODE');
+
+    const groupId = uniqueName('lock_wait');
+    const logger = recordingLogger();
+    const consumer = new EventConsumer({
+      kafka,
+      groupId,
+      topics: [topic],
+      dataSource: limited,
+      consumerName: 'lock_wait',
+      producer,
+      handler,
+      retry: { attempts: 2, initialMs: 5, maxMs: 200 },
+      logger,
+    });
+    cleanup.add(() => consumer.stop());
+    await consumer.start();
+    // Well past its two attempts, the event is still being retried, not parked.
+    await waitFor(() => consumer.stats().failedAttempts >= 5, 30_000, 'the handler to time out on the lock five times');
+    expect(consumer.stats().deadLettered).toBe(0);
+    await holder.commitTransaction();
+
+    await waitFor(async () => (await groupLag(kafka, groupId, topic)) === 0, 30_000, 'the consumer to apply the event');
+    await consumer.stop();
+    expect(consumer.stats()).toMatchObject({ handled: 1, deadLettered: 0 });
+    expect((await effects()).slice(before.length)).toEqual([1]);
+    expect(logger.entries.filter((e) => e.level === 'error')).toHaveLength(0);
   });
 });

@@ -10,7 +10,7 @@ export { ApiError } from './errors/api-error';
 export { ApiExceptionFilter } from './errors/api-exception.filter';
 
 // Postgres through TypeORM.
-export { DatabaseModule, dataSourceOptions } from './database/database.module';
+export { DatabaseModule, dataSourceOptions, migrationDataSourceOptions } from './database/database.module';
 export { runMigrationsLocked } from './database/run-migrations';
 
 // Kafka hosting: the outbox relay and event consumers as Nest providers with health and shutdown.

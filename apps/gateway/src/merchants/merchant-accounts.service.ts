@@ -1,3 +1,4 @@
+import { postgresErrorCode } from '@payments/database';
 import { Environment, generateApiKey, hashSecret, isEnvironment } from '@payments/ids';
 import type { EntityManager } from 'typeorm';
 import { ApiKeyEntity } from './api-key.entity';
@@ -178,6 +179,5 @@ export class MerchantAccounts {
 }
 
 function isUniqueViolation(error: unknown): boolean {
-  const failure = error as { code?: unknown; driverError?: { code?: unknown } } | undefined;
-  return failure?.code === '23505' || failure?.driverError?.code === '23505';
+  return postgresErrorCode(error) === '23505';
 }

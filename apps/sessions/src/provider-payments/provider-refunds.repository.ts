@@ -1,3 +1,4 @@
+import { postgresErrorCode } from '@payments/database';
 import type { Environment } from '@payments/ids';
 import type { EntityManager } from 'typeorm';
 
@@ -118,7 +119,7 @@ export class ProviderRefundsRepository {
       );
       return rows.length === 1;
     } catch (error) {
-      if (codeOf(error) === UNIQUE_VIOLATION) return false;
+      if (postgresErrorCode(error) === UNIQUE_VIOLATION) return false;
       throw error;
     }
   }
@@ -131,11 +132,6 @@ export class ProviderRefundsRepository {
     );
     return rows.length === 1;
   }
-}
-
-function codeOf(error: unknown): string | undefined {
-  const e = error as { code?: string; driverError?: { code?: string } };
-  return e?.driverError?.code ?? e?.code;
 }
 
 function rowOf(row: Row): ProviderRefundRow {

@@ -21,8 +21,24 @@ export function dataSourceOptions(config: ServiceConfig, options: DatabaseOption
     migrationsRun: false,
     synchronize: false,
     applicationName: `${config.KAFKA_NAMESPACE}:${config.DB_SCHEMA}`,
-    extra: { max: config.DB_POOL_SIZE, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30000 },
+    extra: {
+      max: config.DB_POOL_SIZE,
+      connectionTimeoutMillis: 5000,
+      idleTimeoutMillis: 30000,
+      // Session settings of every pooled connection (pg sends them at connect; 0 leaves the server's default).
+      lock_timeout: config.DB_LOCK_TIMEOUT_MS,
+      statement_timeout: config.DB_STATEMENT_TIMEOUT_MS,
+    },
   };
+}
+
+/**
+ * The same database without the pool's lock and statement limits: a migration may wait for another instance's
+ * (the advisory lock) and run long. Two connections: the lock's, and the one the migrations run on.
+ */
+export function migrationDataSourceOptions(options: DataSourceOptions): DataSourceOptions {
+  const extra = (options.extra ?? {}) as Record<string, unknown>;
+  return { ...options, extra: { ...extra, max: 2, lock_timeout: 0, statement_timeout: 0 } } as DataSourceOptions;
 }
 
 /**
@@ -39,11 +55,15 @@ export class DatabaseModule {
           inject: [ServiceConfig],
           useFactory: (config: ServiceConfig) => dataSourceOptions(config, options),
           dataSourceFactory: async (dsOptions) => {
-            const dataSource = await new DataSource(dsOptions!).initialize();
             const schema = (dsOptions as { schema: string }).schema;
-            const ran = await runMigrationsLocked(dataSource, schema);
-            if (ran.length > 0) new Logger('Database').log({ schema, migrations: ran }, 'migrations applied');
-            return dataSource;
+            const migrator = await new DataSource(migrationDataSourceOptions(dsOptions!)).initialize();
+            try {
+              const ran = await runMigrationsLocked(migrator, schema);
+              if (ran.length > 0) new Logger('Database').log({ schema, migrations: ran }, 'migrations applied');
+            } finally {
+              await migrator.destroy();
+            }
+            return new DataSource(dsOptions!).initialize();
           },
         }),
       ],

@@ -48,6 +48,8 @@ export class ApiError extends Error {
   }
 
   static fromJSON(value: { code: ErrorCode; message: string; param?: string }): ApiError {
-    return new ApiError(value.code in ERROR_STATUS ? value.code : 'internal_error', value.message, value.param);
+    const code = value.code in ERROR_STATUS ? value.code : 'internal_error';
+    // An owner's 503 (busy, a lock held too long) says when to retry, as the gateway's own 503 does.
+    return new ApiError(code, value.message, value.param, code === 'service_unavailable' ? { 'Retry-After': '1' } : undefined);
   }
 }

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { isDatabaseTimeout } from '@payments/database';
 import { ApiError } from '../errors/api-error';
 import type { RpcReply, RpcRequest } from './rpc-message';
 
@@ -25,6 +26,11 @@ export async function serveCommand<TBody, TData>(
   } catch (error) {
     const apiError = error instanceof ApiError ? error : mapError(error);
     if (apiError) return { ok: false, error: apiError.toJSON() };
+    if (isDatabaseTimeout(error)) {
+      // A lock held too long or an overloaded database: nothing was written, the caller's retry is safe.
+      logger.warn({ err: error, correlation_id: request?.correlation_id }, 'command gave up waiting for the database');
+      return { ok: false, error: { code: 'service_unavailable', message: 'The service could not reach the data in time. Retry shortly.' } };
+    }
     logger.error({ err: error, correlation_id: request?.correlation_id }, 'command failed');
     return { ok: false, error: { code: 'internal_error', message: 'An internal error occurred.' } };
   }
