@@ -80,26 +80,60 @@ describe('ledger journal', () => {
     await expect(db.query(sql)).rejects.toThrow(/append-only/);
   });
 
-  /** A test posting written by hand, bypassing the repository, with the given entries: what the database must refuse. */
-  const writeByHand = (id: string, entries: Array<[account: string, cents: number]>) =>
-    db.transaction(async (manager) => {
-      await manager.query(
-        `INSERT INTO ledger.postings (id, kind, merchant_id, environment, source, amount_cents, fee_cents, net_cents, occurred_at)
-         VALUES ($1, 'adjustment', 'acct_x', 'test', 'k', 100, 0, 100, now())`,
-        [id],
-      );
-      for (const [account, cents] of entries) {
-        await manager.query(`INSERT INTO ledger.entries (posting_id, account, environment, amount_cents) VALUES ($1, $2, 'test', $3)`, [id, account, cents]);
-      }
-    });
+  /** A test posting written by hand in one statement, bypassing the repository, with the given entries: what the database must refuse. */
+  const writeByHand = (id: string, entries: Array<[account: string, cents: number]>, entriesOf = id) =>
+    db.query(
+      `WITH posting AS (
+         INSERT INTO ledger.postings (id, kind, merchant_id, environment, source, amount_cents, fee_cents, net_cents, occurred_at)
+         VALUES ($1, 'adjustment', 'acct_x', 'test', $1, 100, 0, 100, now()) RETURNING id)
+       INSERT INTO ledger.entries (posting_id, account, environment, amount_cents)
+       SELECT $2, e.account, 'test', e.cents FROM unnest($3::text[], $4::bigint[]) AS e(account, cents)`,
+      [id, entriesOf, entries.map(([account]) => account), entries.map(([, cents]) => cents)],
+    );
+  const postingCount = async (id: string) => ((await db.query(`SELECT count(*)::int AS n FROM ledger.postings WHERE id = $1`, [id])) as [{ n: number }])[0].n;
 
-  it('refuses, at commit, a posting whose entries do not sum to zero', async () => {
+  it('refuses a posting whose entries do not sum to zero', async () => {
     await expect(writeByHand('txn_unbalanced', [['acct_x:test:available', -100], ['platform:test:adjustments', 99]])).rejects.toThrow(/not balanced/);
-    expect(await db.query(`SELECT count(*)::int AS n FROM ledger.postings WHERE id = 'txn_unbalanced'`)).toEqual([{ n: 0 }]);
+    expect(await postingCount('txn_unbalanced')).toBe(0);
   });
 
-  it('refuses an entry on an account of the other environment', async () => {
+  it('refuses a posting with a single entry, and one with none', async () => {
+    await expect(writeByHand('txn_single', [['acct_x:test:available', 100]])).rejects.toThrow(/not balanced/);
+    await expect(
+      db.query(
+        `INSERT INTO ledger.postings (id, kind, merchant_id, environment, source, amount_cents, fee_cents, net_cents, occurred_at)
+         VALUES ('txn_empty', 'adjustment', 'acct_x', 'test', 'k', 100, 0, 100, now())`,
+      ),
+    ).rejects.toThrow(/not balanced \(no entries/);
+    expect(await postingCount('txn_single')).toBe(0);
+    expect(await postingCount('txn_empty')).toBe(0);
+  });
+
+  it('refuses entries of a posting that does not exist, and entries added later that unbalance a posting', async () => {
+    await expect(writeByHand('txn_orphan_host', [['acct_x:test:available', 100], ['platform:test:adjustments', -100]], 'txn_nowhere')).rejects.toThrow(
+      /no such posting/,
+    );
+    const merchant = newMerchant();
+    await post(payment(merchant, '1004', '5.00', '0.08', '4.92'));
+    const [{ id }] = (await db.query(`SELECT id FROM ledger.postings WHERE merchant_id = $1`, [merchant])) as [{ id: string }];
+    await expect(
+      db.query(`INSERT INTO ledger.entries (posting_id, account, environment, amount_cents) VALUES ($1, $2, 'test', 5)`, [id, `${merchant}:test:fees`]),
+    ).rejects.toThrow(/not balanced/);
+    expect(await db.query(`SELECT count(*)::int AS n FROM ledger.entries WHERE posting_id = $1`, [id])).toEqual([{ n: 3 }]);
+  });
+
+  it('refuses an entry on an account of the other environment, and entries of another environment than their posting', async () => {
     await expect(writeByHand('txn_mixed', [['acct_x:live:available', -100], ['platform:test:adjustments', 100]])).rejects.toThrow(/entries_account_environment/);
+    await expect(
+      db.query(
+        `WITH posting AS (
+           INSERT INTO ledger.postings (id, kind, merchant_id, environment, source, amount_cents, fee_cents, net_cents, occurred_at)
+           VALUES ('txn_crossed', 'adjustment', 'acct_x', 'test', 'k', 100, 0, 100, now()) RETURNING id)
+         INSERT INTO ledger.entries (posting_id, account, environment, amount_cents)
+         VALUES ('txn_crossed', 'acct_x:live:available', 'live', 100), ('txn_crossed', 'platform:live:adjustments', 'live', -100)`,
+      ),
+    ).rejects.toThrow(/2 in another environment/);
+    expect(await postingCount('txn_crossed')).toBe(0);
   });
 
   it('ledger check reports a balance that differs from its entries', async () => {
