@@ -136,6 +136,26 @@ describe('ledger journal', () => {
     expect(await postingCount('txn_crossed')).toBe(0);
   });
 
+  it('ledger check reports an entry without a posting (written past the triggers, as only the schema owner can)', async () => {
+    const merchant = newMerchant();
+    const orphan = [`txn_orphan_${merchant}`, `${merchant}:test:available`];
+    const withTriggersOff = (sql: string) =>
+      db.transaction(async (manager) => {
+        await manager.query('ALTER TABLE ledger.entries DISABLE TRIGGER USER');
+        await manager.query(sql, orphan);
+        await manager.query('ALTER TABLE ledger.entries ENABLE TRIGGER USER');
+      });
+    await withTriggersOff(`INSERT INTO ledger.entries (posting_id, account, environment, amount_cents) VALUES ($1, $2, 'test', 100)`);
+    try {
+      const report = await check(merchant);
+      expect(report.ok).toBe(false);
+      expect(report.findings.map((f) => f.invariant)).toContain('every entry belongs to a posting');
+    } finally {
+      await withTriggersOff('DELETE FROM ledger.entries WHERE posting_id = $1 AND account = $2');
+    }
+    expect((await check(merchant)).ok).toBe(true);
+  });
+
   it('ledger check reports a balance that differs from its entries', async () => {
     const merchant = newMerchant();
     await post(payment(merchant, '1003', '20.00', '0.30', '19.70'));

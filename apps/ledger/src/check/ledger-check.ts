@@ -72,6 +72,13 @@ export async function checkLedger(
             GROUP BY p.id HAVING coalesce(sum(e.amount_cents), 0) <> 0 OR count(e.*) < 2`,
     },
     {
+      // The database's triggers refuse it; the check does not take their word for it.
+      name: 'every entry belongs to a posting',
+      sql: `SELECT e.posting_id, e.account, e.amount_cents::text AS amount_cents
+            FROM ${t('entries')} e LEFT JOIN ${t('postings')} p ON p.id = e.posting_id
+            WHERE p.id IS NULL AND ($1::text IS NULL OR split_part(e.account, ':', 1) = $1)`,
+    },
+    {
       name: 'no entry mixes environments',
       sql: `SELECT e.posting_id, e.account, e.environment AS entry_environment, p.environment AS posting_environment
             FROM ${t('entries')} e JOIN ${t('postings')} p ON p.id = e.posting_id
