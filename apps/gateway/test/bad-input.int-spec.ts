@@ -24,7 +24,7 @@ describe('bad input never produces a 5xx', () => {
     return typeof b.amount === 'string' && MONEY.test(b.amount) && b.currency === 'USD';
   };
 
-  function expectErrorShape(res: { status: number; body: any }, statuses: number[]): void {
+  function expectErrorShape(res: { status: number; body: any; headers?: Headers }, statuses: number[]): void {
     if (!statuses.includes(res.status)) throw new Error(`status ${res.status}: ${JSON.stringify(res.body)}`);
     expect(res.body).toEqual({
       error: expect.objectContaining({ code: expect.any(String), message: expect.any(String), request_id: expect.any(String) }),
@@ -62,7 +62,7 @@ describe('bad input never produces a 5xx', () => {
     );
   });
 
-  it('raw text bodies and odd content types are 400 (forms 415)', async () => {
+  it('raw text bodies and odd content types are 400 (forms too)', async () => {
     const contentType = fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=utf-8');
     await fc.assert(
       fc.asyncProperty(fc.string({ maxLength: 500 }), contentType, async (text, type) => {
@@ -73,7 +73,7 @@ describe('bad input never produces a 5xx', () => {
           parsed = undefined; // not JSON at all: must be 400 too
         }
         if (type.startsWith('application/json') && isValidCreate(parsed)) return;
-        expectErrorShape(await post('/api/v1/invoices', text, { 'content-type': type }), [type === 'application/x-www-form-urlencoded' ? 415 : 400]);
+        expectErrorShape(await post('/api/v1/invoices', text, { 'content-type': type }), [400]);
       }),
       { numRuns: 200 },
     );
@@ -109,11 +109,33 @@ describe('bad input never produces a 5xx', () => {
     }
   });
 
-  it('answers outside the contract, closed: a form body on the JSON API is 415 unsupported_media_type and creates nothing', async () => {
+  it('answers a body it never reads (not JSON, a form, over 64 KiB) and an unknown API path with the key\'s RateLimit headers', async () => {
+    for (const [contentType, body] of [
+      ['application/json', '{"amount": '],
+      ['application/x-www-form-urlencoded', 'amount=10.00&currency=USD'],
+      ['text/plain', 'amount'],
+      ['application/json', JSON.stringify({ amount: '10.00', currency: 'USD', description: 'x'.repeat(70 * 1024) })],
+    ] as const) {
+      const res = await post('/api/v1/payment-intents', body, { 'content-type': contentType });
+      expectErrorShape(res, [400]);
+      expect(res.body.error.code).toBe('invalid_request');
+      expect(res.headers.get('ratelimit-limit')).toBe('100000');
+      expect(Number(res.headers.get('ratelimit-remaining'))).toBeGreaterThan(0);
+    }
+    const unknown = await stack.call('GET', '/api/v1/no-such-resource', { key: merchant.test_key });
+    expectErrorShape(unknown, [404]);
+    expect(unknown.headers.get('ratelimit-limit')).toBe('100000');
+    // No key: a 401 before any body problem, and no bucket to show.
+    const anonymous = await stack.call('POST', '/api/v1/payment-intents', { body: '{"amount": ', headers: { 'content-type': 'application/json', 'idempotency-key': randomUUID() } });
+    expectErrorShape(anonymous, [401]);
+    expect(anonymous.headers.get('ratelimit-limit')).toBeNull();
+  });
+
+  it('a form body on the JSON API is 400 invalid_request (a wrong content type, DESIGN §5) and creates nothing', async () => {
     const key = randomUUID();
     const res = await post('/api/v1/payment-intents', 'amount=10.00&currency=USD', { 'content-type': 'application/x-www-form-urlencoded', 'idempotency-key': key });
-    expectErrorShape(res, [415]);
-    expect(res.body.error.code).toBe('unsupported_media_type');
+    expectErrorShape(res, [400]);
+    expect(res.body.error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/application\/json/) });
     const db = await stack.db.dataSource('sessions');
     expect(await db.query(`SELECT 1 FROM sessions.idempotency_keys WHERE key = $1`, [key])).toEqual([]);
   });

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { startStack, TestWebhookReceiver, waitFor, type Stack, type TestMerchant } from '@payments/testing';
 
-// Merchants learn of refunds by signed webhooks, on the surface of the payment refunded: an intent payment's
-// refund as a WebhookEvent with X-Service-* headers, an invoice payment's in the invoice event's shape with
-// Service-* headers, each verified here with the receiver library merchants use.
+// Merchants learn of refunds by signed webhooks on the payment-intent surface (DESIGN §6), whichever payment was
+// refunded: a WebhookEvent with the refund as data.object and X-Service-* headers, verified here with the receiver
+// library merchants use.
 describe('refund webhooks', () => {
   let stack: Stack;
   let merchant: TestMerchant;
@@ -52,34 +52,24 @@ describe('refund webhooks', () => {
     }
   });
 
-  it("a refund of an invoice payment: the invoice event's frame with the refund's fields, Service-* signature", async () => {
+  it('a refund of an invoice payment: the same WebhookEvent and X-Service-* signature, not the invoice surface', async () => {
     const invoice = await post('/api/v1/invoices', { amount: '50.00', currency: 'USD' });
     const paid = await post(`/api/v1/invoices/${invoice.id}/simulate`, { result: 'paid' });
     const reference = paid.payment?.reference ?? (await stack.call('GET', `/api/v1/invoices/${invoice.id}`, { key: merchant.test_key })).body.payment.reference;
     const refund = await post(`/api/v1/payments/${reference}/refunds`, { reason: 'returned' });
-    expect(refund).toMatchObject({ amount: '50.00', status: 'completed' });
+    expect(refund).toMatchObject({ amount: '50.00', status: 'completed', payment_id: reference });
     const arrival = await arrived(refund.id, 'refund.completed');
-    expect(arrival.webhook.scheme).toBe('invoice');
-    expect(arrival.headers['service-event-id']).toBe(arrival.webhook.id);
-    expect(arrival.headers['x-service-signature']).toBeUndefined();
+    expect(arrival.webhook.scheme).toBe('intent');
+    expect(arrival.headers['x-service-event']).toBe('refund.completed');
+    expect(arrival.headers['x-service-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(arrival.headers['service-signature']).toBeUndefined();
     expect(arrival.webhook.event).toEqual({
       id: arrival.webhook.id,
-      event: 'refund.completed',
-      created_at: expect.any(String),
+      type: 'refund.completed',
+      created: expect.any(Number),
+      environment: 'test',
       sequence: 2,
-      data: {
-        environment: 'test',
-        refund_id: refund.id,
-        invoice_id: invoice.id,
-        payment_reference: reference,
-        status: 'completed',
-        amount: '50.00',
-        currency: 'USD',
-        reason: 'returned',
-        failure_reason: null,
-        created_at: refund.created_at,
-        completed_at: refund.completed_at,
-      },
+      data: { object: refund },
     });
     expect(receiver.rejected).toBe(0);
   });

@@ -156,7 +156,8 @@ declare module 'fastify' {
 /**
  * JSON bodies are parsed as Fastify does (prototype poisoning refused), then refused with a 400 naming the field
  * when something downstream could not take them (jsonBodyProblem). Form bodies are for pages (the hosted
- * checkout), never for the JSON API: there they are 415 unsupported_media_type, not parsed into a command.
+ * checkout), never for the JSON API: there they are 400 invalid_request (DESIGN §5: a wrong content type is a 400), not
+ * parsed into a command.
  */
 function parseBodies(fastify: FastifyInstance): void {
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
@@ -173,7 +174,7 @@ function parseBodies(fastify: FastifyInstance): void {
   });
   fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (request, body, done) => {
     if (request.url.startsWith(API_PREFIX)) {
-      done(new ApiError('unsupported_media_type', 'The API takes JSON bodies: send Content-Type: application/json.'), undefined);
+      done(new ApiError('invalid_request', 'The API takes JSON bodies: send Content-Type: application/json.'), undefined);
       return;
     }
     done(null, Object.fromEntries(new URLSearchParams(String(body))));

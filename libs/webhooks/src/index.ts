@@ -22,7 +22,6 @@ export {
   renderTestWebhook,
   renderWebhook,
   type IntentWebhookBody,
-  type InvoiceRefundWebhookBody,
   type InvoiceWebhookBody,
   type PublicEvent,
   type RenderedWebhook,

@@ -1,4 +1,4 @@
-import type { InvoiceResource, RefundEventData } from '@payments/contracts';
+import type { InvoiceResource } from '@payments/contracts';
 import type { EventEnvelope } from '@payments/events';
 import { schemeOf, TEST_EVENT_TYPE, type WebhookScheme } from './webhook-scheme';
 
@@ -34,28 +34,6 @@ export interface InvoiceWebhookBody {
     currency: string;
     metadata: unknown;
     payment: InvoiceResource['payment'];
-  };
-}
-
-/** Invoice surface webhook event for a refund of an invoice payment: the invoice event's frame, the refund's fields. */
-export interface InvoiceRefundWebhookBody {
-  id: string;
-  event: string;
-  created_at: string;
-  sequence: number;
-  data: {
-    environment: 'live' | 'test';
-    refund_id: string;
-    invoice_id: string;
-    /** The payment's id, as the invoice shows it in `payment.reference`. */
-    payment_reference: string;
-    status: string;
-    amount: string;
-    currency: string;
-    reason: string | null;
-    failure_reason: string | null;
-    created_at: string;
-    completed_at: string | null;
   };
 }
 
@@ -109,33 +87,10 @@ function intentBody(event: PublicEvent): IntentWebhookBody {
   };
 }
 
-function invoiceRefundBody(event: PublicEvent): InvoiceRefundWebhookBody {
-  const { object: refund, payment } = event.data as RefundEventData;
-  return {
-    id: event.id,
-    event: event.type,
-    created_at: event.occurred_at,
-    sequence: event.sequence,
-    data: {
-      environment: refund.environment ?? event.environment,
-      refund_id: refund.id,
-      invoice_id: payment.source,
-      payment_reference: payment.id,
-      status: refund.status,
-      amount: refund.amount,
-      currency: refund.currency,
-      reason: refund.reason,
-      failure_reason: refund.failure_reason,
-      created_at: refund.created_at,
-      completed_at: refund.completed_at,
-    },
-  };
-}
-
 /** The body a merchant receives for a public event, in the scheme of its surface. */
 export function renderWebhook(event: PublicEvent): RenderedWebhook {
   const scheme = schemeOf(event);
-  const body = scheme === 'intent' ? intentBody(event) : event.type.startsWith('refund.') ? invoiceRefundBody(event) : invoiceBody(event);
+  const body = scheme === 'intent' ? intentBody(event) : invoiceBody(event);
   return { scheme, body: JSON.stringify(body) };
 }
 

@@ -1,5 +1,6 @@
-import { Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { Module, OnModuleInit } from '@nestjs/common';
+import { APP_GUARD, HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance } from 'fastify';
 import { GatewayConfig } from '../config';
 import { MerchantsModule } from '../merchants/merchants.module';
 import { MerchantsRepository } from '../merchants/merchants.repository';
@@ -9,7 +10,7 @@ import { ApiKeyAuthenticator } from './api-key.authenticator';
 import { ApiKeyDirectory } from './api-key.directory';
 import { KeyUsageTracker } from './key-usage.tracker';
 
-/** API keys and rate limits on every /api/v1 route (global guard). */
+/** API keys and rate limits on every /api/v1 route (a hook at the start of each request, and a global guard). */
 @Module({
   imports: [MerchantsModule, RateLimitModule],
   providers: [
@@ -24,4 +25,15 @@ import { KeyUsageTracker } from './key-usage.tracker';
   ],
   exports: [ApiAccessGuard, ApiKeyAuthenticator],
 })
-export class ApiAccessModule {}
+export class ApiAccessModule implements OnModuleInit {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly guard: ApiAccessGuard,
+  ) {}
+
+  onModuleInit(): void {
+    // No HTTP adapter in a standalone context (e.g. a script): the guard alone covers routes.
+    const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
+    if (fastify) this.guard.register(fastify);
+  }
+}

@@ -11,7 +11,6 @@ export const ERROR_STATUS = {
   payment_methods_unavailable: 409,
   invalid_state: 409,
   refund_exceeds_payment: 409,
-  unsupported_media_type: 415,
   rate_limited: 429,
   internal_error: 500,
   service_unavailable: 503,
