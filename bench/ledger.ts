@@ -21,6 +21,15 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let serial = 0;
 /** A payment_intent.succeeded as sessions publishes it: 1.5 % of an amount that varies. */
+const VISIBILITY_SAMPLES = 40;
+
+/** A MoneyString as integer cents (exact; a balance may be past the API's amount bounds). */
+function centsOf(money: string): bigint {
+  const [whole, fraction = '00'] = money.replace('-', '').split('.');
+  const cents = BigInt(whole!) * 100n + BigInt(fraction.padEnd(2, '0'));
+  return money.startsWith('-') ? -cents : cents;
+}
+
 function paymentEvent(merchantId: string): { key: string; value: string } {
   serial += 1;
   const amountCents = 1_000 + (serial % 50_000);
@@ -141,6 +150,29 @@ async function main(): Promise<void> {
     console.log(
       `  lag event → posting at ${rate} payments/s for ${seconds} s: p50 ${percentile(lags, 50).toFixed(0)} ms  p99 ${percentile(lags, 99).toFixed(0)} ms  max ${lags.at(-1)?.toFixed(0)} ms — goal p99 ≤ 200 ms: ${percentile(lags, 99) <= 200 ? 'met' : 'NOT met'}`,
     );
+    // A payment's effect on GET /api/v1/balance, as a merchant polling its balance every 20 ms sees it: from the
+    // event's send to the first read showing it (posting lag, the gateway's balance cache and the read together).
+    const reader = merchants[0]!;
+    const readBalance = async () => {
+      const res = await fetch(`${gateway.url}/api/v1/balance`, { headers: { authorization: `Bearer ${merchant.test_key}` } });
+      return centsOf(((await res.json()) as { available: Array<{ amount: string }> }).available[0]!.amount);
+    };
+    const visible: number[] = [];
+    for (let i = 0; i < VISIBILITY_SAMPLES; i += 1) {
+      const start = await readBalance();
+      const event = paymentEvent(reader);
+      const net = centsOf((JSON.parse(event.value) as { data: { payment: { net: string } } }).data.payment.net);
+      const sent = Date.now();
+      await producer.send({ topic, acks: 1, messages: [event] });
+      while ((await readBalance()) < start + net) await sleep(20);
+      visible.push(Date.now() - sent);
+      await sleep(Math.random() * 300);
+    }
+    visible.sort((a, b) => a - b);
+    console.log(
+      `  payment → visible in GET /api/v1/balance (polled every 20 ms, ${VISIBILITY_SAMPLES} payments): p50 ${percentile(visible, 50).toFixed(0)} ms  p99 ${percentile(visible, 99).toFixed(0)} ms — goal p99 ≤ 1,000 ms: ${percentile(visible, 99) <= 1000 ? 'met' : 'NOT met'}`,
+    );
+
     // The journal alone: the payments were written to the topic directly, not made by sessions (which is not run).
     const check = await admin(db.url, 'ledger', 'check', '--journal-only');
     console.log(`  ledger check (journal only): ${check.ok ? 'clean' : 'BROKEN'} (${check.postings} postings)`);

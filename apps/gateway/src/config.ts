@@ -59,6 +59,16 @@ export class GatewayConfig extends WebhookServiceConfig {
   API_KEY_CACHE_MS: number = 500;
 
   /**
+   * How long an instance reuses a merchant's balance read from the ledger before reading it again in the background
+   * (reads meanwhile share it); none is answered older than 750 ms, so a payment shows within a second. 0 turns
+   * it off: every GET /api/v1/balance asks the ledger.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(750)
+  BALANCE_CACHE_MS: number = 250;
+
+  /**
    * How long the gateway's Redis read model keeps a payment intent or invoice nobody changes or reads again
    * (GETs are answered from it; changes invalidate it). 0 turns it off: every GET asks the sessions service.
    */

@@ -114,6 +114,23 @@ describe('ledger service', () => {
     expect((await call('/api/v1/balance', merchant.live_key)).body).toEqual({ object: 'balance', environment: 'live', available: [{ amount: '0.00', currency: 'USD' }] });
   });
 
+  it('balance reads arriving together share one question to the ledger, and a payment still shows', async () => {
+    const reader = await stack.createMerchant({ testLimit: 10000 });
+    const balanceReads = async () => {
+      const text = await (await fetch(`${stack.services.gateway!.opsUrl}/metrics`)).text();
+      const line = text.split('\n').find((l) => /^rpc_round_trip_seconds_count\{[^}]*command="ledger\.balance\.get"/.test(l));
+      return line ? Number(line.split(' ').pop()) : 0;
+    };
+    const before = await balanceReads();
+    const answers = await Promise.all(Array.from({ length: 40 }, () => call('/api/v1/balance', reader.test_key)));
+    expect(answers.map((a) => a.body.available[0].amount)).toEqual(Array(40).fill('0.00'));
+    const asked = (await balanceReads()) - before;
+    expect(asked).toBeGreaterThanOrEqual(1);
+    expect(asked).toBeLessThanOrEqual(2);
+    const paid = await paidIntent('20.00', 'crypto', reader.test_key);
+    await waitFor(async () => (await available(reader.test_key)) === paid.net_amount, 30_000, 'the payment to reach the balance');
+  });
+
   it("books a payment's net to the balance, lists it as a balance transaction, and leaves live untouched", async () => {
     const paid = await paidIntent('200.00');
     await waitFor(async () => (await available()) === paid.net_amount, 30_000, 'the payment to reach the balance');
@@ -253,7 +270,11 @@ describe('ledger service', () => {
   it('books a completed refund once: the balance falls by the refund, the fee stays, ledger check stays clean', async () => {
     const paid = await paidIntent('40.00', 'togo');
     await waitFor(async () => (await call('/api/v1/balance-transactions?limit=100')).body.data.some((t: any) => t.payment_id === paid.payment_id), 30_000, 'the payment');
-    const before = await available();
+    // The balance as the journal has it (the nets of every transaction), not a read of GET /balance, which may be
+    // up to 750 ms older than the list (read-your-writes is not promised).
+    const nets = (await call('/api/v1/balance-transactions?limit=100')).body.data.map((t: any) => Number(t.net.replace('.', '')));
+    const before = (nets.reduce((sum: number, cents: number) => sum + cents, 0) as number).toString().replace(/(\d{2})$/, '.$1');
+    await waitFor(async () => (await available()) === before, 30_000, 'the balance to show the payment');
     const refund = await stack.call('POST', `/api/v1/payments/${paid.payment_id}/refunds`, { key: merchant.test_key, body: { amount: '15.50' }, headers: { 'Idempotency-Key': randomUUID() } });
     expect(refund.status).toBe(201);
     const expected = (Number(before.replace('.', '')) - 1550).toString().replace(/(\d{2})$/, '.$1');

@@ -7,6 +7,7 @@ import type { AuthContext } from '../auth/auth-context';
 import { Caller } from '../command-clients/command-caller.decorator';
 import { ApiErrors } from '../session-routes/api-error.responses';
 import { apiValidationPipe } from '../validation/api-validation.pipe';
+import { BalanceCache } from './balance-cache';
 import { BALANCE_SCHEMA, BALANCE_TRANSACTION_LIST_SCHEMA } from './balance.schemas';
 import { LedgerClient } from './ledger.client';
 import { ListBalanceTransactionsQuery } from './list-balance-transactions.query';
@@ -16,14 +17,17 @@ import { ListBalanceTransactionsQuery } from './list-balance-transactions.query'
 @ApiBearerAuth()
 @Controller('api/v1')
 export class BalanceController {
-  constructor(private readonly ledger: LedgerClient) {}
+  constructor(
+    private readonly ledger: LedgerClient,
+    private readonly balances: BalanceCache,
+  ) {}
 
   @Get('balance')
   @ApiOperation({ operationId: 'getBalance', summary: "The merchant's available balance in the key's environment" })
   @ApiResponse({ status: 200, schema: BALANCE_SCHEMA })
   @ApiErrors(401, 403, 429, 503)
   getBalance(@Auth() auth: AuthContext, @Caller() caller: CommandOptions): Promise<BalanceResource> {
-    return this.ledger.getBalance({ merchant_id: auth.merchantId, environment: auth.environment }, caller);
+    return this.balances.get({ merchant_id: auth.merchantId, environment: auth.environment }, caller);
   }
 
   @Get('balance-transactions')

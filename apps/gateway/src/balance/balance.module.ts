@@ -1,7 +1,19 @@
 import { Module } from '@nestjs/common';
+import { GatewayConfig } from '../config';
+import { BalanceCache } from './balance-cache';
 import { BalanceController } from './balance.controller';
 import { LedgerClient } from './ledger.client';
 
-/** The balance routes: authenticated, validated, read from the ledger service. */
-@Module({ controllers: [BalanceController], providers: [LedgerClient] })
+/** The balance routes: authenticated, validated, read from the ledger service (balances briefly kept, BalanceCache). */
+@Module({
+  controllers: [BalanceController],
+  providers: [
+    LedgerClient,
+    {
+      provide: BalanceCache,
+      inject: [GatewayConfig, LedgerClient],
+      useFactory: (config: GatewayConfig, ledger: LedgerClient) => new BalanceCache(config.BALANCE_CACHE_MS, (scope, caller) => ledger.getBalance(scope, caller)),
+    },
+  ],
+})
 export class BalanceModule {}
