@@ -3,7 +3,7 @@ import type { CommandOptions } from '@payments/platform';
 import { RefreshAheadCache } from '../caching/refresh-ahead-cache';
 
 /**
- * DESIGN: a payment's effect reaches the balance within 1 s (read-your-writes is not promised). No balance is
+ * The balance shows a payment's effect within 1 s at p99 (read-your-writes is not promised). No balance is
  * answered older than this, counted from when its read started; with the ledger's posting lag (p99 tens of ms) the
  * effect shows within the second.
  */
