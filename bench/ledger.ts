@@ -67,7 +67,9 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 async function main(): Promise<void> {
   const db = await createTestDatabase('bench_ledger');
   const namespace = uniqueName('bench');
-  const common = { DATABASE_URL: db.url, KAFKA_NAMESPACE: namespace, LOG_LEVEL: 'warn', RATE_LIMIT_TEST_PER_SEC: '100000' };
+  // Settings under test can be passed through the environment (e.g. BALANCE_CACHE_MS=0: every read asks the ledger).
+  const passThrough = Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(BALANCE_CACHE_MS|DB_POOL|COMMAND_)/.test(k))) as Record<string, string>;
+  const common = { DATABASE_URL: db.url, KAFKA_NAMESPACE: namespace, LOG_LEVEL: 'warn', RATE_LIMIT_TEST_PER_SEC: '100000', ...passThrough };
   const topic = topicName(namespace, STREAMS.sessions);
   const kafka = testKafka();
   const producer = kafka.producer();
