@@ -131,6 +131,31 @@ describe('bad input never produces a 5xx', () => {
     expect(anonymous.headers.get('ratelimit-limit')).toBeNull();
   });
 
+  it('routes that take no body refuse any field sent to them (400 naming it), and take none or {}', async () => {
+    const intent = await stack.call('POST', '/api/v1/payment-intents', {
+      key: merchant.test_key,
+      body: { amount: '10.00', currency: 'USD' },
+      headers: { 'idempotency-key': randomUUID() },
+    });
+    expect(intent.status).toBe(201);
+    const cancel = (body?: unknown) => stack.call('POST', `/api/v1/payment-intents/${intent.body.id}/cancel`, { key: merchant.test_key, body });
+    const refused = await cancel({ reason: 'changed my mind' });
+    expectErrorShape(refused, [400]);
+    expect(refused.body.error).toMatchObject({ code: 'invalid_request', param: 'reason' });
+    expect((await stack.call('GET', `/api/v1/payment-intents/${intent.body.id}`, { key: merchant.test_key })).body.status).toBe('requires_payment_method');
+    expect((await cancel({})).status).toBe(200);
+    const id = `we_${'a'.repeat(24)}`;
+    for (const path of [`/api/v1/webhook-endpoints/${id}/enable`, `/api/v1/webhook-endpoints/${id}/test`, `/api/v1/webhook-endpoints/${id}/deliveries/wd_${'a'.repeat(24)}/resend`]) {
+      const withField = await stack.call('POST', path, { key: merchant.test_key, body: { force: true } });
+      expectErrorShape(withField, [400]);
+      expect(withField.body.error.param).toBe('force');
+      // Without a body the route is reached: this endpoint is not the merchant's.
+      expectErrorShape(await stack.call('POST', path, { key: merchant.test_key }), [404]);
+    }
+    const bare = await stack.call('POST', '/api/v1/payment-intents', { key: merchant.test_key, body: { amount: '10.00', currency: 'USD' }, headers: { 'idempotency-key': randomUUID() } });
+    expect((await stack.call('POST', `/api/v1/payment-intents/${bare.body.id}/cancel`, { key: merchant.test_key })).status).toBe(200);
+  });
+
   it('a form body on the JSON API is 400 invalid_request (a wrong content type, DESIGN §5) and creates nothing', async () => {
     const key = randomUUID();
     const res = await post('/api/v1/payment-intents', 'amount=10.00&currency=USD', { 'content-type': 'application/x-www-form-urlencoded', 'idempotency-key': key });

@@ -11,7 +11,7 @@ describe('an endpoint the dispatcher disabled', () => {
   let merchant: TestMerchant;
   let receiver: Server;
   let receiverUrl: string;
-  let answer = 410;
+  let answer = 200;
   const received: Array<{ type: string; status: number }> = [];
 
   const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
@@ -43,7 +43,7 @@ describe('an endpoint the dispatcher disabled', () => {
     expect(created.body).toMatchObject({ status: 'enabled', disabled_reason: null, disabled_at: null });
     const id = created.body.id as string;
 
-    // The dispatcher knows the endpoint once a test event reaches it (a test event's 410 disables nothing).
+    // The dispatcher knows the endpoint once a test event reaches it.
     await waitFor(
       async () => {
         await call('POST', `/api/v1/webhook-endpoints/${id}/test`);
@@ -56,6 +56,7 @@ describe('an endpoint the dispatcher disabled', () => {
     );
     expect((await call('GET', `/api/v1/webhook-endpoints/${id}`)).body.status).toBe('enabled');
 
+    answer = 410;
     const intent = await call('POST', '/api/v1/payment-intents', { amount: '10.00', currency: 'USD' }, { 'idempotency-key': randomUUID() });
     expect(intent.status).toBe(201);
     let shown: Record<string, unknown> = {};
@@ -80,5 +81,28 @@ describe('an endpoint the dispatcher disabled', () => {
     expect(enabled.body).toMatchObject({ status: 'enabled', disabled_reason: null, disabled_at: null });
     await waitFor(() => received.some((r) => r.type === 'payment_intent.created' && r.status === 200), 30_000, 'the missed event delivered');
     expect((await call('GET', `/api/v1/webhook-endpoints/${id}`)).body).toMatchObject({ status: 'enabled', disabled_reason: null });
+  });
+
+  it('a test event answered 410 disables the endpoint at once too (the receiver says it is gone)', async () => {
+    answer = 200;
+    const created = await call('POST', '/api/v1/webhook-endpoints', { url: `${receiverUrl}/second`, events: ['payment_intent.created'] });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    answer = 410;
+    let shown: Record<string, unknown> = {};
+    await waitFor(
+      async () => {
+        const sent = await call('POST', `/api/v1/webhook-endpoints/${id}/test`);
+        if (sent.status >= 300) return false;
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        shown = (await call('GET', `/api/v1/webhook-endpoints/${id}`)).body;
+        return shown.status === 'disabled';
+      },
+      30_000,
+      'the endpoint disabled by the test event\'s 410',
+      200,
+    );
+    expect(shown).toMatchObject({ status: 'disabled', disabled_reason: 'gone', disabled_at: expect.any(String) });
+    answer = 200;
   });
 });

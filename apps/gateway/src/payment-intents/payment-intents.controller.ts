@@ -8,6 +8,7 @@ import { PAYMENT_INTENT_RESPONSE } from '../session-routes/response-schemas';
 import { createCommand, CreatedBy, objectCommand, SessionResource, SessionRoute, simulateCommand, type Creator } from '../session-routes/session-routes';
 import { SessionsClient } from '../sessions-client/sessions.client';
 import { apiValidationPipe } from '../validation/api-validation.pipe';
+import { NoBody, NoBodyFields } from '../validation/no-body';
 import { CreatePaymentIntentDto } from './create-payment-intent.dto';
 import { SimulatePaymentIntentDto } from './simulate-payment-intent.dto';
 
@@ -48,7 +49,7 @@ export class PaymentIntentsController {
 
   @Post(':id/cancel')
   @SessionRoute({ operationId: 'cancelPaymentIntent', summary: 'Cancel a payment intent that is not paid', status: 200, ...ANSWER, errors: [401, 403, 404, 409, 429, 503] })
-  cancel(@Auth() auth: AuthContext, @Param('id') id: string, @Caller() caller: CommandOptions): Promise<PaymentIntentResource> {
+  cancel(@Auth() auth: AuthContext, @Param('id') id: string, @NoBodyFields() _body: NoBody, @Caller() caller: CommandOptions): Promise<PaymentIntentResource> {
     return this.sessions.cancelPaymentIntent(objectCommand(auth, 'payment_intent', id), caller);
   }
 }

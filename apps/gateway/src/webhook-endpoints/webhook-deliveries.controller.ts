@@ -7,6 +7,7 @@ import { Caller } from '../command-clients/command-caller.decorator';
 import type { AuthContext } from '../auth/auth-context';
 import { ApiErrors } from '../session-routes/api-error.responses';
 import { apiValidationPipe } from '../validation/api-validation.pipe';
+import { NoBody, NoBodyFields } from '../validation/no-body';
 import { requireEndpointId, scopeOf } from './endpoint-scope';
 import { DELIVERY_ID, ListDeliveriesQuery } from './list-deliveries.query';
 import { OptionalIdempotencyInterceptor } from './optional-idempotency.interceptor';
@@ -60,6 +61,7 @@ export class WebhookDeliveriesController {
     @Auth() auth: AuthContext,
     @Param('id') id: string,
     @Param('delivery_id') deliveryId: string,
+    @NoBodyFields() _body: NoBody,
     @Caller() caller: CommandOptions,
   ): Promise<DeliveryView> {
     if (!DELIVERY_ID.test(deliveryId)) throw new ApiError('not_found', `No webhook delivery ${deliveryId.slice(0, 80)}.`, 'delivery_id');
@@ -94,7 +96,7 @@ export class WebhookDeliveriesController {
   @ApiHeader(OPTIONAL_IDEMPOTENCY_KEY)
   @ApiResponse({ status: 200, schema: WEBHOOK_DELIVERY_SCHEMA })
   @ApiErrors(401, 403, 404, 409, 429, 503)
-  async test(@Auth() auth: AuthContext, @Param('id') id: string, @Caller() caller: CommandOptions): Promise<DeliveryView> {
+  async test(@Auth() auth: AuthContext, @Param('id') id: string, @NoBodyFields() _body: NoBody, @Caller() caller: CommandOptions): Promise<DeliveryView> {
     const scope = await this.ownEndpoint(auth, id);
     return this.webhooks.sendTestEvent(scope, caller);
   }

@@ -8,7 +8,8 @@ import { ApiErrors } from '../session-routes/api-error.responses';
 import { apiValidationPipe } from '../validation/api-validation.pipe';
 import { CreateWebhookEndpointDto } from './create-webhook-endpoint.dto';
 import { requireEndpointId, scopeOf } from './endpoint-scope';
-import { OptionalBodyPipe } from './optional-body.pipe';
+import { NoBody, NoBodyFields } from '../validation/no-body';
+import { OptionalBodyPipe } from '../validation/optional-body.pipe';
 import { OptionalIdempotencyInterceptor } from './optional-idempotency.interceptor';
 import { RollWebhookSecretDto } from './roll-webhook-secret.dto';
 import type { WebhookEndpointResource, WebhookEndpointWithSecret } from './webhook-endpoint.model';
@@ -119,7 +120,7 @@ export class WebhookEndpointsController {
   @ApiHeader(OPTIONAL_IDEMPOTENCY_KEY)
   @ApiResponse({ status: 200, schema: WEBHOOK_ENDPOINT_SCHEMA })
   @ApiErrors(401, 403, 404, 409, 429)
-  enable(@Auth() auth: AuthContext, @Param('id') id: string, @Req() request: FastifyRequest): Promise<WebhookEndpointResource> {
+  enable(@Auth() auth: AuthContext, @Param('id') id: string, @NoBodyFields() _body: NoBody, @Req() request: FastifyRequest): Promise<WebhookEndpointResource> {
     return this.endpoints.enable(scopeOf(auth), requireEndpointId(id), String(request.id), request.idempotencyKey);
   }
 }

@@ -86,17 +86,18 @@ export class DeliveryRunner {
   }
 
   /**
-   * A failed attempt, in one transaction with what it does to the endpoint: a 410 disables it at once, otherwise
-   * the failing streak goes on, and one longer than WEBHOOK_DISABLE_AFTER_MS disables it too.
+   * A failed attempt, in one transaction with what it does to the endpoint: a 410 disables it at once (a test
+   * event's too: the receiver says the endpoint is gone), otherwise the failing streak goes on (test events aside),
+   * and one longer than WEBHOOK_DISABLE_AFTER_MS disables it too.
    */
   private recordFailure(claimed: ClaimedDelivery, record: AttemptRecord, step: NextStep): Promise<boolean> {
     const endpointId = claimed.endpoint.id;
     return this.db.dataSource.transaction(async (manager) => {
       const kept = await this.deliveries.recordAttempt(manager, claimed, record);
-      if (!kept || claimed.kind === 'test') return kept;
+      if (!kept) return kept;
       if (step.action === 'endpoint_gone') {
         await this.disable(manager, endpointId, 'gone', record.attemptedAt, { status_code: 410, delivery_id: claimed.id });
-      } else {
+      } else if (claimed.kind !== 'test') {
         const failingSince = await this.endpoints.markFailing(manager, endpointId, record.attemptedAt);
         if (failingTooLong(failingSince, new Date(), this.settings.disableAfterMs)) {
           await this.disable(manager, endpointId, 'failing', failingSince!, { failing_since: failingSince!.toISOString() });
