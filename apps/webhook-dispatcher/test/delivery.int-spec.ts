@@ -225,6 +225,11 @@ describe('webhook delivery', () => {
     expect(view.attempts[0]!.response_excerpt).toContain('handler_failed');
     expect(view.attempts[1]!.response_excerpt).toBe('{"received":true}');
     for (const attempt of view.attempts) expect(attempt.latency_ms).toEqual(expect.any(Number));
+    // Each attempt shows when its failure scheduled the next one (DESIGN §6); the success scheduled none.
+    const scheduled = Date.parse(view.attempts[0]!.next_attempt_at!);
+    expect(scheduled).toBeGreaterThan(Date.parse(view.attempts[0]!.attempted_at));
+    expect(scheduled).toBeLessThanOrEqual(Date.parse(view.attempts[1]!.attempted_at) + 1000);
+    expect(view.attempts[1]!.next_attempt_at).toBeNull();
   });
 
   it('a Kafka re-delivery of an event makes one delivery, not two', async () => {

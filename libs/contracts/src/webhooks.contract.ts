@@ -66,6 +66,8 @@ export interface DeliveryAttemptView {
   /** First 1 KiB of the answer, or the network error. */
   response_excerpt: string | null;
   error: string | null;
+  /** When this attempt's failure scheduled the next one; null after a success or the last attempt. */
+  next_attempt_at: string | null;
 }
 
 export interface DeliveryView {

@@ -78,13 +78,14 @@ export const WEBHOOK_DELIVERY_SCHEMA: SchemaObject = {
       type: 'array',
       items: {
         type: 'object',
-        required: ['attempted_at', 'status_code', 'latency_ms', 'response_excerpt', 'error'],
+        required: ['attempted_at', 'status_code', 'latency_ms', 'response_excerpt', 'error', 'next_attempt_at'],
         properties: {
           attempted_at: dateTime,
           status_code: orNull({ type: 'integer' }),
           latency_ms: orNull({ type: 'integer' }),
           response_excerpt: orNull({ type: 'string', description: 'first 1 KiB of the answer' }),
           error: orNull({ type: 'string', description: 'network error, when there was no answer' }),
+          next_attempt_at: orNull({ ...dateTime, description: 'when this failure scheduled the next attempt; null after a success or the last attempt' }),
         },
       },
     },

@@ -41,6 +41,7 @@ interface AttemptRow {
   latency_ms: number | null;
   response_excerpt: string | null;
   error: string | null;
+  next_attempt_at: Date | null;
 }
 
 const invalid = (message: string, param: string) => new ApiError('invalid_request', message, param);
@@ -220,7 +221,7 @@ export class DeliveriesService {
   private async views(manager: EntityManager, rows: DeliveryRow[]): Promise<DeliveryView[]> {
     if (rows.length === 0) return [];
     const attempts = (await manager.query(
-      `SELECT delivery_id, attempted_at, status_code, latency_ms, response_excerpt, error
+      `SELECT delivery_id, attempted_at, status_code, latency_ms, response_excerpt, error, next_attempt_at
        FROM ${this.db.table('attempts')} WHERE delivery_id = ANY($1::text[]) ORDER BY id`,
       [rows.map((row) => row.id)],
     )) as AttemptRow[];
@@ -233,6 +234,7 @@ export class DeliveriesService {
         latency_ms: attempt.latency_ms,
         response_excerpt: attempt.response_excerpt,
         error: attempt.error,
+        next_attempt_at: attempt.next_attempt_at?.toISOString() ?? null,
       });
       byDelivery.set(attempt.delivery_id, list);
     }
