@@ -113,7 +113,7 @@ describe('admin CLI', () => {
     expect((await fetch(`${api.url}/api/v1/whoami`, { headers: bearer(key.key as string) })).status).toBe(401);
   });
 
-  it('sets per-merchant rate limits and payment methods', async () => {
+  it('sets per-merchant rate limits, fee rates and payment methods', async () => {
     const { merchant_id: id } = await adminJson('merchant', 'create', '--name', 'Tuned', '--email', 'tuned@example.com');
     expect(await adminJson('merchant', 'limits', '--id', id as string, '--live', '500', '--test', '5')).toEqual({
       merchant_id: id,
@@ -134,6 +134,18 @@ describe('admin CLI', () => {
     const bad = await admin('merchant', 'methods', '--id', id as string, '--methods', 'togo,paypal');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/paypal/);
+
+    expect(await adminJson('merchant', 'fees', '--id', id as string, '--lahza', '120', '--togo', '0')).toEqual({
+      merchant_id: id,
+      fee_overrides: { lahza: 120, togo: 0 },
+      fee_schedule_bps: { togo: 0, wallet: 50, crypto: 150, lahza: 120 },
+    });
+    expect(await adminJson('merchant', 'fees', '--id', id as string, '--togo', 'default')).toMatchObject({ fee_overrides: { lahza: 120 } });
+    expect(await merchantRow(id as string)).toMatchObject({ fee_overrides: { lahza: 120 } });
+    for (const args of [['--lahza', '10001'], ['--lahza', '-5'], ['--lahza', '1.5'], []]) {
+      expect((await admin('merchant', 'fees', '--id', id as string, ...args)).code).toBe(1);
+    }
+    expect(await adminJson('merchant', 'fees', '--id', id as string, '--lahza', 'default')).toMatchObject({ fee_overrides: null });
 
     const shown = await adminJson('merchant', 'show', '--id', id as string);
     expect(shown).toMatchObject({ merchant_id: id, enabled_methods: ['togo', 'crypto'], keys: [expect.objectContaining({ environment: 'test' })] });

@@ -131,6 +131,17 @@ describe('ledger service', () => {
     await waitFor(async () => (await available(reader.test_key)) === paid.net_amount, 30_000, 'the payment to reach the balance');
   });
 
+  it("a merchant's own fee rate (admin merchant fees) is what its payments are charged and what the ledger books", async () => {
+    const own = await stack.createMerchant({ testLimit: 10000 });
+    const set = await stack.admin('merchant', 'fees', '--id', own.merchant_id, '--crypto', '120');
+    expect(set.fee_overrides).toEqual({ crypto: 120 });
+    const paid = await paidIntent('100.00', 'crypto', own.test_key);
+    expect(paid).toMatchObject({ fee: '1.20', net_amount: '98.80' });
+    await waitFor(async () => (await available(own.test_key)) === '98.80', 30_000, 'the payment to reach the balance');
+    const [booked] = (await call('/api/v1/balance-transactions', own.test_key)).body.data;
+    expect(booked).toMatchObject({ type: 'payment', amount: '100.00', fee: '1.20', net: '98.80' });
+  });
+
   it("books a payment's net to the balance, lists it as a balance transaction, and leaves live untouched", async () => {
     const paid = await paidIntent('200.00');
     await waitFor(async () => (await available()) === paid.net_amount, 30_000, 'the payment to reach the balance');

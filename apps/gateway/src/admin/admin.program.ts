@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { FEE_METHODS, feeSchedule, type FeeMethod } from '@payments/money';
 import type { MerchantAccounts } from '../merchants/merchant-accounts.service';
 import { PAYMENT_METHODS } from '../merchants/payment-methods';
 import { CommandOutput, keyJson, limitText, merchantJson } from './admin-output';
@@ -62,6 +63,21 @@ export function adminProgram(run: Runner): Command {
         };
       }, o.json),
     );
+
+  const fees = withJson(merchant.command('fees').description('set a merchant\'s fee rates in basis points per method ("default" = the standard schedule)'))
+    .requiredOption('--id <merchant_id>', 'merchant id (acct_...)');
+  for (const method of FEE_METHODS) fees.option(`--${method} <bps>`, `${method} rate: basis points (150 = 1.5 %) or "default"`, parseBps);
+  fees.action((o: { id: string; json: boolean } & Partial<Record<FeeMethod, Bps>>) =>
+    run(async (accounts) => {
+      const change = Object.fromEntries(FEE_METHODS.filter((m) => o[m] !== undefined).map((m) => [m, o[m] === 'default' ? null : o[m]]));
+      const m = await accounts.setFeeOverrides(o.id, change);
+      const schedule = feeSchedule(m.feeOverrides ?? {});
+      return {
+        json: { merchant_id: m.id, fee_overrides: m.feeOverrides, fee_schedule_bps: schedule },
+        lines: [`Merchant ${m.id} fees: ${FEE_METHODS.map((method) => `${method} ${schedule[method]} bps${m.feeOverrides?.[method] !== undefined ? ' (own)' : ''}`).join(', ')}.`],
+      };
+    }, o.json),
+  );
 
   withJson(merchant.command('methods').description('set the payment methods a merchant may offer'))
     .requiredOption('--id <merchant_id>', 'merchant id (acct_...)')
@@ -140,6 +156,14 @@ function withJson(command: Command): Command {
 }
 
 // commander turns a parsed null into `true`, so "default" stays a word until the action.
+type Bps = number | 'default';
+
+function parseBps(value: string): Bps {
+  if (value === 'default') return value;
+  if (!/^\d{1,5}$/.test(value)) throw new InvalidArgumentError('a whole number of basis points (150 = 1.5 %), or "default"');
+  return Number(value);
+}
+
 type Limit = number | 'default';
 
 function parseLimit(value: string): Limit {

@@ -1,4 +1,5 @@
 import { postgresErrorCode } from '@payments/database';
+import { FEE_METHODS, isFeeMethod, type FeeMethod } from '@payments/money';
 import { Environment, generateApiKey, hashSecret, isEnvironment } from '@payments/ids';
 import type { EntityManager } from 'typeorm';
 import { ApiKeyEntity } from './api-key.entity';
@@ -24,6 +25,9 @@ export interface CreatedMerchant {
 }
 
 /** Limit per second, or null for the operator's default; undefined leaves the current value. */
+/** 100 %: a rate above it would charge more than the payment. */
+const MAX_FEE_BPS = 10_000;
+
 export interface RateLimitChange {
   live?: number | null;
   test?: number | null;
@@ -101,6 +105,28 @@ export class MerchantAccounts {
     if (change.live !== undefined) changes.rateLimitLivePerSec = change.live;
     if (change.test !== undefined) changes.rateLimitTestPerSec = change.test;
     if (!(await this.repository.updateMerchant(id, changes))) throw new MerchantAccountError('not_found', `no merchant ${id}`);
+    return this.getMerchant(id);
+  }
+
+  /**
+   * A merchant's own fee rates in basis points, per method, over the default schedule; null for a method puts it
+   * back on the default. Applies to sessions created from now on (a session keeps the terms it was created with).
+   */
+  async setFeeOverrides(id: string, change: Partial<Record<FeeMethod, number | null>>): Promise<MerchantEntity> {
+    if (Object.keys(change).length === 0) throw new MerchantAccountError('invalid', `give a rate for at least one of ${FEE_METHODS.join(', ')}`);
+    for (const [method, rate] of Object.entries(change)) {
+      if (!isFeeMethod(method)) throw new MerchantAccountError('invalid', `unknown fee method ${method}; use ${FEE_METHODS.join(', ')}`);
+      if (rate !== null && rate !== undefined && (!Number.isInteger(rate) || rate < 0 || rate > MAX_FEE_BPS)) {
+        throw new MerchantAccountError('invalid', `${method} fee must be a whole number of basis points from 0 to ${MAX_FEE_BPS}, or "default"`);
+      }
+    }
+    const merchant = await this.getMerchant(id);
+    const overrides: Partial<Record<FeeMethod, number>> = { ...(merchant.feeOverrides ?? {}) };
+    for (const [method, rate] of Object.entries(change) as Array<[FeeMethod, number | null | undefined]>) {
+      if (rate === null) delete overrides[method];
+      else if (rate !== undefined) overrides[method] = rate;
+    }
+    await this.repository.updateMerchant(id, { feeOverrides: Object.keys(overrides).length > 0 ? overrides : null });
     return this.getMerchant(id);
   }
 

@@ -1,3 +1,4 @@
+import type { FeeMethod } from '@payments/money';
 import { DataSource, EntityManager, IsNull, Repository } from 'typeorm';
 import { ApiKeyEntity } from './api-key.entity';
 import { MerchantEntity } from './merchant.entity';
@@ -44,6 +45,7 @@ export class MerchantsRepository {
       enabledMethods: PaymentMethod[];
       rateLimitLivePerSec: number | null;
       rateLimitTestPerSec: number | null;
+      feeOverrides: Partial<Record<FeeMethod, number>> | null;
     }>,
     manager?: EntityManager,
   ): Promise<boolean> {
