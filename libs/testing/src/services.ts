@@ -105,15 +105,31 @@ export async function exitOf(service: RunningService, timeoutMs = 20000): Promis
  * A port nothing listens on right now, below the kernel's ephemeral range (32768 and up here): the OS hands out
  * ports from that range for every outgoing connection too (Kafka, Postgres, HTTP clients of parallel tests), so a
  * port picked there could be taken by one before the service binds it (EADDRINUSE, seen in CI). Random in
- * 20000..32767, checked by binding it.
+ * 20000..32767, checked by binding it. Between the check and the service's own bind the port is free for anyone,
+ * so no port is handed out twice by one process, and each jest worker picks from its own slice of the range (two
+ * services started together once drew the same port, EADDRINUSE again).
  */
 export async function freePort(): Promise<number> {
-  for (let tries = 0; tries < 50; tries++) {
-    const port = 20000 + Math.floor(Math.random() * 12768);
-    if (await canListen(port)) return port;
+  const worker = Number(process.env.JEST_WORKER_ID);
+  const slices = Number.isInteger(worker) && worker > 0 ? PORT_SLICES : 1;
+  const size = Math.floor(PORT_SPAN / slices);
+  const base = PORT_BASE + (slices === 1 ? 0 : ((worker - 1) % slices) * size);
+  for (let tries = 0; tries < 100; tries++) {
+    const port = base + Math.floor(Math.random() * size);
+    if (handedOut.has(port)) continue;
+    if (await canListen(port)) {
+      handedOut.add(port);
+      return port;
+    }
   }
-  throw new Error('no free port found in 20000..32767');
+  throw new Error(`no free port found in ${base}..${base + size - 1}`);
 }
+
+const PORT_BASE = 20000;
+const PORT_SPAN = 12768;
+/** Jest runs a few workers at most on this machine's two cores; each gets its own part of the range. */
+const PORT_SLICES = 4;
+const handedOut = new Set<number>();
 
 function canListen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
