@@ -1,5 +1,5 @@
 import { postgresErrorCode } from '@payments/database';
-import { FEE_METHODS, isFeeMethod, type FeeMethod } from '@payments/money';
+import { FEE_METHODS, feeSchedule, type FeeMethod } from '@payments/money';
 import { Environment, generateApiKey, hashSecret, isEnvironment } from '@payments/ids';
 import type { EntityManager } from 'typeorm';
 import { ApiKeyEntity } from './api-key.entity';
@@ -25,9 +25,6 @@ export interface CreatedMerchant {
 }
 
 /** Limit per second, or null for the operator's default; undefined leaves the current value. */
-/** 100 %: a rate above it would charge more than the payment. */
-const MAX_FEE_BPS = 10_000;
-
 export interface RateLimitChange {
   live?: number | null;
   test?: number | null;
@@ -114,17 +111,18 @@ export class MerchantAccounts {
    */
   async setFeeOverrides(id: string, change: Partial<Record<FeeMethod, number | null>>): Promise<MerchantEntity> {
     if (Object.keys(change).length === 0) throw new MerchantAccountError('invalid', `give a rate for at least one of ${FEE_METHODS.join(', ')}`);
-    for (const [method, rate] of Object.entries(change)) {
-      if (!isFeeMethod(method)) throw new MerchantAccountError('invalid', `unknown fee method ${method}; use ${FEE_METHODS.join(', ')}`);
-      if (rate !== null && rate !== undefined && (!Number.isInteger(rate) || rate < 0 || rate > MAX_FEE_BPS)) {
-        throw new MerchantAccountError('invalid', `${method} fee must be a whole number of basis points from 0 to ${MAX_FEE_BPS}, or "default"`);
-      }
-    }
     const merchant = await this.getMerchant(id);
-    const overrides: Partial<Record<FeeMethod, number>> = { ...(merchant.feeOverrides ?? {}) };
-    for (const [method, rate] of Object.entries(change) as Array<[FeeMethod, number | null | undefined]>) {
+    const overrides: Record<string, number> = { ...(merchant.feeOverrides ?? {}) };
+    for (const [method, rate] of Object.entries(change)) {
       if (rate === null) delete overrides[method];
       else if (rate !== undefined) overrides[method] = rate;
+    }
+    try {
+      // The fee policy's own checks: known methods, whole basis points from 0 to 100 %.
+      feeSchedule(overrides);
+    } catch (error) {
+      if (error instanceof RangeError) throw new MerchantAccountError('invalid', error.message);
+      throw error;
     }
     await this.repository.updateMerchant(id, { feeOverrides: Object.keys(overrides).length > 0 ? overrides : null });
     return this.getMerchant(id);

@@ -1,6 +1,6 @@
-import { combineStatements, executePrepared, type SqlStatement } from '@payments/database';
+import { combineStatements, executePrepared, postgresErrorCode, type SqlStatement } from '@payments/database';
 import { TurnBatcher } from '@payments/messaging';
-import { QueryFailedError, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { ExistingClaim, KeyClaim, SessionStore, SessionWrite, Transaction } from '../command-pipeline/session-store';
 import { ConcurrencyError, isConcurrencyError } from '../event-store/concurrency.error';
 import { isStreamVersionClash, isUniqueViolation, type StoredEvent, type StreamScope } from '../event-store/event-store';
@@ -148,7 +148,7 @@ function managerOf(within: Transaction | undefined): EntityManager | undefined {
 /** A lost race (stale version, deadlock) as the pipeline's ConcurrencyError; anything else as it is. */
 function conflictOf(error: unknown, change: { id: string; expectedVersion: number }): unknown {
   if (isConcurrencyError(error)) return error;
-  const deadlock = error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '40P01';
+  const deadlock = postgresErrorCode(error) === '40P01';
   return isStreamVersionClash(error) || deadlock ? new ConcurrencyError(change.id, change.expectedVersion) : error;
 }
 
