@@ -12,4 +12,4 @@ export class LedgerConfig extends ServiceConfig {
   REFUNDS_DB_SCHEMA: string = 'refunds';
 }
 
-export const LEDGER_DEFAULTS = { PORT: '3002', OPS_PORT: '9002', COMMAND_PORT: '4002', DB_SCHEMA: 'ledger' };
+export const LEDGER_DEFAULTS = { PORT: '3002', OPS_PORT: '9002', COMMAND_PORT: '4002', DB_SCHEMA: 'ledger', PROCESS_NICE: '10' };

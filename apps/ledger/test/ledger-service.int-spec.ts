@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { execFile } from 'node:child_process';
+import { getPriority } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { deadLetterTopic, STREAMS, topicName } from '@payments/events';
@@ -105,6 +106,12 @@ describe('ledger service', () => {
     expect(doc).toMatchObject({ asyncapi: '3.0.0', channels: { 'ledger.events': { address: `${stack.namespace}.ledger.events.v1` } } });
     expect(Object.keys(doc.channels['ledger.events'].messages)).toEqual(['ledger.posting.created']);
     expect((await stack.call('GET', '/asyncapi.json')).status).toBe(404);
+  });
+
+  it('runs below the request path\'s CPU priority (PROCESS_NICE 10 by default), the gateway at the normal one', () => {
+    // (Relative to the test runner's own priority, which the services inherit.)
+    expect(getPriority(stack.services.ledger!.process.pid!)).toBe(Math.max(10, getPriority()));
+    expect(getPriority(stack.services.gateway!.process.pid!)).toBe(getPriority());
   });
 
   it('a new merchant has a balance of 0.00 in each environment', async () => {

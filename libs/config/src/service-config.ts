@@ -83,6 +83,16 @@ export class ServiceConfig {
   @Max(600000)
   SHUTDOWN_TIMEOUT_MS: number = 15000;
 
+  /**
+   * CPU priority the process lowers itself to at start (nice, 0-19; never raised). A service whose work is
+   * catching up on events (the ledger) yields the cores to the request path when both share a host; with a core
+   * of its own (a Kubernetes pod's CPU request) it changes nothing.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(19)
+  PROCESS_NICE: number = 0;
+
   @IsString()
   INSTANCE_ID: string = `${process.pid}`;
 }

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { MicroserviceOptions } from '@nestjs/microservices';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
+import { getPriority, setPriority } from 'node:os';
 import { ConfigError, loadConfig, ServiceConfig } from '@payments/config';
 import { buildAsyncApiDocument } from '@payments/events';
 import { Logger } from 'nestjs-pino';
@@ -81,6 +82,7 @@ export async function bootstrapService<C extends ServiceConfig>(definition: Serv
   // maxParamLength: an over-long path id reaches the route (and its Error-shaped 404) instead of Fastify's own 414.
   const adapter = new FastifyAdapter({ genReqId: requestIdFor, bodyLimit: MAX_BODY_BYTES, trustProxy: true, maxParamLength: MAX_PATH_PARAM_LENGTH });
   const logger = pino(logOptions(definition.service, config.LOG_LEVEL));
+  lowerCpuPriority(config.PROCESS_NICE, logger);
   // Bodies are parsed by parseBodies (bodyParser off: Nest would also accept forms on every route).
   const app = await NestFactory.create<NestFastifyApplication>(rootModule(definition, config, logger), adapter, {
     bufferLogs: true,
@@ -112,6 +114,15 @@ export async function bootstrapService<C extends ServiceConfig>(definition: Serv
   await app.listen(config.PORT, '0.0.0.0');
   await operations.listen(config.OPS_PORT);
   return app;
+}
+
+/** PROCESS_NICE: lowered only (raising needs privileges a service should not have); a refusal is logged, not fatal. */
+function lowerCpuPriority(nice: number, logger: Pick<PinoInstance, 'warn'>): void {
+  try {
+    if (nice > getPriority()) setPriority(nice);
+  } catch (error) {
+    logger.warn({ err: error, nice }, 'could not lower the CPU priority (PROCESS_NICE)');
+  }
 }
 
 /**
