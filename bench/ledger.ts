@@ -103,7 +103,8 @@ async function main(): Promise<void> {
     closers.push(() => pool.end());
     const count = async () => Number((await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger.postings`)).rows[0]!.n);
     // Progress from the ledger's own counter (its process was started for the drain): a count(*) of the journal
-    // every 100 ms would be a scan of up to 100,000 rows on the cores being measured. The journal is counted once at the end.
+    // every 100 ms would be a scan of up to 100,000 rows on the cores being measured. The counter moves just before
+    // each transaction commits, so the journal is counted after it (once, unless the last commit is still on its way).
     const posted = async () => {
       const text = await fetch(`${ledger.opsUrl}/metrics`).then((res) => res.text(), () => '');
       return [...text.matchAll(/^ledger_postings_total\{[^}]*\} (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
