@@ -1,6 +1,6 @@
 // The command transport candidates side by side, on this machine: the same @MessagePattern handler served by
-// Nest's TCP transport and by the project's HTTP transport (node:http + undici), called through ClientProxy.send
-// with a small JSON body. Prints calls/s, p50/p99 and the CPU per call of client and server; asserts nothing.
+// Nest's TCP transport and by the project's framed transport (CommandServer/CommandClient), called through
+// ClientProxy.send with a small JSON body. Prints calls/s, p50/p99 and the CPU per call of client and server; asserts nothing.
 // Usage: node -r ./tools/swc-register.js bench/transport.ts [--calls 20000] [--concurrency 32]
 import 'reflect-metadata';
 import { Controller, Module } from '@nestjs/common';
@@ -9,7 +9,7 @@ import { ClientProxy, ClientTCP, MessagePattern, Payload, Transport } from '@nes
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { firstValueFrom } from 'rxjs';
-import { HttpCommandClient, HttpCommandServer } from '@payments/platform';
+import { CommandClient, CommandServer } from '@payments/platform';
 import { freePort } from '@payments/testing';
 
 const arg = (name: string, fallback: number) => {
@@ -33,7 +33,7 @@ class EchoModule {}
 
 /** Child process: serves the echo handler on the given transport and port. */
 async function serve(kind: string, port: number): Promise<void> {
-  const strategy = kind === 'http' ? { strategy: new HttpCommandServer({ port, host: '127.0.0.1' }) } : { transport: Transport.TCP, options: { host: '127.0.0.1', port } };
+  const strategy = kind === 'framed' ? { strategy: new CommandServer({ port, host: '127.0.0.1' }) } : { transport: Transport.TCP, options: { host: '127.0.0.1', port } };
   const app = await NestFactory.createMicroservice(EchoModule, { ...strategy, logger: false } as never);
   await app.listen();
   process.send?.('ready');
@@ -49,12 +49,12 @@ async function measure(kind: string): Promise<void> {
   const child = fork(__filename, ['--serve', kind, String(port)], { execArgv: process.execArgv });
   await new Promise<void>((resolve) => child.once('message', () => resolve()));
   const client: ClientProxy =
-    kind === 'http'
-      ? new HttpCommandClient({ upstreams: { sessions: [`http://127.0.0.1:${port}`] }, connections: concurrency })
+    kind === 'framed'
+      ? new CommandClient({ upstreams: { sessions: [`tcp://127.0.0.1:${port}`] } })
       : (new ClientTCP({ host: '127.0.0.1', port }) as unknown as ClientProxy);
   await client.connect();
   const packet = (i: number) =>
-    kind === 'http' ? { command_id: String(i), deadline: Date.now() + 5000, correlation_id: 'bench', body, retryable: true } : body;
+    kind === 'framed' ? { command_id: String(i), deadline: Date.now() + 5000, correlation_id: 'bench', body, retryable: true } : body;
   const call = (i: number) => firstValueFrom(client.send('sessions.echo', packet(i)));
   for (let i = 0; i < 2000; i++) await call(i); // warm-up
   const latencies: number[] = [];
@@ -79,7 +79,7 @@ async function measure(kind: string): Promise<void> {
   latencies.sort((a, b) => a - b);
   const p = (q: number) => latencies[Math.floor(q * (latencies.length - 1))]!.toFixed(2);
   console.log(
-    `${kind.padEnd(5)} ${Math.round(calls / elapsed)} calls/s  p50 ${p(0.5)} ms  p99 ${p(0.99)} ms  CPU per call: client ${clientMs.toFixed(3)} ms, server ${serverMs.toFixed(3)} ms, total ${(clientMs + serverMs).toFixed(3)} ms`,
+    `${kind.padEnd(6)} ${Math.round(calls / elapsed)} calls/s  p50 ${p(0.5)} ms  p99 ${p(0.99)} ms  CPU per call: client ${clientMs.toFixed(3)} ms, server ${serverMs.toFixed(3)} ms, total ${(clientMs + serverMs).toFixed(3)} ms`,
   );
   await client.close();
   child.kill();
@@ -91,6 +91,6 @@ if (process.argv[2] === '--serve') {
   void (async () => {
     console.log(`bench transport: ${calls} calls, ${concurrency} in flight, ${new Date().toISOString()}`);
     // Alternating, twice each: VMs of this kind drift during a run.
-    for (const kind of ['tcp', 'http', 'tcp', 'http']) await measure(kind);
+    for (const kind of ['tcp', 'framed', 'tcp', 'framed']) await measure(kind);
   })();
 }

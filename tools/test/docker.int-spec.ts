@@ -59,7 +59,7 @@ describe('docker-compose.yml', () => {
     for (const [setting, owner] of owners) {
       const port = compose.services[owner]!.environment?.COMMAND_PORT;
       expect(port).toMatch(/^\d+$/);
-      expect(gateway[setting]).toBe(`http://${owner}:${port}`);
+      expect(gateway[setting]).toBe(`tcp://${owner}:${port}`);
     }
   });
 });

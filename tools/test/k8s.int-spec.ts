@@ -207,7 +207,7 @@ describe.each(['k8s/base', 'k8s/overlays/dev', 'k8s/overlays/production'])('comm
     expect(service?.spec?.ports?.[0]).toMatchObject({ port: commandPort, targetPort: 'commands' });
     const gateway = deployment(docs, 'gateway').pod.containers[0];
     const gatewayEnv = Object.fromEntries((gateway.env ?? []).map((e) => [e.name, e.value]));
-    expect(gatewayEnv[setting]).toBe(`http://${name}-commands:${commandPort}`);
+    expect(gatewayEnv[setting]).toBe(`tcp://${name}-commands:${commandPort}`);
   });
 
   it('keeps command ports off the gateway\'s public Service', () => {

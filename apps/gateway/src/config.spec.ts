@@ -4,14 +4,20 @@ import { GATEWAY_DEFAULTS, GatewayConfig } from './config';
 describe('the gateway\'s command settings', () => {
   it('point at the development ports by default and take a comma-separated list of instances', () => {
     const defaults = loadConfig(GatewayConfig, {}, GATEWAY_DEFAULTS);
-    expect(defaults.SESSIONS_URL).toEqual(['http://127.0.0.1:4001']);
-    expect(defaults.WEBHOOKS_URL).toEqual(['http://127.0.0.1:4004']);
-    const two = loadConfig(GatewayConfig, { SESSIONS_URL: 'http://sessions-0:4001, http://sessions-1:4001' }, GATEWAY_DEFAULTS);
-    expect(two.SESSIONS_URL).toEqual(['http://sessions-0:4001', 'http://sessions-1:4001']);
+    expect(defaults.SESSIONS_URL).toEqual(['tcp://127.0.0.1:4001']);
+    expect(defaults.WEBHOOKS_URL).toEqual(['tcp://127.0.0.1:4004']);
+    const two = loadConfig(GatewayConfig, { SESSIONS_URL: 'tcp://sessions-0:4001, tcp://sessions-1:4001' }, GATEWAY_DEFAULTS);
+    expect(two.SESSIONS_URL).toEqual(['tcp://sessions-0:4001', 'tcp://sessions-1:4001']);
   });
 
-  it('refuses a value that is not a list of http(s) URLs, naming the variable', () => {
+  it('still takes http:// addresses written for the earlier HTTP command transport', () => {
+    const legacy = loadConfig(GatewayConfig, { SESSIONS_URL: 'http://sessions-commands:4001' }, GATEWAY_DEFAULTS);
+    expect(legacy.SESSIONS_URL).toEqual(['http://sessions-commands:4001']);
+  });
+
+  it('refuses a value that is not a list of tcp:// addresses with a port, naming the variable', () => {
     expect(() => loadConfig(GatewayConfig, { SESSIONS_URL: 'sessions:4001' }, GATEWAY_DEFAULTS)).toThrow(ConfigError);
     expect(() => loadConfig(GatewayConfig, { LEDGER_URL: 'ftp://ledger:4002' }, GATEWAY_DEFAULTS)).toThrow(/LEDGER_URL/);
+    expect(() => loadConfig(GatewayConfig, { REFUNDS_URL: 'tcp://refunds' }, GATEWAY_DEFAULTS)).toThrow(/REFUNDS_URL/);
   });
 });

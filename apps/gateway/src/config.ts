@@ -12,25 +12,25 @@ export class GatewayConfig extends WebhookServiceConfig {
 
   /**
    * Where each owning service takes commands: its instances' internal command ports, comma-separated
-   * (`http://sessions-0:4001,http://sessions-1:4001`). Commands go round-robin; a dead instance is passed over.
+   * (`tcp://sessions-0:4001,tcp://sessions-1:4001`). Commands go round-robin; a dead instance is passed over.
    */
   @CommandUrls()
-  SESSIONS_URL: string[] = ['http://127.0.0.1:4001'];
+  SESSIONS_URL: string[] = ['tcp://127.0.0.1:4001'];
 
   @CommandUrls()
-  LEDGER_URL: string[] = ['http://127.0.0.1:4002'];
+  LEDGER_URL: string[] = ['tcp://127.0.0.1:4002'];
 
   @CommandUrls()
-  REFUNDS_URL: string[] = ['http://127.0.0.1:4003'];
+  REFUNDS_URL: string[] = ['tcp://127.0.0.1:4003'];
 
   @CommandUrls()
-  WEBHOOKS_URL: string[] = ['http://127.0.0.1:4004'];
+  WEBHOOKS_URL: string[] = ['tcp://127.0.0.1:4004'];
 
-  /** Keep-alive connections the gateway holds to each instance of a service. */
+  /** Connections the gateway holds to each instance of a service; each carries any number of commands at once. */
   @IsInt()
   @Min(1)
-  @Max(1024)
-  COMMAND_CONNECTIONS: number = 32;
+  @Max(64)
+  COMMAND_CONNECTIONS: number = 1;
 
   /** Base of checkout_url and links in docs. */
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })

@@ -1,23 +1,24 @@
-import { COMMAND_HEADERS } from '@payments/platform';
+import { encodeFrame, FrameDecoder, type CommandFrame } from '@payments/platform';
 import { freePort, startStack, uniqueName, type Stack, type TestMerchant } from '@payments/testing';
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 
 /** What the proxy does with the n-th command (1-based) after sessions has acted on it. */
 type AnswerFate = 'deliver' | 'drop' | 'hold';
 
 /**
- * Stands between the gateway and sessions' command port: forwards every command and, as told, loses its answer
- * after sessions acted on it (closes the socket) or holds it until the gateway gives up.
+ * Stands between the gateway and sessions' command port, frame by frame: forwards every command and, as told,
+ * loses its answer after sessions acted on it (closes the gateway's connection) or holds it until the gateway
+ * gives up.
  */
 class LossyProxy {
-  readonly commands: Array<{ path: string; commandId: string }> = [];
-  fate: (n: number, path: string) => AnswerFate = () => 'deliver';
+  readonly commands: Array<{ pattern: string; commandId: string }> = [];
+  fate: (n: number, pattern: string) => AnswerFate = () => 'deliver';
   target = '';
   private readonly server: Server;
-  private readonly held: ServerResponse[] = [];
+  private readonly sockets = new Set<Socket>();
 
   constructor() {
-    this.server = createServer((req, res) => void this.forward(req, res));
+    this.server = createServer((socket) => this.accept(socket));
   }
 
   listen(port: number): Promise<void> {
@@ -25,30 +26,38 @@ class LossyProxy {
   }
 
   async close(): Promise<void> {
-    for (const res of this.held) res.destroy();
-    this.server.closeAllConnections();
+    for (const socket of this.sockets) socket.destroy();
     await new Promise((resolve) => this.server.close(resolve));
   }
 
-  private async forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    this.commands.push({ path: req.url!, commandId: String(req.headers[COMMAND_HEADERS.id]) });
-    const fate = this.fate(this.commands.length, req.url!);
-    const target = new URL(req.url!, this.target);
-    const upstream = httpRequest(target, { method: 'POST', headers: req.headers }, (answer) => {
-      const body: Buffer[] = [];
-      answer.on('data', (chunk: Buffer) => body.push(chunk));
-      answer.on('end', () => {
-        if (fate === 'drop') return req.socket.destroy();
-        if (fate === 'hold') return void this.held.push(res);
-        res.writeHead(answer.statusCode!, answer.headers);
-        res.end(Buffer.concat(body));
-      });
+  private accept(downstream: Socket): void {
+    const target = new URL(this.target);
+    const upstream = connect({ host: target.hostname, port: Number(target.port) });
+    this.sockets.add(downstream).add(upstream);
+    const fates = new Map<number, AnswerFate>();
+    const fromGateway = new FrameDecoder(1 << 20, (id, payload) => {
+      const frame = JSON.parse(payload!.toString('utf8')) as CommandFrame;
+      this.commands.push({ pattern: frame.pattern, commandId: frame.command_id });
+      fates.set(id, this.fate(this.commands.length, frame.pattern));
+      upstream.write(encodeFrame(id, payload!.toString('utf8')));
     });
+    const fromSessions = new FrameDecoder(1 << 24, (id, payload) => {
+      const fate = fates.get(id);
+      fates.delete(id);
+      if (fate === 'drop') return void downstream.destroy();
+      if (fate === 'hold') return;
+      downstream.write(encodeFrame(id, payload!.toString('utf8')));
+    });
+    downstream.on('data', (chunk: Buffer) => fromGateway.push(chunk));
+    upstream.on('data', (chunk: Buffer) => fromSessions.push(chunk));
     // The owner is down: the gateway sees its connection drop, as it would with the owner itself.
-    upstream.on('error', () => req.socket.destroy());
-    upstream.end(Buffer.concat(chunks));
+    for (const [socket, other] of [[downstream, upstream], [upstream, downstream]] as const) {
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        this.sockets.delete(socket);
+        other.destroy();
+      });
+    }
   }
 }
 
@@ -66,7 +75,7 @@ describe('command transport', () => {
     // Sessions gives up on a row lock after 300 ms (DB_LOCK_TIMEOUT_MS), well inside the gateway's deadline.
     stack = await startStack(
       ['sessions', 'gateway'],
-      { REQUEST_TIMEOUT_MS: String(timeoutMs), SESSIONS_URL: `http://127.0.0.1:${proxyPort}` },
+      { REQUEST_TIMEOUT_MS: String(timeoutMs), SESSIONS_URL: `tcp://127.0.0.1:${proxyPort}` },
       { sessions: { DB_LOCK_TIMEOUT_MS: '300' } },
     );
     proxy.target = stack.services.sessions!.commandUrl!;

@@ -14,8 +14,8 @@ import {
 } from '@payments/testing';
 import { decryptSecret, DEVELOPMENT_WEBHOOK_SECRETS_KEY, parseSecretsKey } from '@payments/webhooks';
 import { Redis } from 'ioredis';
-import { createServer, type Server } from 'node:http';
-import { COMMAND_PATH } from '@payments/platform';
+import { createServer, type Server, type Socket } from 'node:net';
+import { encodeFrame, FrameDecoder, type CommandFrame } from '@payments/platform';
 import type { DataSource } from 'typeorm';
 
 // The webhook endpoint API as a merchant's server uses it: settings kept by the gateway, every change published
@@ -56,7 +56,7 @@ describe('webhook endpoints API', () => {
   beforeAll(async () => {
     // NODE_ENV as a developer's machine has it, without WEBHOOK_ALLOW_INSECURE_TARGETS.
     fakeDispatcherPort = await freePort();
-    stack = await startStack(['gateway'], { NODE_ENV: 'development', REQUEST_TIMEOUT_MS: '4000', WEBHOOKS_URL: `http://127.0.0.1:${fakeDispatcherPort}` });
+    stack = await startStack(['gateway'], { NODE_ENV: 'development', REQUEST_TIMEOUT_MS: '4000', WEBHOOKS_URL: `tcp://127.0.0.1:${fakeDispatcherPort}` });
     db = await stack.db.dataSource('gateway');
     merchant = await stack.createMerchant({ verified: true, testLimit: 10000, liveLimit: 10000 });
     other = await stack.createMerchant({ testLimit: 10000 });
@@ -510,28 +510,29 @@ describe('webhook endpoints API', () => {
 
   describe('delivery routes, forwarded to the dispatcher', () => {
     let fakeDispatcher: Server;
+    const sockets = new Set<Socket>();
     const received: Array<{ topic: string; body: any }> = [];
     let answer: (topic: string, body: any) => unknown = () => ({ ok: true, data: {} });
 
     // Stands in for the webhook-dispatcher's command port: records each command and answers as the transport does.
     beforeAll(async () => {
-      const prefix = `${COMMAND_PATH}webhooks.`;
-      fakeDispatcher = createServer((req, res) => {
-        let raw = '';
-        req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
-        req.on('end', () => {
-          const topic = decodeURIComponent(req.url!.slice(prefix.length));
-          const body = JSON.parse(raw);
-          received.push({ topic, body });
-          res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify(answer(topic, body)));
+      const prefix = 'webhooks.';
+      fakeDispatcher = createServer((socket) => {
+        sockets.add(socket);
+        socket.on('close', () => sockets.delete(socket));
+        const frames = new FrameDecoder(1 << 20, (id, payload) => {
+          const command = JSON.parse(payload!.toString('utf8')) as CommandFrame;
+          const topic = command.pattern.slice(prefix.length);
+          received.push({ topic, body: command.body });
+          socket.write(encodeFrame(id, JSON.stringify({ status: 200, reply: answer(topic, command.body) })));
         });
+        socket.on('data', (chunk: Buffer) => frames.push(chunk));
       });
       await new Promise<void>((resolve) => fakeDispatcher.listen(fakeDispatcherPort, '127.0.0.1', resolve));
     });
 
     afterAll(async () => {
-      fakeDispatcher?.closeAllConnections();
+      for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => fakeDispatcher?.close(resolve));
     });
 

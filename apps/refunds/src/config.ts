@@ -8,7 +8,7 @@ export class RefundsConfig extends ServiceConfig {
    * refunds of provider payments are asked of the provider through sessions.
    */
   @CommandUrls()
-  SESSIONS_URL: string[] = ['http://127.0.0.1:4001'];
+  SESSIONS_URL: string[] = ['tcp://127.0.0.1:4001'];
 
   /** How long a question to sessions may take before the refund answers 503 service_unavailable. */
   @IsInt()

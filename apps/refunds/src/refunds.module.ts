@@ -1,7 +1,7 @@
 import { Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { STREAMS, topicName } from '@payments/events';
-import { eventConsumerProvider, HttpCommandClient, ServiceClient } from '@payments/platform';
+import { eventConsumerProvider, CommandClient, ServiceClient } from '@payments/platform';
 import type { DataSource } from 'typeorm';
 import { RefundsController } from './commands/refunds.controller';
 import { RefundsConfig } from './config';
@@ -22,12 +22,12 @@ const PAYMENTS_CONSUMER = Symbol('PAYMENTS_CONSUMER');
     {
       provide: SESSIONS_CLIENT,
       inject: [RefundsConfig],
-      useFactory: (config: RefundsConfig) => new HttpCommandClient({ upstreams: { sessions: config.SESSIONS_URL }, connections: 4 }),
+      useFactory: (config: RefundsConfig) => new CommandClient({ upstreams: { sessions: config.SESSIONS_URL } }),
     },
     {
       provide: REFUNDS,
       inject: [getDataSourceToken(), RefundsConfig, SESSIONS_CLIENT],
-      useFactory: (dataSource: DataSource, config: RefundsConfig, client: HttpCommandClient) =>
+      useFactory: (dataSource: DataSource, config: RefundsConfig, client: CommandClient) =>
         createRefunds(dataSource, { schema: config.DB_SCHEMA, namespace: config.KAFKA_NAMESPACE }, new SessionsPaymentsClient(new ServiceClient(client, config.SESSIONS_TIMEOUT_MS))),
     },
     { provide: RefundHandlers, inject: [REFUNDS], useFactory: (refunds: Refunds) => refunds.refunds },
@@ -46,7 +46,7 @@ const PAYMENTS_CONSUMER = Symbol('PAYMENTS_CONSUMER');
   ],
 })
 export class RefundsModule implements OnApplicationShutdown {
-  constructor(@Inject(SESSIONS_CLIENT) private readonly sessions: HttpCommandClient) {}
+  constructor(@Inject(SESSIONS_CLIENT) private readonly sessions: CommandClient) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.sessions.close();

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { SESSIONS_COMMANDS, SESSIONS_SERVICE, type ProviderRefundReply } from '@payments/contracts';
 import { STREAMS, topicName } from '@payments/events';
-import { commandPattern, HttpCommandClient, ServiceClient } from '@payments/platform';
+import { commandPattern, CommandClient, ServiceClient } from '@payments/platform';
 import { collectMessages, freePort, LahzaStandIn, startStack, TestWebhookReceiver, waitFor, type Stack, type TestMerchant } from '@payments/testing';
 
 // Refunds of live lahza payments, through the gateway, with every service running and Lahza played by the local
@@ -170,7 +170,7 @@ describe('refunds of live lahza payments', () => {
     standIn.delayMs = 0;
 
     // The same command again, as a caller whose answer was lost sends it, several at once.
-    const client = new HttpCommandClient({ upstreams: { sessions: [stack.services.sessions!.commandUrl!] } });
+    const client = new CommandClient({ upstreams: { sessions: [stack.services.sessions!.commandUrl!] } });
     try {
       const sessions = new ServiceClient(client, 5000);
       const command = { merchant_id: merchant.merchant_id, environment: 'live', payment_id: paymentId, refund_id: made.id, amount: '12.00' };

@@ -83,12 +83,15 @@ export function parseFlag({ obj, key, value }: { obj: Record<string, unknown>; k
 const urlList = ({ value }: { value: unknown }) =>
   typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : value;
 
-/** A comma-separated list of an owning service's instances, e.g. `http://sessions-0:4001,http://sessions-1:4001`. */
+/**
+ * A comma-separated list of an owning service's instances, e.g. `tcp://sessions-0:4001,tcp://sessions-1:4001`
+ * (`http://` is taken as the same address: settings written for the earlier HTTP command transport keep working).
+ */
 export function CommandUrls(): PropertyDecorator {
   const decorators = [
     Transform(urlList),
     ArrayNotEmpty(),
-    IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true }, { each: true }),
+    IsUrl({ require_tld: false, protocols: ['tcp', 'http'], require_protocol: true, require_port: true }, { each: true }),
   ];
   return (target, property) => decorators.forEach((decorate) => decorate(target, property));
 }

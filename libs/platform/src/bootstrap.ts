@@ -18,7 +18,7 @@ import { logOptions, requestLogLine } from './logging/log-options';
 import { requestIdFor } from './logging/request-id';
 import { httpRequestDuration } from './metrics/metrics';
 import { PlatformModule } from './platform.module';
-import { HttpCommandServer } from './rpc/http-command.server';
+import { CommandServer } from './rpc/command.server';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 /** Longer than any id the API issues; an id past it is still only a 404 (the URL itself is bounded by Node). */
@@ -103,7 +103,7 @@ export async function bootstrapService<C extends ServiceConfig>(definition: Serv
     if (logsRequests && !QUIET_ROUTES.test(request.url)) logger.info(requestLogLine(request, reply.statusCode, reply.elapsedTime), 'request completed');
   });
 
-  const commands = definition.servesCommands ? new HttpCommandServer({ port: config.COMMAND_PORT }) : undefined;
+  const commands = definition.servesCommands ? new CommandServer({ port: config.COMMAND_PORT }) : undefined;
   if (commands) app.connectMicroservice<MicroserviceOptions>({ strategy: commands }, { inheritAppConfig: true });
   await definition.configure?.(app, config);
 
@@ -130,7 +130,7 @@ function lowerCpuPriority(nice: number, logger: Pick<PinoInstance, 'warn'>): voi
  * finish the rest of the work, flush the outbox, commit offsets and leave consumer groups (the modules' shutdown
  * hooks), then exit 0. A shutdown that hangs is cut off after SHUTDOWN_TIMEOUT_MS with exit 1.
  */
-function handleShutdownSignals(app: NestFastifyApplication, timeoutMs: number, commands: HttpCommandServer | undefined, operations: OperationsServer): void {
+function handleShutdownSignals(app: NestFastifyApplication, timeoutMs: number, commands: CommandServer | undefined, operations: OperationsServer): void {
   let closing = false;
   const shutdown = (signal: NodeJS.Signals) => {
     if (closing) return;

@@ -20,13 +20,14 @@ export { eventConsumerProvider, type ConsumerDefinition } from './kafka/event-co
 export { requestIdFor } from './logging/request-id';
 export { metricsRegistry } from './metrics/metrics';
 
-// The command transport: gateway → owning service over HTTP on the owner's internal port.
+// The command transport: gateway → owning service, framed JSON on the owner's internal port.
 export { commandPattern, serviceOfPattern } from './rpc/command-pattern';
-export { COMMAND_HEADERS, COMMAND_PATH, type RpcReply, type RpcRequest } from './rpc/rpc-message';
+export { type RpcReply, type RpcRequest } from './rpc/rpc-message';
+export { encodeFrame, FrameDecoder, type AnswerFrame, type CommandFrame } from './rpc/command-frames';
 export { serveCommand, type ErrorMapper } from './rpc/serve-command';
 export { ServiceClient, type CommandOptions } from './rpc/service-client';
-export { HttpCommandClient, CommandUnavailableError, type HttpCommandClientOptions } from './rpc/http-command.client';
-export { HttpCommandServer, CommandContext } from './rpc/http-command.server';
+export { CommandClient, CommandUnavailableError, type CommandClientOptions } from './rpc/command.client';
+export { CommandServer, CommandContext } from './rpc/command.server';
 export { type PingAnswer } from './rpc/ping.controller';
 
 // The operations port (metrics, readiness, diagnostics) and readiness checks.

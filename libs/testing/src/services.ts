@@ -45,8 +45,8 @@ export async function startService(
   if (COMMAND_URL_SETTINGS[app] && env.COMMAND_PORT === undefined) env = { ...env, COMMAND_PORT: String(await freePort()) };
   if (env.OPS_PORT === undefined) env = { ...env, OPS_PORT: String(await freePort()) };
   // A gateway (or refunds) not told where a service is must not reach a development stack on the default ports: port 1 refuses.
-  if (app === 'gateway') env = { ...Object.fromEntries(Object.values(COMMAND_URL_SETTINGS).map((s) => [s, 'http://127.0.0.1:1'])), ...env };
-  if (app === 'refunds') env = { SESSIONS_URL: 'http://127.0.0.1:1', ...env };
+  if (app === 'gateway') env = { ...Object.fromEntries(Object.values(COMMAND_URL_SETTINGS).map((s) => [s, 'tcp://127.0.0.1:1'])), ...env };
+  if (app === 'refunds') env = { SESSIONS_URL: 'tcp://127.0.0.1:1', ...env };
   // SERVICE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the services of a benchmark run.
   const nodeArgs = (process.env.SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, '--enable-source-maps', entry], {
@@ -63,7 +63,7 @@ export async function startService(
   const service: RunningService = {
     app,
     url,
-    ...(env.COMMAND_PORT && COMMAND_URL_SETTINGS[app] ? { commandUrl: `http://127.0.0.1:${env.COMMAND_PORT}` } : {}),
+    ...(env.COMMAND_PORT && COMMAND_URL_SETTINGS[app] ? { commandUrl: `tcp://127.0.0.1:${env.COMMAND_PORT}` } : {}),
     opsUrl: `http://127.0.0.1:${env.OPS_PORT}`,
     env,
     process: child,

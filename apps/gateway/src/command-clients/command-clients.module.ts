@@ -1,11 +1,11 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
-import { HttpCommandClient, ServiceClient } from '@payments/platform';
+import { CommandClient, ServiceClient } from '@payments/platform';
 import { GatewayConfig } from '../config';
 import type { ServiceName } from './service-names';
 
 const COMMAND_CLIENT = Symbol('COMMAND_CLIENT');
 
-/** Commands to the owning services, straight to their internal command ports (HttpCommandClient). */
+/** Commands to the owning services, straight to their internal command ports (CommandClient). */
 @Global()
 @Module({
   providers: [
@@ -19,19 +19,19 @@ const COMMAND_CLIENT = Symbol('COMMAND_CLIENT');
           refunds: config.REFUNDS_URL,
           webhooks: config.WEBHOOKS_URL,
         };
-        return new HttpCommandClient({ upstreams, connections: config.COMMAND_CONNECTIONS });
+        return new CommandClient({ upstreams, connections: config.COMMAND_CONNECTIONS });
       },
     },
     {
       provide: ServiceClient,
       inject: [COMMAND_CLIENT, GatewayConfig],
-      useFactory: (client: HttpCommandClient, config: GatewayConfig) => new ServiceClient(client, config.REQUEST_TIMEOUT_MS),
+      useFactory: (client: CommandClient, config: GatewayConfig) => new ServiceClient(client, config.REQUEST_TIMEOUT_MS),
     },
   ],
   exports: [ServiceClient],
 })
 export class CommandClientsModule implements OnApplicationShutdown {
-  constructor(@Inject(COMMAND_CLIENT) private readonly client: HttpCommandClient) {}
+  constructor(@Inject(COMMAND_CLIENT) private readonly client: CommandClient) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.client.close();

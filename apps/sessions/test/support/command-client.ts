@@ -1,5 +1,5 @@
 // A command client built like the gateway's: sends sessions commands to the given instances' command ports.
-import { commandPattern, HttpCommandClient, ServiceClient, type CommandOptions, type PingAnswer } from '@payments/platform';
+import { commandPattern, CommandClient, ServiceClient, type CommandOptions, type PingAnswer } from '@payments/platform';
 import { uniqueName, type RunningService } from '@payments/testing';
 import { SESSIONS_SERVICE, type SessionsCommandMap } from '@payments/contracts';
 
@@ -17,7 +17,7 @@ export interface SessionsCommandClient {
 
 export function connectSessionsCommandClient(instances: Array<RunningService | string>, timeoutMs = 20_000): SessionsCommandClient {
   const urls = instances.map((instance) => (typeof instance === 'string' ? instance : instance.commandUrl!));
-  const client = new HttpCommandClient({ upstreams: { [SESSIONS_SERVICE]: urls }, connections: 8 });
+  const client = new CommandClient({ upstreams: { [SESSIONS_SERVICE]: urls } });
   const service = new ServiceClient(client, timeoutMs);
   return {
     request: (command, body, correlationId = uniqueName('req'), options = {}) =>

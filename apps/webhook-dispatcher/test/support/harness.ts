@@ -14,7 +14,7 @@ import {
 } from '@payments/contracts';
 import { STREAMS, topicName, validateEnvelope, type EventEnvelope } from '@payments/events';
 import { createKafka, createProducer, ensureTopics, envelopeHeaders } from '@payments/messaging';
-import { commandPattern, HttpCommandClient, ServiceClient } from '@payments/platform';
+import { commandPattern, CommandClient, ServiceClient } from '@payments/platform';
 import {
   createTestDatabase,
   freePort,
@@ -159,7 +159,7 @@ export async function createHarness(prefix: string): Promise<Harness> {
       if (commandClient) return commandClient.commands;
       const dispatcher = services.find((service) => service.commandUrl && service.process.exitCode === null);
       if (!dispatcher) throw new Error('start the dispatcher before sending it commands');
-      const client = new HttpCommandClient({ upstreams: { [WEBHOOKS_SERVICE]: [dispatcher.commandUrl!] }, connections: 4 });
+      const client = new CommandClient({ upstreams: { [WEBHOOKS_SERVICE]: [dispatcher.commandUrl!] } });
       const service = new ServiceClient(client, 20_000);
       const send = <T>(name: string, body: unknown, commandId?: string) =>
         service.request<T>(commandPattern(WEBHOOKS_SERVICE, name), body, { correlationId: uniqueName('req'), retryable: false, commandId });

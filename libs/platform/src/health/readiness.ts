@@ -1,6 +1,6 @@
 import { Injectable, ServiceUnavailableException } from '@nestjs/common';
 import { HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
-import { commandServersServing } from '../rpc/http-command.server';
+import { commandServersServing } from '../rpc/command.server';
 import { KafkaHealthIndicator } from './kafka.health';
 
 export interface ReadinessResult {

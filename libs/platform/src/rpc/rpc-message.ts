@@ -16,14 +16,3 @@ export interface RpcRequest<TBody = unknown> {
 export type RpcReply<TData = unknown> =
   | { ok: true; data: TData }
   | { ok: false; error: { code: ErrorCode; message: string; param?: string } };
-
-/** Headers that carry a command's envelope on the HTTP command transport. */
-export const COMMAND_HEADERS = {
-  id: 'command-id',
-  /** Milliseconds the caller still waits: relative, so the two hosts' clocks need not agree. */
-  timeout: 'command-timeout-ms',
-  correlation: 'correlation-id',
-} as const;
-
-/** Path prefix of the command transport: `POST /commands/<pattern>`. */
-export const COMMAND_PATH = '/commands/';

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { firstValueFrom, timeout, TimeoutError } from 'rxjs';
 import { ApiError } from '../errors/api-error';
 import { rpcRoundTripDuration } from '../metrics/metrics';
-import { CommandUnavailableError, type CommandPacket } from './http-command.client';
+import { CommandUnavailableError, type CommandPacket } from './command.client';
 import type { RpcReply } from './rpc-message';
 
 export interface CommandOptions {

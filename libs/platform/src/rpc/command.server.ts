@@ -1,0 +1,150 @@
+import { BaseRpcContext, CustomTransportStrategy, Server } from '@nestjs/microservices';
+import { createServer, type Server as NetServer, type Socket } from 'node:net';
+import { lastValueFrom } from 'rxjs';
+import { commandHandleDuration } from '../metrics/metrics';
+import { encodeFrame, FrameDecoder, type AnswerFrame, type CommandFrame } from './command-frames';
+import type { RpcReply, RpcRequest } from './rpc-message';
+
+/** The pattern and command id of the command being handled (what `@Ctx()` gives a handler). */
+export class CommandContext extends BaseRpcContext<[string, string]> {
+  getPattern(): string {
+    return this.args[0];
+  }
+
+  getCommandId(): string {
+    return this.args[1];
+  }
+}
+
+export interface CommandServerOptions {
+  port: number;
+  host?: string;
+  /** Deadline of a command that arrives without one. */
+  defaultTimeoutMs?: number;
+}
+
+/** A command's body is bounded like a public request's; a larger frame is refused (400) and skipped. */
+const MAX_COMMAND_BYTES = 256 * 1024;
+
+// The process's command servers, for readiness: an instance that cannot take commands must not look ready.
+const servers = new Set<CommandServer>();
+
+/** Null when this process serves no commands; otherwise whether every command server is taking them. */
+export function commandServersServing(): boolean | null {
+  return servers.size === 0 ? null : [...servers].every((server) => server.isServing());
+}
+
+/**
+ * The owner's side of the command transport: length-prefixed JSON frames (command-frames.ts) on the service's
+ * internal port, many commands in flight per connection, each answered by its exchange id as soon as it is done.
+ * A connection costs one parse per command and no HTTP machinery (docs/decisions.md). While the service shuts
+ * down it answers 503 without running the command, so the caller sends it to another instance.
+ */
+export class CommandServer extends Server implements CustomTransportStrategy {
+  private server?: NetServer;
+  private closing = false;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly sockets = new Set<Socket>();
+
+  constructor(private readonly options: CommandServerOptions) {
+    super();
+    servers.add(this);
+  }
+
+  listen(callback: (error?: unknown) => void): void {
+    const server = createServer((socket) => this.accept(socket));
+    this.server = server;
+    server.once('error', callback);
+    server.listen(this.options.port, this.options.host ?? '0.0.0.0', () => {
+      server.off('error', callback);
+      callback();
+    });
+  }
+
+  /** Stops taking commands, lets those in flight answer, then closes the connections. Safe to call twice. */
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    const server = this.server;
+    if (!server) return;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    await Promise.allSettled([...this.inFlight]);
+    // Answers written, then the connections end; what a caller sends meanwhile is answered 503 or lost with the
+    // connection, and a lost command is sent again only when its owner deduplicates it.
+    for (const socket of this.sockets) socket.end(() => socket.destroy());
+    await closed;
+  }
+
+  /** Whether the port is open and taking commands (readiness). */
+  isServing(): boolean {
+    return this.server?.listening === true && !this.closing;
+  }
+
+  on(): never {
+    throw new Error('the command transport has no events');
+  }
+
+  unwrap<T>(): T {
+    return this.server as T;
+  }
+
+  private accept(socket: Socket): void {
+    socket.setNoDelay(true);
+    socket.setKeepAlive(true, 10_000);
+    this.sockets.add(socket);
+    socket.on('close', () => this.sockets.delete(socket));
+    // A caller that went away: its commands' answers have nowhere to go, and its retries carry the same ids.
+    socket.on('error', () => undefined);
+    const decoder = new FrameDecoder(MAX_COMMAND_BYTES, (id, payload) => {
+      const handled = this.handle(socket, id, payload).finally(() => this.inFlight.delete(handled));
+      this.inFlight.add(handled);
+    });
+    socket.on('data', (chunk: Buffer) => decoder.push(chunk));
+  }
+
+  private async handle(socket: Socket, id: number, payload: Buffer | undefined): Promise<void> {
+    if (this.closing) return answer(socket, id, 503, failure('service_unavailable', 'shutting_down'));
+    if (!payload) return answer(socket, id, 400, failure('invalid_request', `The command is larger than ${MAX_COMMAND_BYTES} bytes.`));
+    let frame: CommandFrame;
+    try {
+      frame = JSON.parse(payload.toString('utf8')) as CommandFrame;
+      if (typeof frame?.pattern !== 'string') throw new Error('no pattern');
+    } catch (error) {
+      return answer(socket, id, 400, failure('invalid_request', `The command is not readable: ${(error as Error).message}`));
+    }
+    const pattern = frame.pattern;
+    // By exact pattern: Nest's getHandlerByPattern first tries the pattern as JSON, a thrown exception per call.
+    const handler = this.messageHandlers.get(pattern);
+    if (!handler) return answer(socket, id, 404, failure('not_found', `No command ${pattern}.`));
+    const timeoutMs = frame.timeout_ms;
+    const request: RpcRequest = {
+      command_id: String(frame.command_id ?? ''),
+      deadline: Date.now() + (typeof timeoutMs === 'number' && timeoutMs > 0 ? timeoutMs : (this.options.defaultTimeoutMs ?? 5000)),
+      correlation_id: String(frame.correlation_id ?? ''),
+      body: frame.body,
+    };
+    // Timed here rather than by a Nest interceptor, whose async-context binding cost more than the timing.
+    const stop = commandHandleDuration.startTimer({ command: pattern });
+    try {
+      const result = await handler(request, new CommandContext([pattern, request.command_id]));
+      const reply = await lastValueFrom(this.transformToObservable(result));
+      stop({ outcome: (reply as RpcReply | undefined)?.ok === false ? 'error' : 'ok' });
+      answer(socket, id, 200, reply);
+    } catch (error) {
+      stop({ outcome: 'failed' });
+      // serveCommand shapes every expected failure; reaching here is a bug in a handler.
+      this.logger.error(`command ${pattern} failed: ${(error as Error)?.stack ?? String(error)}`);
+      answer(socket, id, 500, failure('internal_error', 'An internal error occurred.'));
+    }
+  }
+}
+
+function failure(code: Extract<RpcReply, { ok: false }>['error']['code'], message: string): RpcReply {
+  return { ok: false, error: { code, message } };
+}
+
+function answer(socket: Socket, id: number, status: AnswerFrame['status'], reply: unknown): void {
+  // The caller is gone: nothing to answer (a retry with the same command id gets the result again).
+  if (!socket.writable) return;
+  socket.write(encodeFrame(id, `{"status":${status},"reply":${JSON.stringify(reply) ?? 'null'}}`));
+}
