@@ -21,6 +21,11 @@ export interface OutboxRelayOptions {
   schema: string;
   batchSize?: number;
   pollIntervalMs?: number;
+  /**
+   * How long the relay lets more rows arrive after it was woken before it reads them (a producer's linger): at a
+   * steady rate each cycle (read, publish, mark sent) then carries several rows instead of one or two.
+   */
+  lingerMs?: number;
   /** Backoff after a failed cycle (publish or database error). */
   retry?: { initialMs?: number; maxMs?: number };
   /** Deleting sent rows: how often and how old. */
@@ -68,6 +73,7 @@ export class OutboxRelay {
   private readonly schema: string;
   private readonly batchSize: number;
   private readonly pollIntervalMs: number;
+  private readonly lingerMs: number;
   private readonly retryInitialMs: number;
   private readonly retryMaxMs: number;
   private readonly pruneIntervalMs: number;
@@ -88,6 +94,7 @@ export class OutboxRelay {
     this.schema = assertSchemaName(options.schema);
     this.batchSize = options.batchSize ?? 500;
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
+    this.lingerMs = options.lingerMs ?? 3;
     this.retryInitialMs = options.retry?.initialMs ?? 200;
     this.retryMaxMs = options.retry?.maxMs ?? 10_000;
     this.pruneIntervalMs = options.prune?.intervalMs ?? 5 * 60_000;
@@ -174,7 +181,10 @@ export class OutboxRelay {
         failures = 0;
         await this.pruneIfDue();
         // A full batch means more may be waiting: go again at once.
-        if (sent < this.batchSize) await this.work.wait(this.pollIntervalMs);
+        if (sent < this.batchSize) {
+          await this.work.wait(this.pollIntervalMs);
+          if (this.lingerMs > 0) await sleep(this.lingerMs, this.stopSignal.signal);
+        }
       } catch (error) {
         failures += 1;
         this.counters.failures += 1;

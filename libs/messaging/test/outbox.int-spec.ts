@@ -1,6 +1,6 @@
 import { EventValidationError } from '@payments/events';
 import { createProducer, ensureTopics, MessagingTables1763769600000, OutboxRelay, OutboxWriter } from '../src';
-import { testKafka, uniqueTopic } from '@payments/testing';
+import { testKafka, uniqueTopic, waitFor } from '@payments/testing';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { Cleanup, connectProducer, createDatabase, CreateThings1763769700000, recordingLogger, thingHappened } from './support/fixtures';
@@ -112,6 +112,29 @@ describe('outbox writer, relay connection loss, pruning and tables', () => {
     await relay.flush(20_000);
     expect(relay.stats().active).toBe(true);
     expect(logger.entries.some((e) => e.level === 'error' && /connection/.test(e.message))).toBe(true);
+    await relay.stop(); // gives up the schema's lock for the next test's relay
+  });
+
+  it('lets rows committed right behind the one that woke it join its batch (linger)', async () => {
+    const kafka = testKafka();
+    await ensureTopics(kafka, [topic]);
+    const producer = await connectProducer(kafka, cleanup);
+    // No poll wake-ups during the test: only the commits' notifications wake the relay.
+    const relay = new OutboxRelay({ dataSource: db, producer, schema: 'svc', pollIntervalMs: 60_000, lingerMs: 400, logger: recordingLogger() });
+    cleanup.add(() => relay.stop());
+    relay.start();
+    await waitFor(() => relay.stats().active, 20_000, 'the relay to take the lock');
+    await relay.flush(20_000);
+    const writer = new OutboxWriter();
+    const before = relay.stats();
+    for (let n = 1; n <= 5; n++) {
+      await db.transaction((manager) => writer.append(manager, topic, [thingHappened('thing_linger', n)]));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await relay.flush(20_000);
+    const after = relay.stats();
+    expect(after.published - before.published).toBe(5);
+    expect(after.batches - before.batches).toBe(1);
   });
 
   it('migrates down and up again', async () => {
