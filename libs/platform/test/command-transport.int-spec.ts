@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Controller, Inject, Module, type INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { createServer, type Server, type Socket } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { firstValueFrom } from 'rxjs';
 import { ApiError, CommandClient, CommandServer, CommandUnavailableError, FrameDecoder, ServiceClient, type RpcReply, type RpcRequest } from '../src';
 import { freePort } from '@payments/testing';
@@ -103,6 +103,21 @@ describe('command transport (framed, persistent connections)', () => {
     // Just under the limit is carried whole.
     const large = 'y'.repeat(200 * 1024);
     expect((await service.request<Echo>('svc.echo', { large }, { correlationId: 'r' })).body).toEqual({ large });
+  });
+
+  it('closes a connection that does not speak frames (an HTTP request sent to the command port)', async () => {
+    const a = await owner('a');
+    const { hostname, port } = new URL(a.url);
+    const socket = connect({ host: hostname, port: Number(port) });
+    socket.on('error', () => undefined);
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    socket.write('POST /commands/svc.echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}');
+    await new Promise((resolve) => socket.once('close', resolve));
+    expect(Buffer.concat(received).length).toBe(0);
+    // The port goes on serving commands.
+    const { service } = client([a.url]);
+    expect((await service.request<Echo>('svc.echo', {}, { correlationId: 'r' })).instance).toBe('a');
   });
 
   it('answers 503 when the deadline passes, and the same connection serves the next command at once', async () => {

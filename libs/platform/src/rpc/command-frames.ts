@@ -31,7 +31,8 @@ export class FrameDecoder {
 
   constructor(
     private readonly maxPayloadBytes: number,
-    private readonly onFrame: (id: number, payload: Buffer | undefined) => void,
+    /** `length` is the payload's declared length, so a receiver can tell an oversized command from a stream that is not frames. */
+    private readonly onFrame: (id: number, payload: Buffer | undefined, length: number) => void,
   ) {}
 
   push(chunk: Buffer): void {
@@ -54,7 +55,7 @@ export class FrameDecoder {
       const id = buffer.readUInt32BE(offset + 4);
       const available = buffer.length - offset - FRAME_HEADER_BYTES;
       if (length > this.maxPayloadBytes) {
-        this.onFrame(id, undefined);
+        this.onFrame(id, undefined, length);
         if (available >= length) {
           offset += FRAME_HEADER_BYTES + length;
           continue;
@@ -68,7 +69,7 @@ export class FrameDecoder {
       }
       const start = offset + FRAME_HEADER_BYTES;
       offset = start + length;
-      this.onFrame(id, buffer.subarray(start, offset));
+      this.onFrame(id, buffer.subarray(start, offset), length);
     }
     if (offset < buffer.length) {
       this.chunks.push(buffer.subarray(offset));

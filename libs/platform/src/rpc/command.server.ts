@@ -25,6 +25,11 @@ export interface CommandServerOptions {
 
 /** A command's body is bounded like a public request's; a larger frame is refused (400) and skipped. */
 const MAX_COMMAND_BYTES = 256 * 1024;
+/**
+ * A declared length beyond this is not a command at all (an HTTP request or a port scan reads as a length of
+ * about a gigabyte): the connection is closed instead of skipping it.
+ */
+const NOT_FRAMES_BYTES = 64 * 1024 * 1024;
 
 // The process's command servers, for readiness: an instance that cannot take commands must not look ready.
 const servers = new Set<CommandServer>();
@@ -95,7 +100,8 @@ export class CommandServer extends Server implements CustomTransportStrategy {
     socket.on('close', () => this.sockets.delete(socket));
     // A caller that went away: its commands' answers have nowhere to go, and its retries carry the same ids.
     socket.on('error', () => undefined);
-    const decoder = new FrameDecoder(MAX_COMMAND_BYTES, (id, payload) => {
+    const decoder = new FrameDecoder(MAX_COMMAND_BYTES, (id, payload, length) => {
+      if (length > NOT_FRAMES_BYTES) return void socket.destroy();
       const handled = this.handle(socket, id, payload).finally(() => this.inFlight.delete(handled));
       this.inFlight.add(handled);
     });
