@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import { GatewayConfig } from '../config';
 import { GATEWAY_REDIS } from '../redis/gateway-redis.module';
 import { RedisTokenBucket, TokenBucketResult } from './token-bucket';
+import { TokenLeases } from './token-lease';
 
 export interface RateLimitSubject {
   keyId: string;
@@ -16,20 +17,22 @@ export interface RateLimitSubject {
 const WARN_EVERY_MS = 10000;
 
 /**
- * Per-key request rate (token bucket in Redis). When Redis does not answer the request is let through with a
- * logged warning: an unavailable limiter must not take payments down.
+ * Per-key request rate (token bucket in Redis; a busy key's tokens are taken a few at a time, see TokenLeases).
+ * When Redis does not answer the request is let through with a logged warning: an unavailable limiter must not
+ * take payments down.
  */
 @Injectable()
 export class RateLimiter {
   private readonly logger = new Logger('RateLimiter');
-  private readonly bucket: RedisTokenBucket;
+  private readonly leases: TokenLeases;
   private lastWarning = 0;
 
   constructor(
     @Inject(GATEWAY_REDIS) redis: Redis,
     private readonly config: GatewayConfig,
   ) {
-    this.bucket = new RedisTokenBucket(redis);
+    const bucket = new RedisTokenBucket(redis);
+    this.leases = new TokenLeases((key, limit, want) => bucket.take(key, limit, want));
   }
 
   limitFor(subject: RateLimitSubject): number {
@@ -41,7 +44,7 @@ export class RateLimiter {
   /** The outcome with its headers, or null when the limiter is unavailable (fail open). */
   async consume(subject: RateLimitSubject): Promise<TokenBucketResult | null> {
     try {
-      return await this.bucket.consume(`${this.config.KAFKA_NAMESPACE}:ratelimit:${subject.keyId}`, this.limitFor(subject));
+      return await this.leases.consume(`${this.config.KAFKA_NAMESPACE}:ratelimit:${subject.keyId}`, this.limitFor(subject));
     } catch (error) {
       if (Date.now() - this.lastWarning > WARN_EVERY_MS) {
         this.lastWarning = Date.now();

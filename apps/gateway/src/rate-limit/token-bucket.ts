@@ -2,11 +2,11 @@ import type { Redis } from 'ioredis';
 
 /**
  * One atomic step of a token bucket kept in a Redis hash: refill by elapsed time (Redis's clock, so every
- * gateway instance agrees), then take one token if there is one. The bucket holds `capacity` tokens and
- * refills `capacity` per second: a key may burst to its per-second limit, then gets that rate on average.
- * Returns [allowed (1|0), tokens left as a string]; the hash expires once it would be full again anyway.
+ * gateway instance agrees), then take up to `want` whole tokens, as many as there are. The bucket holds
+ * `capacity` tokens and refills `capacity` per second: a key may burst to its per-second limit, then gets that
+ * rate on average. Returns [tokens taken, tokens left as a string]; the hash expires once it would be full again.
  */
-const TAKE_TOKEN = `
+const TAKE_TOKENS = `
 local capacity = tonumber(ARGV[1])
 local per_ms = capacity / 1000
 local clock = redis.call('TIME')
@@ -19,14 +19,14 @@ if tokens == nil or at == nil then
   at = now
 end
 tokens = math.min(capacity, tokens + math.max(0, now - at) * per_ms)
-local allowed = 0
-if tokens >= 1 then
-  tokens = tokens - 1
-  allowed = 1
+local taken = math.min(tonumber(ARGV[2]), math.floor(tokens))
+if taken < 1 then
+  taken = 0
 end
+tokens = tokens - taken
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
 redis.call('PEXPIRE', KEYS[1], 2000)
-return { allowed, tostring(tokens) }
+return { taken, tostring(tokens) }
 `;
 
 export interface TokenBucketResult {
@@ -41,27 +41,40 @@ export interface TokenBucketResult {
   retryAfterSeconds: number;
 }
 
-type TakeToken = (key: string, capacity: number) => Promise<[number, string]>;
+type TakeTokens = (key: string, capacity: number, want: number) => Promise<[number, string]>;
+
+/** What one step of the bucket in Redis answered: whole tokens taken, and what the bucket holds after. */
+export interface TokenGrant {
+  taken: number;
+  /** Tokens left in the bucket (fractional: it refills continuously). */
+  left: number;
+}
 
 export class RedisTokenBucket {
-  private readonly take: TakeToken;
+  private readonly takeTokens: TakeTokens;
 
   constructor(redis: Redis) {
     // defineCommand sends EVALSHA and falls back to EVAL once when Redis does not know the script yet.
-    if (!('gatewayTakeToken' in redis)) redis.defineCommand('gatewayTakeToken', { numberOfKeys: 1, lua: TAKE_TOKEN });
-    const command = (redis as unknown as { gatewayTakeToken: TakeToken }).gatewayTakeToken.bind(redis);
-    this.take = command;
+    // Named anew for the script that takes several tokens: an instance of the earlier one-token script may
+    // share this Redis during a rolling upgrade.
+    if (!('gatewayTakeTokens' in redis)) redis.defineCommand('gatewayTakeTokens', { numberOfKeys: 1, lua: TAKE_TOKENS });
+    this.takeTokens = (redis as unknown as { gatewayTakeTokens: TakeTokens }).gatewayTakeTokens.bind(redis);
   }
 
-  async consume(key: string, limitPerSecond: number): Promise<TokenBucketResult> {
-    const [allowed, left] = await this.take(key, limitPerSecond);
-    const tokens = Number(left);
-    return {
-      allowed: allowed === 1,
-      limit: limitPerSecond,
-      remaining: Math.max(0, Math.floor(tokens)),
-      resetSeconds: Math.ceil((limitPerSecond - tokens) / limitPerSecond),
-      retryAfterSeconds: Math.max(1, Math.ceil((1 - tokens) / limitPerSecond)),
-    };
+  /** Takes up to `want` tokens of the key's bucket (`limitPerSecond` its size and refill rate). */
+  async take(key: string, limitPerSecond: number, want: number): Promise<TokenGrant> {
+    const [taken, left] = await this.takeTokens(key, limitPerSecond, want);
+    return { taken, left: Number(left) };
   }
+}
+
+/** The result and its headers' figures, from the tokens the bucket holds (and this instance holds for it). */
+export function bucketResult(limitPerSecond: number, allowed: boolean, tokens: number): TokenBucketResult {
+  return {
+    allowed,
+    limit: limitPerSecond,
+    remaining: Math.max(0, Math.floor(tokens)),
+    resetSeconds: Math.ceil((limitPerSecond - Math.min(tokens, limitPerSecond)) / limitPerSecond),
+    retryAfterSeconds: Math.max(1, Math.ceil((1 - tokens) / limitPerSecond)),
+  };
 }
