@@ -4,7 +4,7 @@ import { bucketResult, type TokenBucketResult, type TokenGrant } from './token-b
 export const LEASE_TTL_MS = 1000;
 /** A lease covers about this much of the key's recent traffic. */
 const LEASE_SPAN_MS = 20;
-/** Nor more than this share of the key's limit, so several gateway instances never strand much of it. */
+/** No more than this share of the key's limit, so several gateway instances never strand much of it. */
 const LEASE_SHARE_OF_LIMIT = 1 / 20;
 /** The key's rate is counted over windows of this length. */
 const RATE_WINDOW_MS = 250;

@@ -72,7 +72,8 @@ class Connection {
   constructor(host: string, port: number, connectTimeoutMs: number) {
     const socket = connect({ host, port, noDelay: true, keepAlive: true, keepAliveInitialDelay: 10_000 });
     this.socket = socket;
-    const connectTimer = setTimeout(() => socket.destroy(Object.assign(new Error(`no connection to ${host}:${port} within ${connectTimeoutMs} ms`), { code: 'ECONNECT_TIMEOUT' })), connectTimeoutMs);
+    // Closing it fails its exchanges as not sent (it never opened).
+    const connectTimer = setTimeout(() => socket.destroy(), connectTimeoutMs);
     socket.once('connect', () => {
       clearTimeout(connectTimer);
       this.connected = true;
@@ -88,7 +89,7 @@ class Connection {
     socket.on('end', () => socket.destroy());
   }
 
-  /** Sends one command; `cancel` forgets it (a late answer is dropped). */
+  /** Sends one command; the function returned forgets it (a late answer is dropped). */
   send(payload: string, exchange: Exchange): () => void {
     this.nextId = this.nextId === MAX_EXCHANGE_ID ? 1 : this.nextId + 1;
     const id = this.nextId;
@@ -103,16 +104,17 @@ class Connection {
     else this.socket.end();
   }
 
-  /** Nothing in flight; a connection being closed goes once its last answer is in. */
+  /** Settles the exchange an answer is for; a connection being closed goes once its last answer is in. */
   private settle(id: number, payload: Buffer | undefined): void {
     const exchange = this.exchanges.get(id);
-    if (!exchange) return;
-    this.exchanges.delete(id);
-    if (!payload) return exchange.reject(new ExchangeError('the answer is larger than the transport takes', true));
-    try {
-      exchange.resolve(JSON.parse(payload.toString('utf8')) as AnswerFrame);
-    } catch (error) {
-      exchange.reject(new ExchangeError('the answer is not readable', true, { cause: error }));
+    if (exchange) {
+      this.exchanges.delete(id);
+      try {
+        if (!payload) throw new Error('the answer is larger than the transport takes');
+        exchange.resolve(JSON.parse(payload.toString('utf8')) as AnswerFrame);
+      } catch (error) {
+        exchange.reject(new ExchangeError('the answer is not readable', true, { cause: error }));
+      }
     }
     if (this.closed && this.exchanges.size === 0) this.socket.destroy();
   }
@@ -134,8 +136,8 @@ class Instance {
 
   constructor(
     readonly address: string,
-    private readonly host: string,
-    private readonly port: number,
+    readonly host: string,
+    readonly port: number,
     private readonly size: number,
     private readonly connectTimeoutMs: number,
   ) {}
@@ -197,7 +199,7 @@ class ServiceInstances {
     const add = (host: string, port: number) => addresses.set(`${host.includes(':') ? `[${host}]` : host}:${port}`, { host, port });
     for (const url of this.urls) {
       const host = url.hostname.replace(/^\[|\]$/g, '');
-      const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+      const port = Number(url.port); // required by the setting's validation
       if (isIP(host)) {
         add(host, port);
         continue;
@@ -206,7 +208,7 @@ class ServiceInstances {
         for (const { address } of await lookup(host, { all: true })) add(address, port);
       } catch {
         // Keep what was known; a name that never resolved leaves no instance (503) until it does.
-        for (const instance of this.instances) if (instance.address.endsWith(`:${port}`)) addresses.set(instance.address, { host: '', port });
+        for (const instance of this.instances) if (instance.port === port) addresses.set(instance.address, instance);
       }
     }
     const kept = this.instances.filter((i) => addresses.has(i.address));
