@@ -3,6 +3,7 @@
 // not this: each connection sends its whole per-second budget back to back at the start of every second, so a
 // "half rate" run is a saturated burst followed by idle time.
 import type { Result } from 'autocannon';
+import { writeFileSync } from 'node:fs';
 import { Pool } from 'undici';
 
 export interface OpenLoopOptions {
@@ -14,6 +15,12 @@ export interface OpenLoopOptions {
   connections?: number;
   /** Ends the load early (e.g. when the work it runs beside is done): no request leaves after it aborts. */
   signal?: AbortSignal;
+  /**
+   * Connections opened before the clock starts (each with a GET of `/health/live`), as a client's keep-alive pool
+   * has them in steady state. Without them the first second measured the generator's own set-up: each new
+   * connection costs the server an accept and a parser, and a slow first answer makes the generator open more.
+   */
+  preconnect?: number;
 }
 
 const TICK_MS = 2;
@@ -21,7 +28,13 @@ const TICK_MS = 2;
 /** Runs the load and answers the figures bench/api.ts prints, in autocannon's Result shape. */
 export async function openLoop(options: OpenLoopOptions): Promise<Result> {
   const pool = new Pool(options.origin, { connections: options.connections ?? 256, pipelining: 1 });
+  if (options.preconnect) {
+    await Promise.all(Array.from({ length: options.preconnect }, () => pool.request({ method: 'GET', path: '/health/live' }).then((res) => res.body.dump())));
+  }
   const latencies: number[] = [];
+  // OPEN_LOOP_TRACE=<prefix> writes each request's due time and latency (ms) to <prefix>.<rate>, to see where a tail
+  // comes from (its first line holds the epoch milliseconds of time 0, to line it up with other records).
+  const trace = process.env.OPEN_LOOP_TRACE ? ([] as string[]) : undefined;
   let non2xx = 0;
   let errors = 0;
   const inFlight = new Set<Promise<void>>();
@@ -40,8 +53,11 @@ export async function openLoop(options: OpenLoopOptions): Promise<Result> {
         .request({ method, path, headers, body })
         .then(async (res) => {
           await res.body.dump();
-          if (res.statusCode >= 200 && res.statusCode < 300) latencies.push(performance.now() - dueAt);
-          else non2xx++;
+          if (res.statusCode >= 200 && res.statusCode < 300) {
+            const latency = performance.now() - dueAt;
+            latencies.push(latency);
+            trace?.push(`${(dueAt - started).toFixed(1)} ${latency.toFixed(1)}`);
+          } else non2xx++;
         })
         .catch(() => {
           errors++;
@@ -54,6 +70,7 @@ export async function openLoop(options: OpenLoopOptions): Promise<Result> {
   await Promise.all(inFlight);
   const duration = (performance.now() - started) / 1000;
   await pool.close();
+  if (trace) writeFileSync(`${process.env.OPEN_LOOP_TRACE}.${options.rate}`, `# started ${Date.now() - duration * 1000}\n${trace.join('\n')}\n`);
   latencies.sort((a, b) => a - b);
   const at = (q: number) => (latencies.length === 0 ? 0 : Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!));
   return {

@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { createWriteStream, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -56,6 +56,12 @@ export async function startService(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  // SERVICE_OUTPUT_DIR keeps each service's output in a file of its own too (e.g. with SERVICE_NODE_ARGS=--trace-gc).
+  if (process.env.SERVICE_OUTPUT_DIR) {
+    const file = createWriteStream(join(process.env.SERVICE_OUTPUT_DIR, `${app}-${child.pid}.log`));
+    child.stdout!.pipe(file);
+    child.stderr!.pipe(file);
+  }
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
