@@ -188,6 +188,8 @@ async function main(): Promise<void> {
             origin: stack.gatewayUrl,
             rate: offered,
             seconds,
+            // The generator in steady state (connections open, its own code warm): see open-loop.ts.
+            preconnect: 32,
             request: () => ({
               method: 'POST',
               path: '/api/v1/payment-intents',

@@ -110,9 +110,8 @@ async function main(): Promise<void> {
       return [...text.matchAll(/^ledger_postings_total\{[^}]*\} (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
     };
     // Balance reads at an even 500/s for as long as the backlog drains (open loop: each latency counts from the
-    // read's due time; autocannon's overallRate sent each second's reads in a burst, see open-loop.ts). Their
-    // connections are open before the first read is due: a client's keep-alive pool has them in steady state, and
-    // opening them under load measured the generator (a first second at p99 ~100 ms, none after it).
+    // read's due time; autocannon's overallRate sent each second's reads in a burst, see open-loop.ts). The
+    // generator's connections are open and its code warm before the first read is due (see open-loop.ts).
     const drained = new AbortController();
     const readResult = openLoop({
       origin: gateway.url,
