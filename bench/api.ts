@@ -9,6 +9,7 @@ import autocannon, { Result } from 'autocannon';
 import { Pool } from 'pg';
 import { freePort, startStack, Stack } from '@payments/testing';
 import { cpuPerRequest, cpuSnapshot, serverCpuMsPerRequest } from './cpu';
+import { flushSummary, startFlushProbe } from './flush-probe';
 import { openLoop } from './open-loop';
 
 const arg = (name: string, fallback: number) => {
@@ -180,6 +181,7 @@ async function main(): Promise<void> {
     if (runs('create-half') && (peak > 0 || rate > 0)) {
       // Half of the peak just measured (or --rate when this phase runs alone).
       const offered = Math.max(1, Math.round(peak > 0 ? peak / 2 : rate));
+      const probe = await startFlushProbe();
       const half = await breakdown(
         stack,
         `create@${offered}/s`,
@@ -200,6 +202,8 @@ async function main(): Promise<void> {
         'payment-intents.create',
         'payment-intents"',
       );
+      // A flush of hundreds of ms is a stall of every create in flight (each waits for its commit on disk).
+      console.log(`  ${flushSummary(await probe.stop())}`);
       console.log(`  half of peak offered open-loop (${offered}/s, even pace, latency from when each was due): ${goal(half.latency.p99 <= 50, 'p99 ≤ 50 ms')}`);
     }
 

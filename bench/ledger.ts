@@ -12,6 +12,7 @@ import type { Producer } from 'kafkajs';
 import { Pool } from 'pg';
 import { admin, load, numberArg } from './bench-support';
 import { cpuPerRequest, cpuSnapshot } from './cpu';
+import { flushSummary, startFlushProbe } from './flush-probe';
 import { openLoop } from './open-loop';
 
 const backlog = numberArg('backlog', 100_000);
@@ -93,6 +94,7 @@ async function main(): Promise<void> {
     await produce(producer, topic, merchants, backlog);
     console.log(`bench ledger: ${backlog} payment events written in ${((Date.now() - started) / 1000).toFixed(1)} s over ${MERCHANTS} merchants; ${new Date().toISOString()}`);
     console.log(`  this VM's bare HTTP (gateway /health/live, 3 s): ${Math.round(bare.requests.average)} req/s`);
+    const probe = await startFlushProbe();
     const drainStarted = Date.now();
     ledger = await startService('ledger', ledger.env);
     services.push(ledger);
@@ -138,6 +140,7 @@ async function main(): Promise<void> {
     const drainS = (Date.now() - drainStarted) / 1000;
     drained.abort();
     const cpuAfter = cpuSnapshot(pids);
+    const flushes = await probe.stop();
     const during = await readResult;
     const bareDuring = await bareResult;
     // The drain itself, from the first posting to the last (the ledger's boot and group join before it are a fixed
@@ -153,6 +156,8 @@ async function main(): Promise<void> {
     console.log(`  CPU per posting while draining, reads included (ms): ${cpuPerRequest(cpuBefore, cpuAfter, backlog)}; the ledger at nice ${getPriority(ledger.process.pid!)}`);
     console.log(`  balance reads at 500/s meanwhile: p50 ${during.latency.p50} ms  p99 ${during.latency.p99} ms  non2xx ${during.non2xx} — goal p99 ≤ 20 ms: ${during.latency.p99 <= 20 ? 'met' : 'NOT met'}`);
     console.log(`  bare HTTP meanwhile (gateway /health/live at 100/s): p50 ${bareDuring.latency.p50} ms  p99 ${bareDuring.latency.p99} ms`);
+    // Each consumer transaction waits for its commit's flush: a slow disk slows the drain whatever the cores do.
+    console.log(`  ${flushSummary(flushes)}`);
 
     // Lag at an even rate: each event's occurred_at is its send time; the posting's created_at its booking.
     const before = await count();
