@@ -59,8 +59,9 @@ export async function startService(
   // SERVICE_OUTPUT_DIR keeps each service's output in a file of its own too (e.g. with SERVICE_NODE_ARGS=--trace-gc).
   if (process.env.SERVICE_OUTPUT_DIR) {
     const file = createWriteStream(join(process.env.SERVICE_OUTPUT_DIR, `${app}-${child.pid}.log`));
-    child.stdout!.pipe(file);
-    child.stderr!.pipe(file);
+    child.stdout!.pipe(file, { end: false });
+    child.stderr!.pipe(file, { end: false });
+    child.once('close', () => file.end());
   }
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
