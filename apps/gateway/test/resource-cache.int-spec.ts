@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { deadLetterTopic, STREAMS, topicName } from '@payments/events';
 import { collectMessages, Stack, startStack, testKafka, TestMerchant, uniqueName, waitFor } from '@payments/testing';
 import { Redis } from 'ioredis';
+import type { ServiceClient } from '@payments/platform';
 import { ResourceCache } from '../src/resource-cache/resource-cache';
+import { SessionsClient } from '../src/sessions-client/sessions.client';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -31,6 +33,16 @@ describe('ResourceCache (real Redis)', () => {
     expect(await cache.lookup(other)).toEqual({ hit: false, generation: '1' });
     await cache.fill(other, '1', { v: 'new' });
     expect(await cache.lookup(other)).toEqual({ hit: true, resource: { v: 'new' } });
+  });
+
+  it('drops a cached session when the checkout sends its customer to the provider (the session moved on)', async () => {
+    // The command's answer is all this needs of sessions; the cache is the real one.
+    const services = { request: async () => ({ redirect_url: 'https://pay.example/tx' }) } as unknown as ServiceClient;
+    const client = new SessionsClient(services, cache);
+    const session = { ...key, id: 'pi_test_3' };
+    await cache.fill(session, '', { id: session.id, status: 'requires_payment_method' });
+    await client.startProviderPayment(session.id, 'lahza', { merchant_id: session.merchantId, environment: session.environment }, { correlationId: 'test' });
+    expect(await cache.lookup(session)).toEqual({ hit: false, generation: '1' });
   });
 
   it('is off with a TTL of 0 and degrades to misses when Redis is unreachable', async () => {

@@ -188,7 +188,12 @@ export class CheckoutController {
   private async toProvider(found: CheckoutSession, method: string, request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const back = `/checkout/${encodeURIComponent(found.session.id)}`;
     try {
-      const { redirect_url } = await this.sessions.startProviderPayment(found.session.id, method as 'lahza', { correlationId: String(request.id) });
+      const { redirect_url } = await this.sessions.startProviderPayment(
+        found.session.id,
+        method as 'lahza',
+        { merchant_id: found.merchant_id, environment: found.environment },
+        { correlationId: String(request.id) },
+      );
       return void reply.redirect(redirect_url, 303);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;

@@ -86,9 +86,12 @@ export class SessionsClient {
     return this.send(SESSIONS_COMMANDS.getCheckout, { id }, caller);
   }
 
-  /** The checkout sends the customer to a provider (Lahza): the page of the session's one open attempt. */
-  startProviderPayment(id: string, method: 'lahza', caller: CommandOptions): Promise<{ redirect_url: string }> {
-    return this.send(SESSIONS_COMMANDS.startProviderPayment, { id, method }, caller);
+  /**
+   * The checkout sends the customer to a provider (Lahza): the page of the session's one open attempt. The session
+   * moves on (an intent to processing), so its cached version goes, as with any other change.
+   */
+  startProviderPayment(id: string, method: 'lahza', scope: { merchant_id: string; environment: string }, caller: CommandOptions): Promise<{ redirect_url: string }> {
+    return this.changing({ ...scope, id }, this.send(SESSIONS_COMMANDS.startProviderPayment, { id, method }, caller));
   }
 
   /** The customer is back from the provider: sessions verifies the attempt with the provider. */
