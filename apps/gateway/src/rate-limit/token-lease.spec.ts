@@ -95,4 +95,18 @@ describe('token leases', () => {
     expect(results.every((r) => !r.allowed)).toBe(true);
     expect(asked).toBe(1);
   });
+
+  it('fails the requests waiting on a take that failed, without asking again (Redis not answering)', async () => {
+    let fail!: (error: Error) => void;
+    let asked = 0;
+    const leases = new TokenLeases(async () => {
+      asked += 1;
+      return new Promise<TokenGrant>((_, reject) => (fail = reject));
+    });
+    const pending = Array.from({ length: 5 }, () => leases.consume('k', 100).then(() => 'admitted', () => 'failed'));
+    await new Promise((resolve) => setImmediate(resolve));
+    fail(new Error('Command timed out'));
+    expect(await Promise.all(pending)).toEqual(Array(5).fill('failed'));
+    expect(asked).toBe(1);
+  });
 });

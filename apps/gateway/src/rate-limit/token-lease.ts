@@ -59,11 +59,13 @@ export class TokenLeases {
         state.held -= 1;
         return bucketResult(limitPerSecond, true, state.bucketLeft + state.held);
       }
-      // Requests arriving while a lease is being taken wait for it rather than ask Redis each.
+      // Requests arriving while a lease is being taken wait for it rather than ask Redis each. If it fails they fail
+      // with it (and the limiter lets them through): asking again one after another would queue each behind the
+      // previous one's timeout while Redis does not answer.
       if (state.taking) {
-        const shared = await state.taking.catch(() => undefined);
+        const shared = await state.taking;
         // The bucket was empty a moment ago: refused alike, without asking again.
-        if (shared?.taken === 0) return bucketResult(limitPerSecond, false, shared.left);
+        if (shared.taken === 0) return bucketResult(limitPerSecond, false, shared.left);
         continue;
       }
       const taking = this.take(key, limitPerSecond, leaseSize(this.rateOf(state, now), limitPerSecond));
