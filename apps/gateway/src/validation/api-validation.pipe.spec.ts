@@ -1,6 +1,6 @@
 import { ArgumentMetadata } from '@nestjs/common';
 import { ApiError } from '@payments/platform';
-import { IsEmail, IsInt, IsOptional, IsString, Length, Max, MaxLength, Min } from 'class-validator';
+import { IsEmail, IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
 import { apiValidationPipe } from './api-validation.pipe';
 import { IsHttpsUrl } from './is-https-url.validator';
 import { IsMetadata } from './is-metadata.validator';
@@ -20,6 +20,7 @@ class CustomerDto {
   @IsOptional()
   @IsString()
   @Length(2, 2)
+  @Matches(/^[A-Za-z]{2}$/, { message: 'customer.country must be a two-letter country code.' })
   country?: string;
 }
 
@@ -75,6 +76,11 @@ describe('apiValidationPipe', () => {
       message: 'customer.email must be an email.',
     });
     expect(await failure({ amount: '10.00', customer: { country: 'USA' } })).toMatchObject({ param: 'customer.country' });
+    // A message that already names the full path says it once.
+    expect(await failure({ amount: '10.00', customer: { country: 'U1' } })).toMatchObject({
+      param: 'customer.country',
+      message: 'customer.country must be a two-letter country code.',
+    });
   });
 
   it('explains MoneyString problems, bounds included', async () => {

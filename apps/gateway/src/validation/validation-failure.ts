@@ -40,7 +40,11 @@ export function firstValidationFailure(errors: readonly ValidationError[], paren
 function sentence(constraint: string, message: string, property: string, path: string): string {
   if (constraint === 'whitelistValidation') return `${path} is not an accepted field.`;
   if (constraint === 'nestedValidation' || constraint === 'unknownValue') return `${path} must be an object.`;
-  // class-validator messages start with the property name; give the full path instead.
-  const text = message.startsWith(`${property} `) ? `${path}${message.slice(property.length)}` : `${path}: ${message}`;
+  // class-validator messages start with the property name (or, when written out, its full path); give the path once.
+  const text = message.startsWith(`${path} `)
+    ? message
+    : message.startsWith(`${property} `)
+      ? `${path}${message.slice(property.length)}`
+      : `${path}: ${message}`;
   return text.endsWith('.') ? text : `${text}.`;
 }
