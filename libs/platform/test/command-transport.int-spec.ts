@@ -2,6 +2,8 @@ import 'reflect-metadata';
 import { Controller, Inject, Module, type INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { firstValueFrom } from 'rxjs';
 import { ApiError, CommandClient, CommandServer, CommandUnavailableError, FrameDecoder, ServiceClient, type RpcReply, type RpcRequest } from '../src';
@@ -49,6 +51,38 @@ async function startDyingOwner(): Promise<{ server: Server; url: string; receive
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return { server, url: `tcp://127.0.0.1:${port}`, received };
+}
+
+/**
+ * A host whose connections neither open nor are refused (gone from the network, or a firewall dropping packets):
+ * a listener that never accepts, with its accept queue filled, so the kernel drops every further SYN.
+ */
+async function startUnansweringHost(): Promise<{ url: string; stop: () => void }> {
+  const listener = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const s = require('node:net').createServer();
+       s.listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => {
+         console.log(s.address().port);
+         // Block the event loop for good: nothing is accepted from now on.
+         setTimeout(() => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0), 50);
+       });`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const [line] = (await once(listener.stdout!, 'data')) as [Buffer];
+  const port = Number(line.toString().trim());
+  await sleep(100);
+  const fillers = Array.from({ length: 4 }, () => connect({ host: '127.0.0.1', port }).on('error', () => undefined));
+  await sleep(200);
+  return {
+    url: `tcp://127.0.0.1:${port}`,
+    stop: () => {
+      for (const filler of fillers) filler.destroy();
+      listener.kill('SIGKILL');
+    },
+  };
 }
 
 type Echo = { instance: string; body: unknown; command_id: string; correlation_id: string };
@@ -184,5 +218,27 @@ describe('command transport (framed, persistent connections)', () => {
     expect((await inFlight).map((s) => s.instance).sort()).toEqual(['a', 'a', 'b', 'b']);
     expect(during.length).toBeGreaterThan(10);
     expect(new Set(during.map((d) => d.instance))).toEqual(new Set(['b']));
+  });
+  it('passes over an instance whose connection neither opens nor is refused once the connect timeout ends, well before the deadline', async () => {
+    const b = await owner('b');
+    const host = await startUnansweringHost();
+    const client = (urls: string[]) => {
+      const raw = new CommandClient({ upstreams: { svc: urls }, connections: 1, connectTimeoutMs: 300 });
+      clients.push(raw);
+      return new ServiceClient(raw, 10_000);
+    };
+    try {
+      // Without the connect timeout these would wait out their 10 s deadline on the unanswering host.
+      let started = Date.now();
+      const answers = await Promise.all(Array.from({ length: 4 }, () => client([host.url, b.url]).request<Echo>('svc.echo', {}, { correlationId: 'r' })));
+      expect(new Set(answers.map((a) => a.instance))).toEqual(new Set(['b']));
+      expect(Date.now() - started).toBeLessThan(5000);
+
+      started = Date.now();
+      await expect(client([host.url]).request('svc.echo', {}, { correlationId: 'r' })).rejects.toMatchObject({ code: 'service_unavailable' });
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      host.stop();
+    }
   });
 });
