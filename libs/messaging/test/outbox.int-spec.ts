@@ -115,6 +115,42 @@ describe('outbox writer, relay connection loss, pruning and tables', () => {
     await relay.stop(); // gives up the schema's lock for the next test's relay
   });
 
+  it('marks rows sent without waiting for the disk, on every session it opens', async () => {
+    const kafka = testKafka();
+    await ensureTopics(kafka, [topic]);
+    const producer = await connectProducer(kafka, cleanup);
+    // Every statement a pg client sends, with the client (the relay's session) that sent it.
+    const issued: Array<{ client: Client; text: string }> = [];
+    const query = Client.prototype.query;
+    const spy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
+      if (typeof args[0] === 'string') issued.push({ client: this, text: args[0] });
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as never);
+    const relay = new OutboxRelay({ dataSource: db, producer, schema: 'svc', pollIntervalMs: 50, retry: { initialMs: 10, maxMs: 50 }, logger: recordingLogger() });
+    cleanup.add(() => relay.stop());
+    try {
+      relay.start();
+      const writer = new OutboxWriter();
+      await db.transaction((manager) => writer.append(manager, topic, [thingHappened('thing_async_mark', 1)]));
+      await relay.flush(20_000);
+      // A new session after the old one is killed is set up the same way.
+      await db.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'test:svc:outbox-relay'");
+      await db.transaction((manager) => writer.append(manager, topic, [thingHappened('thing_async_mark', 2)]));
+      await relay.flush(20_000);
+      await relay.stop();
+    } finally {
+      spy.mockRestore();
+    }
+    const marks = issued.filter((q) => /SET sent_at = now\(\)/.test(q.text));
+    expect(new Set(marks.map((m) => m.client)).size).toBe(2);
+    for (const mark of marks) {
+      const session = issued.filter((q) => q.client === mark.client);
+      const asynchronous = session.findIndex((q) => /^SET synchronous_commit TO off$/.test(q.text));
+      expect(asynchronous).toBeGreaterThanOrEqual(0);
+      expect(asynchronous).toBeLessThan(session.indexOf(mark));
+    }
+  });
+
   it('lets rows committed right behind the one that woke it join its batch (linger)', async () => {
     const kafka = testKafka();
     await ensureTopics(kafka, [topic]);
