@@ -32,8 +32,9 @@ const WARM_ROUNDS = 100;
 /** Runs the load and answers the figures bench/api.ts prints, in autocannon's Result shape. */
 export async function openLoop(options: OpenLoopOptions): Promise<Result> {
   const pool = new Pool(options.origin, { connections: options.connections ?? 256, pipelining: 1 });
-  for (let round = 0; round < (options.preconnect ? WARM_ROUNDS : 0); round++) {
-    await Promise.all(Array.from({ length: options.preconnect! }, () => pool.request({ method: 'GET', path: '/health/live' }).then((res) => res.body.dump())));
+  const warmConnections = options.preconnect ?? 0;
+  for (let round = 0; warmConnections > 0 && round < WARM_ROUNDS; round++) {
+    await Promise.all(Array.from({ length: warmConnections }, () => pool.request({ method: 'GET', path: '/health/live' }).then((res) => res.body.dump())));
   }
   const latencies: number[] = [];
   // OPEN_LOOP_TRACE=<prefix> writes each request's due time and latency (ms) to <prefix>.<rate>, to see where a tail

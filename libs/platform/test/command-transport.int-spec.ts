@@ -219,6 +219,7 @@ describe('command transport (framed, persistent connections)', () => {
     expect(during.length).toBeGreaterThan(10);
     expect(new Set(during.map((d) => d.instance))).toEqual(new Set(['b']));
   });
+
   it('passes over an instance whose connection neither opens nor is refused once the connect timeout ends, well before the deadline', async () => {
     const b = await owner('b');
     const host = await startUnansweringHost();
