@@ -19,6 +19,7 @@ import { requestIdFor } from './logging/request-id';
 import { httpRequestDuration } from './metrics/metrics';
 import { PlatformModule } from './platform.module';
 import { CommandServer } from './rpc/command.server';
+import { installLeanAsyncResourceBind } from './runtime/async-resource-bind';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 /** Longer than any id the API issues; an id past it is still only a 404 (the URL itself is bounded by Node). */
@@ -79,6 +80,7 @@ export function rootModule<C extends ServiceConfig>(definition: ServiceDefinitio
 /** Starts one service: HTTP (health, metrics, routes), its command port if it owns commands, graceful shutdown. */
 export async function bootstrapService<C extends ServiceConfig>(definition: ServiceDefinition<C>): Promise<NestFastifyApplication> {
   const config = loadConfigOrExit(definition);
+  installLeanAsyncResourceBind();
   // maxParamLength: an over-long path id reaches the route (and its Error-shaped 404) instead of Fastify's own 414.
   const adapter = new FastifyAdapter({ genReqId: requestIdFor, bodyLimit: MAX_BODY_BYTES, trustProxy: true, maxParamLength: MAX_PATH_PARAM_LENGTH });
   const logger = pino(logOptions(definition.service, config.LOG_LEVEL));
