@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { commandUrlSettings, createTestDatabase, freePort, startService, uniqueName, type RunningService } from '@payments/testing';
 import { admin, load, numberArg } from './bench-support';
+import { flushSummary, startFlushProbe } from './flush-probe';
 import { openLoop } from './open-loop';
 
 const rate = numberArg('rate', 100);
@@ -56,11 +57,14 @@ async function main(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 2000));
 
     let n = 0;
+    const probe = await startFlushProbe();
     const result = await openLoop({
       origin: gateway.url,
       rate,
       seconds,
       connections: 64,
+      // The generator in steady state (connections open, its own code warm): see open-loop.ts.
+      preconnect: 8,
       request: () => ({
         method: 'POST',
         path: `/api/v1/payments/${paymentIds[n++ % paymentIds.length]}/refunds`,
@@ -68,10 +72,12 @@ async function main(): Promise<void> {
         body: JSON.stringify({ amount: '0.01' }),
       }),
     });
+    const flushes = await probe.stop();
     console.log(`bench refunds: ${new Date().toISOString()}; this VM's bare HTTP (gateway /health/live, 32 connections, 3 s): ${Math.round(bare.requests.average)} req/s`);
     console.log(
       `  refund create at ${rate}/s offered for ${seconds} s over ${paymentIds.length} payments: p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  max ${result.latency.max} ms  non2xx ${result.non2xx}  errors ${result.errors} — goal p99 ≤ 50 ms: ${result.latency.p99 <= 50 ? 'met' : 'NOT met'}`,
     );
+    console.log(`  ${flushSummary(flushes)}`);
   } finally {
     await Promise.all(services.map((s) => s.stop().catch(() => undefined)));
     await db.drop();
