@@ -34,14 +34,8 @@ async function main(): Promise<void> {
     const bytes = Buffer.byteLength(await page.text());
     let n = 0;
     // preconnect: the generator in steady state (connections open, its own code warm): see open-loop.ts.
-    const result = await openLoop({
-      origin: gateway.url,
-      rate,
-      seconds,
-      connections: 64,
-      preconnect: 8,
-      request: () => ({ method: 'GET', path: `/checkout/${ids[n++ % ids.length]}`, headers: {} }),
-    });
+    const pageRequest = () => ({ method: 'GET' as const, path: `/checkout/${ids[n++ % ids.length]}`, headers: {} });
+    const result = await openLoop({ origin: gateway.url, rate, seconds, connections: 64, preconnect: 8, request: pageRequest });
     console.log(`bench checkout: ${new Date().toISOString()}; this VM's bare HTTP (gateway /health/live, 32 connections, 3 s): ${Math.round(bare.requests.average)} req/s`);
     console.log(`  page weight: ${bytes} bytes of HTML, nothing else loaded (styles and script inline) — goal ≤ 30 KB: ${bytes <= 30 * 1024 ? 'met' : 'NOT met'}`);
     console.log(
