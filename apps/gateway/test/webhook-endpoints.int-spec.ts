@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import {
-  collectMessages,
   exitOf,
   freePort,
   startService,
   startStack,
   startTestDnsServer,
+  topicMessages,
   uniqueName,
   waitFor,
   type RunningService,
@@ -27,10 +27,11 @@ const SECRET = /^whsec_[A-Za-z0-9]{32}$/;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const devKey = parseSecretsKey(DEVELOPMENT_WEBHOOK_SECRETS_KEY);
 
-interface OutboxRow {
+interface PublishedEvent {
   event_id: string;
   topic: string;
   key: string;
+  headers: Record<string, string>;
   payload: any;
 }
 
@@ -50,8 +51,22 @@ describe('webhook endpoints API', () => {
   };
   const row = async (id: string) =>
     (await db.query(`SELECT * FROM gateway.webhook_endpoints WHERE id = $1`, [id]))[0] as Record<string, any>;
-  const outbox = async (id: string): Promise<OutboxRow[]> =>
-    db.query(`SELECT event_id, topic, key, payload FROM gateway.outbox WHERE key = $1 ORDER BY id`, [id]);
+  // What the gateway published about an endpoint: once its outbox is drained (the relay deletes what it sent),
+  // the endpoint's messages on the gateway topic, in order.
+  const published = async (id: string): Promise<PublishedEvent[]> => {
+    const unsent = async () => ((await db.query('SELECT count(*)::int AS n FROM gateway.outbox WHERE sent_at IS NULL')) as [{ n: number }])[0].n;
+    await waitFor(async () => (await unsent()) === 0, 20_000, 'the gateway outbox drained', 50);
+    const messages = await topicMessages(`${stack.namespace}.gateway.events.v1`);
+    return messages
+      .filter((message) => message.key === id)
+      .map((message) => ({
+        event_id: message.headers['event-id']!,
+        topic: message.topic,
+        key: message.key!,
+        headers: message.headers,
+        payload: JSON.parse(message.value!),
+      }));
+  };
 
   beforeAll(async () => {
     // NODE_ENV as a developer's machine has it, without WEBHOOK_ALLOW_INSECURE_TARGETS.
@@ -96,7 +111,7 @@ describe('webhook endpoints API', () => {
     expect(JSON.stringify([got.body, list.body])).not.toContain(secret);
   });
 
-  it('stores the secret encrypted and writes the created event with the snapshot to the outbox', async () => {
+  it('stores the secret encrypted and publishes the created event with the snapshot', async () => {
     const endpoint = await created({ url: PUBLIC_V6_URL, events: ['payment_intent.succeeded', 'refund.completed'] });
     expect(endpoint.events).toEqual(['payment_intent.succeeded', 'refund.completed']);
     expect(endpoint.url).toBe(PUBLIC_V6_URL);
@@ -107,7 +122,7 @@ describe('webhook endpoints API', () => {
     expect(stored.secret_encrypted).not.toContain(endpoint.secret.slice('whsec_'.length));
     expect(decryptSecret(stored.secret_encrypted, devKey)).toBe(endpoint.secret);
 
-    const [event, ...more] = await outbox(endpoint.id);
+    const [event, ...more] = await published(endpoint.id);
     expect(more).toEqual([]);
     expect(event!.topic).toBe(`${stack.namespace}.gateway.events.v1`);
     expect(event!.payload).toMatchObject({
@@ -247,7 +262,7 @@ describe('webhook endpoints API', () => {
     expect(list.body.data.map((e: { id: string }) => e.id)).not.toContain(endpoint.id);
 
     expect(await row(endpoint.id)).toMatchObject({ status: 'deleted', version: 2 });
-    const events = await outbox(endpoint.id);
+    const events = await published(endpoint.id);
     expect(events.map((e) => [e.payload.type, e.payload.sequence, e.payload.data.status])).toEqual([
       ['webhook_endpoint.created', 1, 'enabled'],
       ['webhook_endpoint.deleted', 2, 'disabled'],
@@ -274,7 +289,7 @@ describe('webhook endpoints API', () => {
     expect(got.body.secret).toBeUndefined();
     expect(got.body.previous_secret_expires_at).toBe(res.body.previous_secret_expires_at);
 
-    const [, updated] = await outbox(endpoint.id);
+    const [, updated] = await published(endpoint.id);
     expect(updated!.payload).toMatchObject({
       type: 'webhook_endpoint.updated',
       sequence: 2,
@@ -320,7 +335,7 @@ describe('webhook endpoints API', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: endpoint.id, status: 'enabled' });
     expect(res.body.secret).toBeUndefined();
-    const events = await outbox(endpoint.id);
+    const events = await published(endpoint.id);
     expect(events.map((e) => [e.payload.type, e.payload.sequence])).toEqual([
       ['webhook_endpoint.created', 1],
       ['webhook_endpoint.updated', 2],
@@ -390,7 +405,7 @@ describe('webhook endpoints API', () => {
     expect(again.body).toEqual({ ...first.body, secret: null });
     const [{ count }] = await db.query(`SELECT count(*)::int AS count FROM gateway.webhook_endpoints WHERE idempotency_key = $1`, [key]);
     expect(count).toBe(1);
-    expect(await outbox(first.body.id)).toHaveLength(1);
+    expect(await published(first.body.id)).toHaveLength(1);
   });
 
   it('shows a secret once: a create replayed after its replay record is gone never reveals it, not even after rolls', async () => {
@@ -439,7 +454,7 @@ describe('webhook endpoints API', () => {
     // The same roll's secret, and the original still the previous one: S0 -> S1, never S0 -> S1 -> S2.
     expect(retried.body.secret).toBe(rolled.body.secret);
     expect((await row(endpoint.id)).previous_secret_encrypted).toBe(original);
-    expect((await outbox(endpoint.id)).map((e) => e.payload.type)).toEqual(['webhook_endpoint.created', 'webhook_endpoint.updated']);
+    expect((await published(endpoint.id)).map((e) => e.payload.type)).toEqual(['webhook_endpoint.created', 'webhook_endpoint.updated']);
     // The key is that roll's: another action under it is a conflict, even without the replay record.
     const enableWithRollKey = await stack.call('POST', `/api/v1/webhook-endpoints/${endpoint.id}/enable`, {
       key: owner.test_key,
@@ -453,7 +468,7 @@ describe('webhook endpoints API', () => {
     await dropRecord(enableKey);
     expect((await enable()).status).toBe(200);
     // Created, rolled, enabled: one event each.
-    expect((await outbox(endpoint.id)).length).toBe(3);
+    expect((await published(endpoint.id)).length).toBe(3);
   });
 
   it('limits a merchant to 16 endpoints per environment', async () => {
@@ -472,16 +487,13 @@ describe('webhook endpoints API', () => {
     const endpoint = await created();
     await stack.call('POST', `/api/v1/webhook-endpoints/${endpoint.id}/roll-secret`, { key: merchant.test_key });
     await stack.call('DELETE', `/api/v1/webhook-endpoints/${endpoint.id}`, { key: merchant.test_key });
-    const topic = `${stack.namespace}.gateway.events.v1`;
-    const [{ count }] = await db.query(`SELECT count(*)::int AS count FROM gateway.outbox WHERE topic = $1`, [topic]);
-    const messages = await collectMessages(topic, count, 30_000);
-    const mine = messages.filter((m) => m.key === endpoint.id).map((m) => JSON.parse(m.value!));
-    expect(mine.map((e) => [e.type, e.sequence])).toEqual([
-      ['webhook_endpoint.created', 1],
-      ['webhook_endpoint.updated', 2],
-      ['webhook_endpoint.deleted', 3],
+    const mine = await published(endpoint.id);
+    expect(mine.map((e) => [e.topic, e.payload.type, e.payload.sequence])).toEqual([
+      [`${stack.namespace}.gateway.events.v1`, 'webhook_endpoint.created', 1],
+      [`${stack.namespace}.gateway.events.v1`, 'webhook_endpoint.updated', 2],
+      [`${stack.namespace}.gateway.events.v1`, 'webhook_endpoint.deleted', 3],
     ]);
-    expect(messages.find((m) => m.key === endpoint.id)!.headers).toMatchObject({ 'event-type': 'webhook_endpoint.created' });
+    expect(mine[0]!.headers).toMatchObject({ 'event-type': 'webhook_endpoint.created', 'event-id': mine[0]!.payload.id });
   });
 
   it('describes every route in the OpenAPI document', async () => {

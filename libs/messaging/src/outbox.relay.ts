@@ -10,7 +10,7 @@ import { outboxChannel } from './outbox-channel';
 import { backoffDelay, sleep, Wakeup } from './wakeup';
 
 export interface OutboxRelayHooks {
-  /** Runs after a batch reached Kafka and before it is marked sent (tests throw here to die at that point). */
+  /** Runs after a batch reached Kafka and before its rows are deleted (tests throw here to die at that point). */
   afterPublish?(ids: readonly string[]): void | Promise<void>;
 }
 
@@ -23,12 +23,12 @@ export interface OutboxRelayOptions {
   pollIntervalMs?: number;
   /**
    * How long the relay lets more rows arrive after it was woken before it reads them (a producer's linger): at a
-   * steady rate each cycle (read, publish, mark sent) then carries several rows instead of one or two.
+   * steady rate each cycle (read, publish, delete) then carries several rows instead of one or two.
    */
   lingerMs?: number;
   /** Backoff after a failed cycle (publish or database error). */
   retry?: { initialMs?: number; maxMs?: number };
-  /** Deleting sent rows: how often and how old. */
+  /** Deleting rows earlier versions marked sent (and kept): how often and how old. */
   prune?: { intervalMs?: number; retentionDays?: number };
   logger?: MessagingLogger;
   hooks?: OutboxRelayHooks;
@@ -56,7 +56,7 @@ const LOCK_NAMESPACE = 0x6f757462;
 class ConnectionLost extends Error {}
 
 /**
- * Publishes a schema's outbox to Kafka in id order and marks rows sent.
+ * Publishes a schema's outbox to Kafka in id order and deletes the rows it sent.
  *
  * Only one instance per schema publishes at a time: it holds `pg_try_advisory_lock` on its own connection and
  * does every read and mark on that same connection. Two publishers could each read the same unsent rows and
@@ -66,8 +66,9 @@ class ConnectionLost extends Error {}
  * instance continues from the oldest unsent row. The worst case is a re-send of the batch that was in flight,
  * which consumers drop through their inbox.
  *
- * Rows are read with `sent_at IS NULL ORDER BY id`, not from a high-water mark, so a transaction that
- * commits after a higher id was already published is still picked up.
+ * Rows are read in id order from the start of the table, not from a high-water mark, so a transaction that
+ * commits after a higher id was already published is still picked up. Rows with `sent_at` set were marked sent
+ * by earlier versions of the relay, which kept them a while: they are never sent again, and pruned.
  */
 export class OutboxRelay {
   private readonly schema: string;
@@ -148,7 +149,7 @@ export class OutboxRelay {
     }
   }
 
-  /** Deletes sent rows older than `retentionDays`, in chunks; returns how many went. */
+  /** Deletes rows marked sent (by earlier versions) more than `retentionDays` ago, in chunks; returns how many went. */
   async prune(retentionDays = this.retentionDays): Promise<number> {
     const outbox = qualified(this.schema, 'outbox');
     let total = 0;
@@ -191,7 +192,7 @@ export class OutboxRelay {
         const delayMs = backoffDelay(failures, this.retryInitialMs, this.retryMaxMs);
         this.logger.error(
           { err: error, schema: this.schema, failures, retryInMs: delayMs },
-          `outbox relay cycle failed; retrying (rows not marked sent are sent again): ${errorMessage(error)}`,
+          `outbox relay cycle failed; retrying (rows not yet deleted are sent again): ${errorMessage(error)}`,
         );
         if (error instanceof ConnectionLost) await this.disconnect();
         await sleep(delayMs, this.stopSignal.signal);
@@ -241,8 +242,10 @@ export class OutboxRelay {
       topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
     });
     await this.options.hooks?.afterPublish?.(ids);
-    // A crash before this line only means the batch is sent again by whoever holds the lock next.
-    await this.db(() => client.query(`UPDATE ${outbox} SET sent_at = now() WHERE id = ANY($1::bigint[])`, [ids]));
+    // A crash before this line only means the batch is sent again by whoever holds the lock next. A sent row is
+    // deleted, not marked: a mark (sent_at) wrote the whole row (its payload) to the table and the WAL once more,
+    // and a prune deleted it later; the event itself is kept by Kafka.
+    await this.db(() => client.query(`DELETE FROM ${outbox} WHERE id = ANY($1::bigint[])`, [ids]));
     this.counters.published += rows.length;
     this.counters.batches += 1;
     return rows.length;
@@ -269,8 +272,8 @@ export class OutboxRelay {
     this.client = client;
     this.connectionLost = false;
     await this.db(() => client.connect());
-    // Marking rows sent need not wait for the disk: a mark lost in a crash of Postgres only means a re-send, which
-    // consumers drop through their inbox. Without this every relay cycle's UPDATE waited on its own WAL flush, a
+    // Deleting sent rows need not wait for the disk: a delete lost in a crash of Postgres only means a re-send, which
+    // consumers drop through their inbox. Without this every relay cycle's DELETE waited on its own WAL flush, a
     // flush per cycle competing with the commits that acknowledge requests; now the next of those carries it.
     await this.db(() => client.query('SET synchronous_commit TO off'));
     return client;

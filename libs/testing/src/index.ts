@@ -16,6 +16,7 @@ export {
   deleteNamespaceTopics,
   groupLag,
   TEST_KAFKA_BROKERS,
+  topicMessages,
   testKafka,
   uniqueTopic,
   waitFor,

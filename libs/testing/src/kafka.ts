@@ -92,6 +92,22 @@ export async function collectMessages(
 }
 
 /**
+ * Every message on `topic` when called: each partition read from its start to its end at that moment (an outbox
+ * relay deletes what it sent, so a running service's published events are read here, not from its outbox).
+ */
+export async function topicMessages(topic: string, kafka = testKafka(), timeoutMs = 20_000): Promise<CollectedMessage[]> {
+  const admin = kafka.admin();
+  await admin.connect();
+  let total = 0;
+  try {
+    for (const partition of await admin.fetchTopicOffsets(topic)) total += Number(partition.high) - Number(partition.low);
+  } finally {
+    await admin.disconnect();
+  }
+  return total === 0 ? [] : collectMessages(topic, total, timeoutMs, kafka);
+}
+
+/**
  * Subscribes, waiting out a topic that is still being created (a fresh broker answers "does not host this
  * topic-partition" for a moment after auto-creating it).
  */
