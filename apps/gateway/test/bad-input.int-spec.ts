@@ -109,6 +109,20 @@ describe('bad input never produces a 5xx', () => {
     }
   });
 
+  it('answers a path that is not valid percent-encoding, or an id past the router\'s limit, in the Error shape with its Request-Id', async () => {
+    for (const path of ['/api/v1/payment-intents/%zz', '/api/v1/invoices/inv_test_%E0%A4%A', '/api/v1/payment-intents/pi_test_%', '/api/v1/payments/%C0%AF/refunds']) {
+      const res = await stack.call(path.endsWith('/refunds') ? 'POST' : 'GET', path, { key: merchant.test_key });
+      expectErrorShape(res, [400]);
+      expect(res.body.error.code).toBe('invalid_request');
+      expect(res.headers.get('request-id')).toBe(res.body.error.request_id);
+    }
+    // Past the router's 8 KiB limit for one path segment (and within Node's 16 KiB for the request head).
+    const long = await stack.call('GET', `/api/v1/payment-intents/pi_test_${'a'.repeat(10_000)}`, { key: merchant.test_key });
+    expectErrorShape(long, [404]);
+    expect(long.body.error.code).toBe('not_found');
+    expect(long.headers.get('request-id')).toBe(long.body.error.request_id);
+  });
+
   it('answers a body it never reads (not JSON, a form, over 64 KiB) and an unknown API path with the key\'s RateLimit headers', async () => {
     for (const [contentType, body] of [
       ['application/json', '{"amount": '],

@@ -14,6 +14,7 @@ import { Readiness } from './health/readiness';
 import { jsonBodyProblem } from './http/json-body';
 import { OperationsServer, type OperationsRoute } from './http/operations.server';
 import { ApiExceptionFilter } from './errors/api-exception.filter';
+import { answerFrameworkError } from './errors/framework-error';
 import { logOptions, requestLogLine } from './logging/log-options';
 import { requestIdFor } from './logging/request-id';
 import { httpRequestDuration } from './metrics/metrics';
@@ -81,8 +82,15 @@ export function rootModule<C extends ServiceConfig>(definition: ServiceDefinitio
 export async function bootstrapService<C extends ServiceConfig>(definition: ServiceDefinition<C>): Promise<NestFastifyApplication> {
   const config = loadConfigOrExit(definition);
   installLeanAsyncResourceBind();
-  // maxParamLength: an over-long path id reaches the route (and its Error-shaped 404) instead of Fastify's own 414.
-  const adapter = new FastifyAdapter({ genReqId: requestIdFor, bodyLimit: MAX_BODY_BYTES, trustProxy: true, maxParamLength: MAX_PATH_PARAM_LENGTH });
+  // maxParamLength: an over-long path id reaches the route (and its Error-shaped 404) instead of Fastify's own 414;
+  // beyond it, and for a path that is not valid percent-encoding, answerFrameworkError answers in the Error shape.
+  const adapter = new FastifyAdapter({
+    genReqId: requestIdFor,
+    bodyLimit: MAX_BODY_BYTES,
+    trustProxy: true,
+    maxParamLength: MAX_PATH_PARAM_LENGTH,
+    frameworkErrors: answerFrameworkError,
+  });
   const logger = pino(logOptions(definition.service, config.LOG_LEVEL));
   lowerCpuPriority(config.PROCESS_NICE, logger);
   // Bodies are parsed by parseBodies (bodyParser off: Nest would also accept forms on every route).
