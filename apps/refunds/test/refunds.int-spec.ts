@@ -10,7 +10,7 @@ describe('refunds', () => {
   let merchant: TestMerchant;
   let other: TestMerchant;
 
-  const refund = (paymentId: string, body: object, key: string | null = randomUUID(), apiKey = merchant.test_key) =>
+  const refund = (paymentId: string, body: object | undefined, key: string | null = randomUUID(), apiKey = merchant.test_key) =>
     stack.call('POST', `/api/v1/payments/${paymentId}/refunds`, { key: apiKey, body, headers: key === null ? {} : { 'Idempotency-Key': key } });
   const get = (path: string, apiKey = merchant.test_key) => stack.call('GET', path, { key: apiKey });
 
@@ -77,6 +77,14 @@ describe('refunds', () => {
     const full = (await get(`/api/v1/payments/${paid.payment_id}`)).body;
     expect(full).toMatchObject({ refunded_amount: '15.00', status: 'refunded' });
     expect(full.refunds.map((r: { id: string }) => r.id)).toEqual([first.body.id, rest.body.id]);
+  });
+
+  it('a refund sent without a body refunds what remains, as {} does', async () => {
+    const paid = await paidIntent('7.00');
+    const res = await refund(paid.payment_id, undefined);
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ payment_id: paid.payment_id, amount: '7.00', reason: null, status: 'completed' });
+    expect((await get(`/api/v1/payments/${paid.payment_id}`)).body).toMatchObject({ refunded_amount: '7.00', status: 'refunded' });
   });
 
   it('names what remains when a refund asks for more', async () => {

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import {
   IDEMPOTENCY_KEY_SCHEMA,
   REFUNDS_COMMANDS,
@@ -16,6 +16,7 @@ import { ApiErrors } from '../session-routes/api-error.responses';
 import { PAYMENT_LIST_RESPONSE, PAYMENT_RESPONSE, REFUND_LIST_RESPONSE, REFUND_RESPONSE } from '../session-routes/response-schemas';
 import { CreatedBy, scopeOf, type Creator } from '../session-routes/session-routes';
 import { apiValidationPipe } from '../validation/api-validation.pipe';
+import { OptionalBodyPipe } from '../validation/optional-body.pipe';
 import { CreateRefundDto } from './create-refund.dto';
 import { ListPaymentsQuery, ListRefundsQuery, PAYMENT_ID, REFUND_ID } from './list-refunds.query';
 import { RefundsClient } from './refunds.client';
@@ -42,12 +43,14 @@ export class RefundsController {
   @ApiOperation({ operationId: 'createRefund', summary: 'Refund all or part of a payment' })
   @ApiHeader({ name: 'Idempotency-Key', required: true, schema: IDEMPOTENCY_KEY_SCHEMA })
   @ApiParam(PAYMENT_ID_PARAM)
+  @ApiBody({ type: CreateRefundDto, required: false })
   @ApiResponse({ status: 201, schema: REFUND_RESPONSE })
   @ApiErrors(400, 401, 403, 404, 409, 429, 503)
   create(
     @CreatedBy() creator: Creator,
     @Param('id') id: string,
-    @Body(apiValidationPipe({ forbidUnknown: true })) params: CreateRefundDto,
+    // No body at all is a refund of what remains, as `{}` is.
+    @Body(new OptionalBodyPipe(apiValidationPipe({ forbidUnknown: true }))) params: CreateRefundDto,
     @Caller() caller: CommandOptions,
   ): Promise<RefundResource> {
     const command = { ...scopeOf(creator.auth), payment_id: requireId(id, PAYMENT_ID, 'payment'), idempotency_key: creator.idempotencyKey, params: { ...params } };
