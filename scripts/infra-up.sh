@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Brings up what the services and tests need on a development or CI machine: the machine's own PostgreSQL
-# and Redis on loopback (started if stopped), the `payments` role and database, and a local Kafka broker.
+# and Redis on loopback (started if stopped), the `payments` role and its use of database `test`, and a local Kafka broker.
 # Idempotent: whatever already answers is left alone.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -59,19 +59,22 @@ else
   say "Redis up on 127.0.0.1:$redis_port"
 fi
 
-# The services' default DATABASE_URL is postgres://payments@127.0.0.1:5432/payments (trust auth on loopback).
+# The services' default DATABASE_URL is postgres://payments@127.0.0.1:5432/test (trust auth on loopback): the
+# machine's database `test`, where the services keep their schemas, as the role `payments` (not a superuser).
 sql() { psql -h 127.0.0.1 -p "$pg_port" -U postgres -d postgres -v ON_ERROR_STOP=1 -Atqc "$1"; }
 role_exists() { [ "$(sql "select 1 from pg_roles where rolname = 'payments'")" = "1" ]; }
-db_exists() { [ "$(sql "select 1 from pg_database where datname = 'payments'")" = "1" ]; }
+db_exists() { [ "$(sql "select 1 from pg_database where datname = 'test'")" = "1" ]; }
 # Another run (start and test at once) may create it first: only a still-missing object is an error.
 if ! role_exists; then
   sql "create role payments login" || role_exists || die "could not create role payments"
   say "created role payments"
 fi
 if ! db_exists; then
-  sql "create database payments owner payments" || db_exists || die "could not create database payments"
-  say "created database payments"
+  sql "create database test owner payments" || db_exists || die "could not create database test"
+  say "created database test"
 fi
+# The database may belong to another role (the machine's own): the services create their schemas in it.
+sql "grant connect, create, temporary on database test to payments" || die "could not grant role payments the use of database test"
 
 # The broker is fetched from Maven Central and run on the JVM (unless one already answers).
 if ! bash "$root/scripts/kafka.sh" status >/dev/null; then
@@ -79,4 +82,4 @@ if ! bash "$root/scripts/kafka.sh" status >/dev/null; then
   need mvn maven
 fi
 bash "$root/scripts/kafka.sh" start
-say "ready: PostgreSQL 127.0.0.1:$pg_port (database payments), Redis 127.0.0.1:$redis_port, Kafka 127.0.0.1:${KAFKA_PORT:-9092}"
+say "ready: PostgreSQL 127.0.0.1:$pg_port (database test), Redis 127.0.0.1:$redis_port, Kafka 127.0.0.1:${KAFKA_PORT:-9092}"

@@ -15,7 +15,7 @@ export class ServiceConfig {
   PORT: number = 3000;
 
   @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'DATABASE_URL must be a postgres:// URL' })
-  DATABASE_URL: string = 'postgres://payments@127.0.0.1:5432/payments';
+  DATABASE_URL: string = 'postgres://payments@127.0.0.1:5432/test';
 
   @Matches(/^[a-z_][a-z0-9_]{0,62}$/, { message: 'DB_SCHEMA must be a lower-case SQL identifier' })
   DB_SCHEMA: string = 'public';
