@@ -14,6 +14,8 @@ describe('loadConfig', () => {
     expect(c.KAFKA_BROKERS).toEqual(['a:1', 'b:2']);
     expect(c.WORKERS).toBe(2);
     expect(c.DB_SCHEMA).toBe('public');
+    // DESIGN §9: the machine's Postgres on loopback, database `test` (as the services' own role).
+    expect(c.DATABASE_URL).toBe('postgres://payments@127.0.0.1:5432/test');
   });
 
   it('takes per-service defaults and treats empty values as unset', () => {
