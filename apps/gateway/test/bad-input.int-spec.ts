@@ -139,10 +139,10 @@ describe('bad input never produces a 5xx', () => {
     const unknown = await stack.call('GET', '/api/v1/no-such-resource', { key: merchant.test_key });
     expectErrorShape(unknown, [404]);
     expect(unknown.headers.get('ratelimit-limit')).toBe('100000');
-    // No key: a 401 before any body problem, and no bucket to show.
+    // No key: a 401 before any body problem, showing the caller's limit on uncached key lookups instead.
     const anonymous = await stack.call('POST', '/api/v1/payment-intents', { body: '{"amount": ', headers: { 'content-type': 'application/json', 'idempotency-key': randomUUID() } });
     expectErrorShape(anonymous, [401]);
-    expect(anonymous.headers.get('ratelimit-limit')).toBeNull();
+    expect(anonymous.headers.get('ratelimit-limit')).toBe('20');
   });
 
   it('routes that take no body refuse any field sent to them (400 naming it), and take none or {}', async () => {
@@ -246,7 +246,9 @@ describe('bad input never produces a 5xx', () => {
       if (res.status === 429) {
         expect(res.body.error.code).toBe('rate_limited');
         expect(res.headers.get('retry-after')).toBe('1');
+        expect(res.headers.get('ratelimit-remaining')).toBe('0');
       }
+      expect(res.headers.get('ratelimit-limit')).toBe('20');
       answers.push(res.status);
     }
     expect(answers.filter((s) => s === 429).length).toBeGreaterThan(0);

@@ -33,6 +33,7 @@ export class ApiKeyAuthenticator {
 
   /** `client` (the caller's address) bounds how many uncached key ids it can make the gateway look up. */
   async authenticate(authorization: string | string[] | undefined, client = ''): Promise<KeyHolder> {
+    const invalidKey = (message: string) => new ApiError('invalid_api_key', message, undefined, this.lookupHeaders(client));
     if (authorization === undefined || authorization === '') {
       throw invalidKey('No API key provided. Send it as "Authorization: Bearer <API key>".');
     }
@@ -62,9 +63,21 @@ export class ApiKeyAuthenticator {
       });
     }
     if (found === 'limited') {
-      throw new ApiError('rate_limited', 'Too many requests with unknown API keys. Retry later.', undefined, { 'Retry-After': '1' });
+      throw new ApiError('rate_limited', 'Too many requests with unknown API keys. Retry later.', undefined, {
+        ...this.lookupHeaders(client),
+        'Retry-After': '1',
+      });
     }
     return found;
+  }
+
+  /**
+   * The RateLimit-* headers of an answer with no key to show a bucket for: the limit that applies to the caller
+   * then, its uncached key lookups (DESIGN §5 wants the headers on every response).
+   */
+  private lookupHeaders(client: string): Record<string, string> {
+    const state = this.lookups.state(client);
+    return { 'RateLimit-Limit': String(state.limit), 'RateLimit-Remaining': String(state.remaining), 'RateLimit-Reset': String(state.resetSeconds) };
   }
 }
 
@@ -92,8 +105,4 @@ function contextOf(key: ApiKeyEntity, merchant: MerchantEntity): AuthContext {
       feeOverrides: merchant.feeOverrides,
     },
   };
-}
-
-function invalidKey(message: string): ApiError {
-  return new ApiError('invalid_api_key', message);
 }
