@@ -75,7 +75,7 @@ describe('rate limits', () => {
     expect((await get(testKey.token)).status).toBe(200);
   });
 
-  it('sends the headers on errors after authentication too, but not on 401', async () => {
+  it('sends the headers on errors after authentication too, and on 401 the caller\'s key-lookup limit', async () => {
     const { merchant, testKey } = await api.accounts.createMerchant({ name: 'Errors', email: 'errors@example.com' });
     const invalid = await fetch(`${api.url}/api/v1/limited`, {
       method: 'POST',
@@ -95,7 +95,7 @@ describe('rate limits', () => {
 
     const unauthenticated = await get('pay_test_nope');
     expect(unauthenticated.status).toBe(401);
-    expect(unauthenticated.headers.get('ratelimit-limit')).toBeNull();
+    expect(unauthenticated.headers.get('ratelimit-limit')).toBe('20');
   });
 
   describe('without Redis', () => {
