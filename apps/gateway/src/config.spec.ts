@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '@payments/config';
-import { GATEWAY_DEFAULTS, GatewayConfig } from './config';
+import { GATEWAY_DEFAULTS, GatewayConfig, standardFeeSchedule } from './config';
 
 describe('the gateway\'s command settings', () => {
   it('point at the development ports by default and take a comma-separated list of instances', () => {
@@ -19,5 +19,19 @@ describe('the gateway\'s command settings', () => {
     expect(() => loadConfig(GatewayConfig, { SESSIONS_URL: 'sessions:4001' }, GATEWAY_DEFAULTS)).toThrow(ConfigError);
     expect(() => loadConfig(GatewayConfig, { LEDGER_URL: 'ftp://ledger:4002' }, GATEWAY_DEFAULTS)).toThrow(/LEDGER_URL/);
     expect(() => loadConfig(GatewayConfig, { REFUNDS_URL: 'tcp://refunds' }, GATEWAY_DEFAULTS)).toThrow(/REFUNDS_URL/);
+  });
+});
+
+describe('the standard fee schedule setting (FEE_SCHEDULE_BPS)', () => {
+  it('is DESIGN\'s schedule when unset, and basis points per method over it when set', () => {
+    expect(standardFeeSchedule(loadConfig(GatewayConfig, {}, GATEWAY_DEFAULTS))).toEqual({ togo: 50, wallet: 50, crypto: 150, lahza: 150 });
+    const configured = loadConfig(GatewayConfig, { FEE_SCHEDULE_BPS: 'lahza=120,togo=40' }, GATEWAY_DEFAULTS);
+    expect(standardFeeSchedule(configured)).toEqual({ togo: 40, wallet: 40, crypto: 150, lahza: 120 });
+  });
+
+  it('stops the service at start on a value it cannot read, naming the variable', () => {
+    for (const value of ['lahza=1.5%', 'paypal=100', 'lahza=20000']) {
+      expect(() => loadConfig(GatewayConfig, { FEE_SCHEDULE_BPS: value }, GATEWAY_DEFAULTS)).toThrow(/FEE_SCHEDULE_BPS/);
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { WebhookServiceConfig } from '@payments/webhooks';
-import { CommandUrls } from '@payments/config';
+import { CommandUrls, Parses } from '@payments/config';
+import { parseFeeSchedule, type FeeSchedule } from '@payments/money';
 import { IsInt, IsUrl, Max, Min } from 'class-validator';
 
 /** Settings of the gateway (environment variables; see README); the webhook settings are shared with the dispatcher. */
@@ -35,6 +36,14 @@ export class GatewayConfig extends WebhookServiceConfig {
   /** Base of checkout_url and links in docs. */
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   PUBLIC_BASE_URL: string = 'http://localhost:3000';
+
+  /**
+   * The standard fee schedule, in basis points per method over DESIGN's (service balance `togo`/`wallet` 50,
+   * `crypto` 150, `lahza` 150): e.g. `lahza=120`; `togo` alone sets `wallet` too. A merchant's own rates (admin CLI
+   * `merchant fees`) go over it, and each create sends the result to sessions, where the session keeps it.
+   */
+  @Parses(parseFeeSchedule, 'basis points per payment method, comma-separated (e.g. lahza=120,crypto=150)')
+  FEE_SCHEDULE_BPS: string = '';
 
   /** Requests per second per live key, unless the merchant has its own limit (admin CLI `merchant limits`). */
   @IsInt()
@@ -91,3 +100,8 @@ export class GatewayConfig extends WebhookServiceConfig {
 }
 
 export const GATEWAY_DEFAULTS = { PORT: '3000', OPS_PORT: '9000', DB_SCHEMA: 'gateway' };
+
+/** The standard fee schedule the settings give (FEE_SCHEDULE_BPS over DESIGN's). */
+export function standardFeeSchedule(config: Pick<GatewayConfig, 'FEE_SCHEDULE_BPS'>): FeeSchedule {
+  return parseFeeSchedule(config.FEE_SCHEDULE_BPS);
+}

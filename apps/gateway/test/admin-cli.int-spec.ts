@@ -138,7 +138,8 @@ describe('admin CLI', () => {
     expect(await adminJson('merchant', 'fees', '--id', id as string, '--lahza', '120', '--togo', '0')).toEqual({
       merchant_id: id,
       fee_overrides: { lahza: 120, togo: 0 },
-      fee_schedule_bps: { togo: 0, wallet: 50, crypto: 150, lahza: 120 },
+      // togo is a service-balance payment, as wallet is: a rate for togo alone sets both.
+      fee_schedule_bps: { togo: 0, wallet: 0, crypto: 150, lahza: 120 },
     });
     expect(await adminJson('merchant', 'fees', '--id', id as string, '--togo', 'default')).toMatchObject({ fee_overrides: { lahza: 120 } });
     expect(await merchantRow(id as string)).toMatchObject({ fee_overrides: { lahza: 120 } });

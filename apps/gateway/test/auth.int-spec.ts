@@ -62,7 +62,7 @@ describe('API key authentication', () => {
         verificationStatus: 'unverified',
         enabledMethods: ['togo', 'lahza', 'crypto'],
         rateLimits: { live: null, test: null },
-        feeOverrides: null,
+        feeSchedule: { togo: 50, wallet: 50, crypto: 150, lahza: 150 },
       },
     });
   });

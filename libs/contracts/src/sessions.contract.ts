@@ -47,7 +47,10 @@ export interface SessionsScope {
 export interface MerchantSettings {
   /** Intent-surface names (`togo`, `lahza`, `crypto`). */
   enabled_methods: string[];
-  /** Fee rate per method in basis points, over the default schedule. */
+  /**
+   * Fee rate per method in basis points, over DESIGN's schedule. The gateway sends every method (its standard
+   * schedule with the merchant's own rates); a method left out is charged DESIGN's rate.
+   */
   fee_overrides?: Record<string, number>;
 }
 

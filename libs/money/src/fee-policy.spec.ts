@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { computeFee, computeNet, DEFAULT_FEE_SCHEDULE, feeFor, feeSchedule, isFeeMethod } from './fee-policy';
+import { computeFee, computeNet, DEFAULT_FEE_SCHEDULE, feeFor, feeSchedule, isFeeMethod, merchantFeeSchedule, parseFeeSchedule } from './fee-policy';
 
 describe('fee schedule', () => {
   it('defaults to 0.5% for balance methods and 1.5% for crypto and lahza', () => {
@@ -63,5 +63,29 @@ describe('feeFor', () => {
     expect(feeFor(7400, 'crypto')).toEqual({ rateBps: 150, feeCents: 111, netCents: 7289 });
     expect(feeFor(7400, 'lahza', feeSchedule({ lahza: 100 }))).toEqual({ rateBps: 100, feeCents: 74, netCents: 7326 });
     expect(computeNet(7400, 37)).toBe(7363);
+  });
+});
+
+describe('merchantFeeSchedule', () => {
+  it('puts a merchant\'s own rates over the standard schedule; togo alone prices wallet too', () => {
+    expect(merchantFeeSchedule({})).toEqual(DEFAULT_FEE_SCHEDULE);
+    expect(merchantFeeSchedule({ lahza: 120 })).toEqual({ togo: 50, wallet: 50, crypto: 150, lahza: 120 });
+    expect(merchantFeeSchedule({ togo: 0 })).toEqual({ togo: 0, wallet: 0, crypto: 150, lahza: 150 });
+    expect(merchantFeeSchedule({ togo: 0, wallet: 30 })).toEqual({ togo: 0, wallet: 30, crypto: 150, lahza: 150 });
+    const standard = parseFeeSchedule('lahza=100');
+    expect(merchantFeeSchedule({ crypto: 90 }, standard)).toEqual({ togo: 50, wallet: 50, crypto: 90, lahza: 100 });
+  });
+});
+
+describe('parseFeeSchedule', () => {
+  it('reads basis points per method over DESIGN\'s schedule', () => {
+    expect(parseFeeSchedule('')).toEqual(DEFAULT_FEE_SCHEDULE);
+    expect(parseFeeSchedule('lahza=120')).toEqual({ togo: 50, wallet: 50, crypto: 150, lahza: 120 });
+    expect(parseFeeSchedule(' lahza = 120 , crypto=0 ')).toEqual({ togo: 50, wallet: 50, crypto: 0, lahza: 120 });
+    expect(parseFeeSchedule('togo=40')).toEqual({ togo: 40, wallet: 40, crypto: 150, lahza: 150 });
+  });
+
+  it.each([['lahza'], ['lahza=1.2'], ['lahza=-1'], ['lahza=10001'], ['paypal=100'], ['lahza=100,lahza=120'], ['LAHZA=100']])('refuses %p', (text) => {
+    expect(() => parseFeeSchedule(text)).toThrow(RangeError);
   });
 });

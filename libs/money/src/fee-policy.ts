@@ -31,6 +31,31 @@ export function feeSchedule(overrides: Partial<Record<FeeMethod, number>> = {}, 
   return Object.freeze(merged);
 }
 
+/**
+ * A merchant's schedule: `base` (the operator's standard schedule) with the merchant's own rates over it. `togo`
+ * also prices `wallet` unless that has its own rate: both are a payment from a service balance.
+ */
+export function merchantFeeSchedule(overrides: Partial<Record<FeeMethod, number>>, base: FeeSchedule = DEFAULT_FEE_SCHEDULE): FeeSchedule {
+  const merged = overrides.wallet === undefined && overrides.togo !== undefined ? { ...overrides, wallet: overrides.togo } : overrides;
+  return feeSchedule(merged, base);
+}
+
+/**
+ * An operator's standard schedule as a setting: basis points per method over DESIGN's, comma-separated
+ * (`lahza=120,crypto=150`; empty for DESIGN's own). Throws a RangeError saying what is wrong.
+ */
+export function parseFeeSchedule(text: string): FeeSchedule {
+  const overrides: Record<string, number> = {};
+  for (const part of text.split(',').map((item) => item.trim()).filter(Boolean)) {
+    const match = /^([a-z]+) *= *(\d{1,5})$/.exec(part);
+    if (!match) throw new RangeError(`"${part}" is not <method>=<basis points> (e.g. lahza=120)`);
+    const [, method, bps] = match as unknown as [string, string, string];
+    if (method in overrides) throw new RangeError(`${method} is given twice`);
+    overrides[method] = Number(bps);
+  }
+  return merchantFeeSchedule(overrides);
+}
+
 export function isFeeMethod(value: unknown): value is FeeMethod {
   return typeof value === 'string' && FEE_METHODS.includes(value as FeeMethod);
 }

@@ -17,6 +17,8 @@ export {
   feeFor,
   feeSchedule,
   isFeeMethod,
+  merchantFeeSchedule,
+  parseFeeSchedule,
   type FeeBreakdown,
   type FeeMethod,
   type FeeSchedule,

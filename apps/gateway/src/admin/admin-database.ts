@@ -1,6 +1,6 @@
 import { dataSourceOptions, runMigrationsLocked } from '@payments/platform';
 import { DataSource } from 'typeorm';
-import type { GatewayConfig } from '../config';
+import { standardFeeSchedule, type GatewayConfig } from '../config';
 import { MerchantAccounts } from '../merchants/merchant-accounts.service';
 import { MerchantsRepository } from '../merchants/merchants.repository';
 import { GATEWAY_ENTITIES, GATEWAY_MIGRATIONS } from '../migrations/gateway-schema';
@@ -15,7 +15,7 @@ export async function withMerchantAccounts<T>(config: GatewayConfig, work: (acco
   await dataSource.initialize();
   try {
     await runMigrationsLocked(dataSource, config.DB_SCHEMA);
-    return await work(new MerchantAccounts(new MerchantsRepository(dataSource)));
+    return await work(new MerchantAccounts(new MerchantsRepository(dataSource), standardFeeSchedule(config)));
   } finally {
     await dataSource.destroy();
   }

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { FEE_METHODS, feeSchedule, type FeeMethod } from '@payments/money';
+import { FEE_METHODS, type FeeMethod } from '@payments/money';
 import type { MerchantAccounts } from '../merchants/merchant-accounts.service';
 import { PAYMENT_METHODS } from '../merchants/payment-methods';
 import { CommandOutput, keyJson, limitText, merchantJson } from './admin-output';
@@ -71,7 +71,7 @@ export function adminProgram(run: Runner): Command {
     run(async (accounts) => {
       const change = Object.fromEntries(FEE_METHODS.filter((m) => o[m] !== undefined).map((m) => [m, o[m] === 'default' ? null : o[m]]));
       const m = await accounts.setFeeOverrides(o.id, change);
-      const schedule = feeSchedule(m.feeOverrides ?? {});
+      const schedule = accounts.feeScheduleOf(m);
       return {
         json: { merchant_id: m.id, fee_overrides: m.feeOverrides, fee_schedule_bps: schedule },
         lines: [`Merchant ${m.id} fees: ${FEE_METHODS.map((method) => `${method} ${schedule[method]} bps${m.feeOverrides?.[method] !== undefined ? ' (own)' : ''}`).join(', ')}.`],

@@ -1,7 +1,7 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { APP_GUARD, HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
-import { GatewayConfig } from '../config';
+import { GatewayConfig, standardFeeSchedule } from '../config';
 import { MerchantsModule } from '../merchants/merchants.module';
 import { MerchantsRepository } from '../merchants/merchants.repository';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
@@ -18,7 +18,7 @@ import { KeyUsageTracker } from './key-usage.tracker';
       provide: ApiKeyAuthenticator,
       inject: [MerchantsRepository, GatewayConfig],
       useFactory: (repository: MerchantsRepository, config: GatewayConfig) =>
-        new ApiKeyAuthenticator(new ApiKeyDirectory(repository, config.API_KEY_CACHE_MS), new KeyUsageTracker(repository)),
+        new ApiKeyAuthenticator(new ApiKeyDirectory(repository, config.API_KEY_CACHE_MS), new KeyUsageTracker(repository), standardFeeSchedule(config)),
     },
     ApiAccessGuard,
     { provide: APP_GUARD, useExisting: ApiAccessGuard },

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { parseApiKey, secretMatches } from '@payments/ids';
+import { DEFAULT_FEE_SCHEDULE, merchantFeeSchedule, type FeeSchedule } from '@payments/money';
 import { ApiError } from '@payments/platform';
 import type { ApiKeyEntity } from '../merchants/api-key.entity';
 import type { MerchantEntity } from '../merchants/merchant.entity';
@@ -28,6 +29,8 @@ export class ApiKeyAuthenticator {
   constructor(
     private readonly directory: ApiKeyDirectory,
     private readonly usage: KeyUsageTracker,
+    /** The operator's standard fee schedule, under each merchant's own rates. */
+    private readonly standardFees: FeeSchedule = DEFAULT_FEE_SCHEDULE,
     private readonly lookups: LookupLimiter = new LookupLimiter(LOOKUPS_PER_CLIENT_PER_SEC),
   ) {}
 
@@ -49,7 +52,7 @@ export class ApiKeyAuthenticator {
     }
     if (key.revokedAt) throw invalidKey('This API key has been revoked. Create a new one on the developer page.');
     this.usage.used(key.keyId, key.lastUsedAt);
-    return { key, context: contextOf(key, key.merchant) };
+    return { key, context: contextOf(key, key.merchant, this.standardFees) };
   }
 
   private async lookup(keyId: string, client: string): Promise<ApiKeyEntity | null> {
@@ -91,7 +94,7 @@ export function assertEnvironmentAllowed(context: AuthContext): void {
   }
 }
 
-function contextOf(key: ApiKeyEntity, merchant: MerchantEntity): AuthContext {
+function contextOf(key: ApiKeyEntity, merchant: MerchantEntity, standardFees: FeeSchedule): AuthContext {
   return {
     merchantId: merchant.id,
     environment: key.environment,
@@ -102,7 +105,7 @@ function contextOf(key: ApiKeyEntity, merchant: MerchantEntity): AuthContext {
       verificationStatus: merchant.verificationStatus,
       enabledMethods: merchant.enabledMethods,
       rateLimits: { live: merchant.rateLimitLivePerSec, test: merchant.rateLimitTestPerSec },
-      feeOverrides: merchant.feeOverrides,
+      feeSchedule: merchantFeeSchedule(merchant.feeOverrides ?? {}, standardFees),
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { Environment } from '@payments/ids';
-import type { FeeMethod } from '@payments/money';
+import type { FeeSchedule } from '@payments/money';
 import { ApiError } from '@payments/platform';
 import type { FastifyRequest } from 'fastify';
 import type { PaymentMethod } from '../merchants/payment-methods';
@@ -13,8 +13,8 @@ export interface AuthMerchant {
   enabledMethods: readonly PaymentMethod[];
   /** Requests per second per key; null follows the operator's default. */
   rateLimits: { live: number | null; test: number | null };
-  /** Fee rates in basis points per method (merged over the fee schedule); null when the defaults apply. */
-  feeOverrides: Readonly<Partial<Record<FeeMethod, number>>> | null;
+  /** Fee rates in basis points, every method: the standard schedule with the merchant's own rates over it. */
+  feeSchedule: FeeSchedule;
 }
 
 /** Who is calling: set on every /api/v1 request by the API access guard. */

@@ -1,5 +1,5 @@
 import { postgresErrorCode } from '@payments/database';
-import { FEE_METHODS, feeSchedule, type FeeMethod } from '@payments/money';
+import { DEFAULT_FEE_SCHEDULE, FEE_METHODS, merchantFeeSchedule, type FeeMethod, type FeeSchedule } from '@payments/money';
 import { Environment, generateApiKey, hashSecret, isEnvironment } from '@payments/ids';
 import type { EntityManager } from 'typeorm';
 import { ApiKeyEntity } from './api-key.entity';
@@ -35,7 +35,16 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** Merchant accounts and their API keys: what operators (admin CLI) and later the dashboard do with them. */
 export class MerchantAccounts {
-  constructor(private readonly repository: MerchantsRepository) {}
+  constructor(
+    private readonly repository: MerchantsRepository,
+    /** The operator's standard fee schedule (FEE_SCHEDULE_BPS), under each merchant's own rates. */
+    private readonly standardFees: FeeSchedule = DEFAULT_FEE_SCHEDULE,
+  ) {}
+
+  /** What a merchant's new sessions are charged, per method: the standard schedule with its own rates over it. */
+  feeScheduleOf(merchant: Pick<MerchantEntity, 'feeOverrides'>): FeeSchedule {
+    return merchantFeeSchedule(merchant.feeOverrides ?? {}, this.standardFees);
+  }
 
   async createMerchant(input: { name: string; email: string; verified?: boolean }): Promise<CreatedMerchant> {
     const name = input.name.trim();
@@ -119,7 +128,7 @@ export class MerchantAccounts {
     }
     try {
       // The fee policy's own checks: known methods, whole basis points from 0 to 100 %.
-      feeSchedule(overrides);
+      this.feeScheduleOf({ feeOverrides: overrides });
     } catch (error) {
       if (error instanceof RangeError) throw new MerchantAccountError('invalid', error.message);
       throw error;

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { GatewayConfig, standardFeeSchedule } from '../config';
 import { MerchantAccounts } from './merchant-accounts.service';
 import { MerchantsRepository } from './merchants.repository';
 
@@ -7,7 +8,11 @@ import { MerchantsRepository } from './merchants.repository';
 @Module({
   providers: [
     { provide: MerchantsRepository, inject: [DataSource], useFactory: (dataSource: DataSource) => new MerchantsRepository(dataSource) },
-    { provide: MerchantAccounts, inject: [MerchantsRepository], useFactory: (repository: MerchantsRepository) => new MerchantAccounts(repository) },
+    {
+      provide: MerchantAccounts,
+      inject: [MerchantsRepository, GatewayConfig],
+      useFactory: (repository: MerchantsRepository, config: GatewayConfig) => new MerchantAccounts(repository, standardFeeSchedule(config)),
+    },
   ],
   exports: [MerchantsRepository, MerchantAccounts],
 })

@@ -1,9 +1,10 @@
 import type { MerchantSettings } from '@payments/contracts';
 import type { AuthContext } from '../auth/auth-context';
 
-/** What the sessions service needs to know of the merchant when it creates a session. */
+/**
+ * What the sessions service needs to know of the merchant when it creates a session: its methods and its whole
+ * fee schedule (the operator's standard one with the merchant's own rates), which the session keeps.
+ */
 export function merchantSettings(auth: AuthContext): MerchantSettings {
-  const settings: MerchantSettings = { enabled_methods: [...auth.merchant.enabledMethods] };
-  if (auth.merchant.feeOverrides) settings.fee_overrides = { ...auth.merchant.feeOverrides } as Record<string, number>;
-  return settings;
+  return { enabled_methods: [...auth.merchant.enabledMethods], fee_overrides: { ...auth.merchant.feeSchedule } };
 }

@@ -3,7 +3,7 @@
 // size reaches an event, which is kept forever; every failure is a 400 naming the field.
 import { validateCommand, type SessionsCommandName } from '@payments/contracts';
 import type { Environment } from '@payments/ids';
-import { feeSchedule, isFeeMethod, parseMoneyString, type FeeMethod, type FeeSchedule } from '@payments/money';
+import { isFeeMethod, merchantFeeSchedule as mergedFeeSchedule, parseMoneyString, type FeeMethod, type FeeSchedule } from '@payments/money';
 import { ApiError } from '@payments/platform';
 import type { Customer, Metadata } from '../domain';
 
@@ -59,11 +59,13 @@ export function parseMerchantSettings(value: unknown): ParsedMerchantSettings {
   return { enabledMethods: merchant.enabled_methods, feeOverrides };
 }
 
-/** The default schedule with the merchant's overrides; `togo` also prices `wallet` unless that has its own. */
+/**
+ * The merchant's fee schedule as the gateway sent it (its standard schedule with the merchant's own rates: every
+ * method), or the default schedule with what it names.
+ */
 export function merchantFeeSchedule(overrides: Partial<Record<FeeMethod, number>>): FeeSchedule {
-  const merged = overrides.wallet === undefined && overrides.togo !== undefined ? { ...overrides, wallet: overrides.togo } : overrides;
   try {
-    return feeSchedule(merged);
+    return mergedFeeSchedule(overrides);
   } catch (error) {
     if (error instanceof RangeError) throw invalid('merchant.fee_overrides', error.message);
     throw error;
