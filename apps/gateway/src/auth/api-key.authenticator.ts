@@ -68,6 +68,8 @@ export class ApiKeyAuthenticator {
     if (found === 'limited') {
       throw new ApiError('rate_limited', 'Too many requests with unknown API keys. Retry later.', undefined, {
         ...this.lookupHeaders(client),
+        // Refused for want of a lookup: none left at that moment, whatever has trickled back since.
+        'RateLimit-Remaining': '0',
         'Retry-After': '1',
       });
     }
