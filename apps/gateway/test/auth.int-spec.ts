@@ -29,9 +29,10 @@ describe('API key authentication', () => {
 
   async function expectInvalidKey(res: Response): Promise<void> {
     expect(res.status).toBe(401);
-    // No key to show a bucket for: the headers show the caller's limit on uncached key lookups (20/s).
-    expect(res.headers.get('ratelimit-limit')).toBe('20');
+    // No key to show a bucket for: the headers show the caller's limit on uncached key lookups (20/s, 40 in a burst).
+    expect(res.headers.get('ratelimit-limit')).toBe('40');
     expect(Number(res.headers.get('ratelimit-remaining'))).toBeGreaterThanOrEqual(0);
+    expect(Number(res.headers.get('ratelimit-remaining'))).toBeLessThanOrEqual(40);
     expect(Number(res.headers.get('ratelimit-reset'))).toBeGreaterThanOrEqual(0);
     expect(await jsonOf(res)).toEqual({
       error: { code: 'invalid_api_key', message: expect.any(String), request_id: expect.any(String) },

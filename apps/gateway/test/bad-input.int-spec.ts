@@ -142,7 +142,7 @@ describe('bad input never produces a 5xx', () => {
     // No key: a 401 before any body problem, showing the caller's limit on uncached key lookups instead.
     const anonymous = await stack.call('POST', '/api/v1/payment-intents', { body: '{"amount": ', headers: { 'content-type': 'application/json', 'idempotency-key': randomUUID() } });
     expectErrorShape(anonymous, [401]);
-    expect(anonymous.headers.get('ratelimit-limit')).toBe('20');
+    expect(anonymous.headers.get('ratelimit-limit')).toBe('40');
   });
 
   it('routes that take no body refuse any field sent to them (400 naming it), and take none or {}', async () => {
@@ -248,7 +248,7 @@ describe('bad input never produces a 5xx', () => {
         expect(res.headers.get('retry-after')).toBe('1');
         expect(res.headers.get('ratelimit-remaining')).toBe('0');
       }
-      expect(res.headers.get('ratelimit-limit')).toBe('20');
+      expect(res.headers.get('ratelimit-limit')).toBe('40');
       answers.push(res.status);
     }
     expect(answers.filter((s) => s === 429).length).toBeGreaterThan(0);

@@ -95,7 +95,7 @@ describe('rate limits', () => {
 
     const unauthenticated = await get('pay_test_nope');
     expect(unauthenticated.status).toBe(401);
-    expect(unauthenticated.headers.get('ratelimit-limit')).toBe('20');
+    expect(unauthenticated.headers.get('ratelimit-limit')).toBe('40');
   });
 
   describe('without Redis', () => {

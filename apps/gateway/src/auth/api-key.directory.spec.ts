@@ -86,11 +86,11 @@ describe('ApiKeyDirectory with a lookup limit per client', () => {
   it('tells what a client has left for the RateLimit headers of a 401', () => {
     const limiter = new LookupLimiter(20, 40);
     const at = 1_000_000;
-    expect(limiter.state('new', at)).toEqual({ limit: 20, remaining: 40, resetSeconds: 0 });
+    expect(limiter.state('new', at)).toEqual({ limit: 40, remaining: 40, resetSeconds: 0 });
     for (let i = 0; i < 40; i++) limiter.take('c', at);
-    expect(limiter.state('c', at)).toEqual({ limit: 20, remaining: 0, resetSeconds: 2 });
-    expect(limiter.state('c', at + 500)).toEqual({ limit: 20, remaining: 10, resetSeconds: 2 });
-    expect(limiter.state('c', at + 2000)).toEqual({ limit: 20, remaining: 40, resetSeconds: 0 });
+    expect(limiter.state('c', at)).toEqual({ limit: 40, remaining: 0, resetSeconds: 2 });
+    expect(limiter.state('c', at + 500)).toEqual({ limit: 40, remaining: 10, resetSeconds: 2 });
+    expect(limiter.state('c', at + 2000)).toEqual({ limit: 40, remaining: 40, resetSeconds: 0 });
   });
 });
 

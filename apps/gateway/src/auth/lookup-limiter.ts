@@ -26,12 +26,13 @@ export class LookupLimiter {
 
   /**
    * What `client` has left, for the RateLimit-* headers of an answer that has no key to show a bucket for (401):
-   * the lookups per second, those it may still cause now, and the seconds until its bucket is full again.
+   * the lookups its bucket holds (the burst: Remaining never exceeds Limit), those it may still cause now, and the
+   * seconds until its bucket is full again.
    */
   state(client: string, now = Date.now()): { limit: number; remaining: number; resetSeconds: number } {
     const bucket = this.buckets.peek(client);
     const tokens = bucket ? Math.min(this.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.perSecond) : this.burst;
-    return { limit: this.perSecond, remaining: Math.floor(tokens), resetSeconds: Math.ceil((this.burst - tokens) / this.perSecond) };
+    return { limit: this.burst, remaining: Math.floor(tokens), resetSeconds: Math.ceil((this.burst - tokens) / this.perSecond) };
   }
 
   /** Gives back a lookup taken for `client` (it found a key: only made-up ids are limited). */
