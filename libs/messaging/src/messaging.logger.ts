@@ -20,7 +20,8 @@ export function jsonLogger(minLevel: Level = 'warn', name = 'messaging'): Messag
 }
 
 function errorReplacer(_key: string, value: unknown): unknown {
-  if (value instanceof Error) return { type: value.name, message: value.message, stack: value.stack };
+  // No stack trace in a log line (DESIGN §5): the type and message say what failed.
+  if (value instanceof Error) return { type: value.name, message: value.message };
   return value;
 }
 

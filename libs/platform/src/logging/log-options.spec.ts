@@ -17,6 +17,28 @@ describe('log redaction', () => {
     return { logger, lines: () => out };
   }
 
+  it('writes an error with its type and message, never its stack trace or the SQL of a database error', () => {
+    let out = '';
+    const stream = new Writable({
+      write(chunk, _enc, done) {
+        out += chunk.toString();
+        done();
+      },
+    });
+    const logger = pino(logOptions('test', 'info'), stream);
+    const error = Object.assign(new Error('duplicate key', { cause: new Error('inner') }), {
+      query: 'INSERT INTO sessions.events VALUES ($1)',
+      parameters: ['ada@example.com'],
+      code: '23505',
+    });
+    logger.error({ err: error }, 'write failed');
+    logger.error({ err: { message: 'from a framework', stack: 'Error: x\n    at handler (/app/dist/main.js:1:1)' } }, 'framework error');
+    const [first, second] = out.trim().split('\n').map((line) => JSON.parse(line));
+    expect(first.err).toMatchObject({ type: 'Error', message: 'duplicate key: inner', code: '23505' });
+    expect(second.err).toEqual({ message: 'from a framework' });
+    for (const leaked of ['stack', '    at ', 'INSERT INTO', 'ada@example.com']) expect(out).not.toContain(leaked);
+  });
+
   it('censors authorization headers, cookies and secret fields', () => {
     const { logger, lines } = capture();
     logger.info(

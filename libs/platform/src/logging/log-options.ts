@@ -20,13 +20,24 @@ export const REDACT_PATHS = [
 // phone, metadata, idempotency keys) and Postgres' detail ("Key (…)=(…) already exists"). None of it is logged.
 const DATABASE_ERROR_FIELDS = ['query', 'parameters', 'driverError', 'detail', 'where', 'internalQuery', 'hint'];
 
-/** pino's error serializer, without what a database error would leak (see DATABASE_ERROR_FIELDS), causes included. */
+/**
+ * pino's error serializer, without a stack trace (DESIGN §5: no stack trace reaches a log line; the type, message
+ * and code say what failed) and without what a database error would leak (see DATABASE_ERROR_FIELDS), causes
+ * included. A plain object logged as an error (e.g. `{message, stack}`) loses its stack too.
+ */
 export function serializeError(error: unknown): unknown {
-  if (!(error instanceof Error)) return error;
-  const serialized = pino.stdSerializers.err(error) as unknown as Record<string, unknown>;
-  for (const field of DATABASE_ERROR_FIELDS) delete serialized[field];
-  if (serialized.cause !== undefined) serialized.cause = serializeError((error as { cause?: unknown }).cause);
-  return serialized;
+  if (error instanceof Error) {
+    const serialized = pino.stdSerializers.err(error) as unknown as Record<string, unknown>;
+    delete serialized.stack;
+    for (const field of DATABASE_ERROR_FIELDS) delete serialized[field];
+    if (serialized.cause !== undefined) serialized.cause = serializeError((error as { cause?: unknown }).cause);
+    return serialized;
+  }
+  if (typeof error === 'object' && error !== null && 'stack' in error) {
+    const { stack: _stack, ...rest } = error as Record<string, unknown>;
+    return rest;
+  }
+  return error;
 }
 
 /** The logger of every service: JSON lines with the service's name, secrets and SQL parameters redacted. */

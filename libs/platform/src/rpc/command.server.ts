@@ -139,7 +139,7 @@ export class CommandServer extends Server implements CustomTransportStrategy {
     } catch (error) {
       stop({ outcome: 'failed' });
       // serveCommand shapes every expected failure; reaching here is a bug in a handler.
-      this.logger.error(`command ${pattern} failed: ${(error as Error)?.stack ?? String(error)}`);
+      this.logger.error({ err: error, command: pattern }, `command ${pattern} failed`);
       answer(socket, id, 500, failure('internal_error', 'An internal error occurred.'));
     }
   }
