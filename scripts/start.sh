@@ -8,9 +8,17 @@ cd "$root"
 run=$root/.cache/run
 ready_timeout=${START_TIMEOUT_SECONDS:-90}
 
-# name:port:schema, as in each service's own defaults.
-services=(gateway:3000:gateway sessions:3001:sessions ledger:3002:ledger refunds:3003:refunds
-  webhook-dispatcher:3004:webhooks)
+# The gateway listens on PORT (default 3000), as DESIGN §9 says; checkout links follow it unless PUBLIC_BASE_URL
+# is set. The other services keep their own ports.
+gateway_port=${PORT:-3000}
+case "$gateway_port" in
+  3001 | 3002 | 3003 | 3004 | 9000 | 9001 | 9002 | 9003 | 9004) echo "start: PORT=$gateway_port is another service's port here; pick another" >&2; exit 1 ;;
+esac
+export PUBLIC_BASE_URL=${PUBLIC_BASE_URL:-http://localhost:$gateway_port}
+
+# name:port:schema:operations port, as in each service's own defaults.
+services=(gateway:$gateway_port:gateway:9000 sessions:3001:sessions:9001 ledger:3002:ledger:9002 refunds:3003:refunds:9003
+  webhook-dispatcher:3004:webhooks:9004)
 
 say() { echo "start: $*"; }
 die() { echo "start: $*" >&2; exit 1; }
@@ -38,7 +46,7 @@ mkdir -p "$run"
 # `npm run try` and a receiver of one's own work at once. Never in production (the services refuse it there).
 if [ "${NODE_ENV:-}" = production ]; then allow_local=${WEBHOOK_ALLOW_INSECURE_TARGETS:-0}; else allow_local=${WEBHOOK_ALLOW_INSECURE_TARGETS:-1}; fi
 for entry in "${services[@]}"; do
-  IFS=: read -r name port schema <<<"$entry"
+  IFS=: read -r name port schema _ <<<"$entry"
   if port_open "$port"; then
     say "$name already answering on port $port; leaving it running"
     continue
@@ -46,7 +54,7 @@ for entry in "${services[@]}"; do
   main=dist/apps/$name/src/main.js
   [ -f "$main" ] || die "$main is missing after the build: apps/$name/src/main.ts does not exist yet"
   # The caller's environment passes through (DATABASE_URL, KAFKA_BROKERS, LOG_LEVEL, ...); only the port and
-  # schema are per service, so a PORT exported in the shell cannot put five services on one port.
+  # schema are per service, so a PORT exported in the shell moves the gateway alone, not all five onto one port.
   PORT=$port DB_SCHEMA=${schema} WEBHOOK_ALLOW_INSECURE_TARGETS=$allow_local nohup node "$main" >>"$run/$name.log" 2>&1 &
   echo $! >"$run/$name.pid"
   say "started $name (pid $!, port $port, log $run/$name.log)"
@@ -80,17 +88,18 @@ while [ ${#pending[@]} -gt 0 ]; do
   sleep 1
 done
 
-base=${PUBLIC_BASE_URL:-http://localhost:3000}
+base=$PUBLIC_BASE_URL
 echo
 echo "All five services are ready."
 echo "  Gateway                             $base"
 echo "  API                                 $base/api/v1"
 echo "  API docs (OpenAPI)                  $base/docs"
 for entry in "${services[@]}"; do
-  IFS=: read -r name port _ <<<"$entry"
-  # Metrics and detailed readiness are on each service's operations port (its PORT + 6000 by default).
-  printf '  %-20s health http://127.0.0.1:%s/health/ready   metrics http://127.0.0.1:%s/metrics\n' "$name" "$port" "$((port + 6000))"
+  IFS=: read -r name port _ ops <<<"$entry"
+  # Metrics and detailed readiness are on each service's operations port (OPS_PORT, 9000..9004).
+  printf '  %-20s health http://127.0.0.1:%s/health/ready   metrics http://127.0.0.1:%s/metrics\n' "$name" "$port" "$ops"
 done
+if [ "$gateway_port" != 3000 ]; then echo "  (npm run try: GATEWAY_URL=http://127.0.0.1:$gateway_port npm run try)"; fi
 echo "  Logs and pid files: $run   (stop everything with: npm stop)"
 if [ "$allow_local" = 1 ]; then echo "  Webhook endpoints on this machine are allowed (development setting WEBHOOK_ALLOW_INSECURE_TARGETS=1)"; fi
 
