@@ -43,6 +43,10 @@ const limits: Array<[string, (n: number) => object, number]> = [
   ['metadata', (n) => ({ metadata: Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 'v'])) }), 50],
   ['metadata', (n) => ({ metadata: { ['k'.repeat(n)]: 'v' } }), 40],
   ['metadata', (n) => ({ metadata: { note: 'x'.repeat(n) } }), 500],
+  // Characters outside the BMP count once (two UTF-16 units each), in every layer.
+  ['metadata', (n) => ({ metadata: { ['😀'.repeat(n)]: 'v' } }), 40],
+  ['metadata', (n) => ({ metadata: { note: '😀'.repeat(n) } }), 500],
+  ['description', (n) => ({ description: '😀'.repeat(n) }), 255],
 ];
 
 /** A deliverable-looking address of exactly n characters: a 64-character local part, labels of at most 63. */
