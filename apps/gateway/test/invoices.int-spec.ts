@@ -151,6 +151,10 @@ describe('invoices API', () => {
     const res = await simulate(live.id, { result: 'paid' }, merchant.live_key);
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('live_mode_not_allowed');
+    for (const body of [{}, { result: 'refunded' }]) {
+      const refused = await simulate(live.id, body, merchant.live_key);
+      expect([refused.status, refused.body.error.code]).toEqual([403, 'live_mode_not_allowed']);
+    }
     const test = (await create(valid)).body;
     const bad = await simulate(test.id, { result: 'refunded' });
     expect(bad.status).toBe(400);

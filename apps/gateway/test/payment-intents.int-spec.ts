@@ -216,6 +216,11 @@ describe('payment intents API', () => {
     const res = await stack.call('POST', `/api/v1/payment-intents/${live.id}/simulate`, { key: merchant.live_key, body: { result: 'succeeded' } });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('live_mode_not_allowed');
+    // A live key is refused before its body is read: 403 whatever the body.
+    for (const body of [{}, { result: 'maybe' }, { result: 'succeeded', extra: 1 }]) {
+      const refused = await stack.call('POST', `/api/v1/payment-intents/${live.id}/simulate`, { key: merchant.live_key, body });
+      expect([refused.status, refused.body.error.code]).toEqual([403, 'live_mode_not_allowed']);
+    }
     const test = (await create(valid)).body;
     const bad = await stack.call('POST', `/api/v1/payment-intents/${test.id}/simulate`, { key: merchant.test_key, body: { result: 'maybe' } });
     expect(bad.status).toBe(400);

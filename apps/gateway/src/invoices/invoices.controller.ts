@@ -5,7 +5,7 @@ import { Auth } from '../auth/auth.decorator';
 import type { AuthContext } from '../auth/auth-context';
 import { Caller } from '../command-clients/command-caller.decorator';
 import { INVOICE_RESPONSE, INVOICE_SIMULATE_RESPONSE } from '../session-routes/response-schemas';
-import { createCommand, CreatedBy, objectCommand, SessionResource, SessionRoute, simulateCommand, type Creator } from '../session-routes/session-routes';
+import { createCommand, CreatedBy, objectCommand, SessionResource, SessionRoute, simulateCommand, TestKeysOnly, type Creator } from '../session-routes/session-routes';
 import { SessionsClient } from '../sessions-client/sessions.client';
 import { apiValidationPipe } from '../validation/api-validation.pipe';
 import { CreateInvoiceDto } from './create-invoice.dto';
@@ -30,6 +30,7 @@ export class InvoicesController {
   }
 
   @Post(':id/simulate')
+  @TestKeysOnly('live invoices are paid')
   @SessionRoute({
     operationId: 'simulateInvoice',
     summary: 'Drive a test invoice to paid, failed or expired (test keys only)',

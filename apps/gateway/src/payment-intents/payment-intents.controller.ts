@@ -5,7 +5,7 @@ import { Auth } from '../auth/auth.decorator';
 import type { AuthContext } from '../auth/auth-context';
 import { Caller } from '../command-clients/command-caller.decorator';
 import { PAYMENT_INTENT_RESPONSE } from '../session-routes/response-schemas';
-import { createCommand, CreatedBy, objectCommand, SessionResource, SessionRoute, simulateCommand, type Creator } from '../session-routes/session-routes';
+import { createCommand, CreatedBy, objectCommand, SessionResource, SessionRoute, simulateCommand, TestKeysOnly, type Creator } from '../session-routes/session-routes';
 import { SessionsClient } from '../sessions-client/sessions.client';
 import { apiValidationPipe } from '../validation/api-validation.pipe';
 import { NoBody, NoBodyFields } from '../validation/no-body';
@@ -37,6 +37,7 @@ export class PaymentIntentsController {
   }
 
   @Post(':id/simulate')
+  @TestKeysOnly('live payments are made')
   @SessionRoute({ operationId: 'simulatePaymentIntent', summary: 'Drive a test payment intent to a result (test keys only)', status: 200, ...ANSWER, errors: [400, 401, 403, 404, 409, 429, 503] })
   simulate(
     @Auth() auth: AuthContext,

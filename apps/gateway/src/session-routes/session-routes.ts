@@ -1,4 +1,4 @@
-import { applyDecorators, Controller, createParamDecorator, ExecutionContext, HttpCode } from '@nestjs/common';
+import { applyDecorators, CanActivate, Controller, createParamDecorator, ExecutionContext, HttpCode, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
@@ -75,6 +75,21 @@ export function objectCommand(auth: AuthContext, kind: 'payment_intent' | 'invoi
 /** Simulations are for test keys; live sessions are paid at checkout. */
 export function assertTestKey(auth: AuthContext, livePaidHow: string): void {
   if (auth.environment === 'live') throw new ApiError('live_mode_not_allowed', `Simulate works with test keys only; ${livePaidHow} at checkout.`);
+}
+
+/** Refuses a live key before the route's pipes read the body: a live simulate is 403 whatever its body. */
+class TestKeysOnlyGuard implements CanActivate {
+  constructor(private readonly livePaidHow: string) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    assertTestKey(authOf(context.switchToHttp().getRequest<FastifyRequest>()), this.livePaidHow);
+    return true;
+  }
+}
+
+/** A simulate route: test keys only, checked before the body (`livePaidHow` tells a live caller what to do instead). */
+export function TestKeysOnly(livePaidHow: string): MethodDecorator {
+  return UseGuards(new TestKeysOnlyGuard(livePaidHow));
 }
 
 /** A simulate command: test keys only (403 first), then the object (404 for an id of another kind), then the body. */
