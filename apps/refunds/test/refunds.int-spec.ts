@@ -1,4 +1,5 @@
 import { parseMoneyString } from '@payments/money';
+import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { STREAMS, topicName } from '@payments/events';
 import { collectMessages, startStack, waitFor, type Stack, type TestMerchant } from '@payments/testing';
@@ -140,6 +141,38 @@ describe('refunds', () => {
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(answers[0]!.body);
+  });
+
+  it('a key reused for another refund after the gateway forgot it is refused by the refunds service, never answered with the old refund', async () => {
+    const paid = await paidIntent('20.00');
+    const other = await paidIntent('20.00');
+    const key = randomUUID();
+    const first = await refund(paid.payment_id, { amount: '3.00', reason: 'damaged' }, key);
+    expect(first.status).toBe(201);
+    // The gateway's record of the key is gone (its 24 h passed, or Redis lost it): the refunds service decides.
+    const forget = async () => {
+      const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+      try {
+        await redis.del(`${stack.namespace}:idempotency:${merchant.merchant_id}:test:${key}`);
+      } finally {
+        redis.disconnect();
+      }
+    };
+    for (const [paymentId, body] of [
+      [paid.payment_id, { amount: '4.00', reason: 'damaged' }],
+      [paid.payment_id, { amount: '3.00', reason: 'late' }],
+      [other.payment_id, { amount: '3.00', reason: 'damaged' }],
+      [other.payment_id, {}],
+    ] as const) {
+      await forget();
+      const reused = await refund(paymentId, body, key);
+      expect([reused.status, reused.body.error?.code]).toEqual([409, 'idempotency_key_reused']);
+    }
+    await forget();
+    const retried = await refund(paid.payment_id, { amount: '3.00', reason: 'damaged' }, key);
+    expect([retried.status, retried.body.id]).toEqual([201, first.body.id]);
+    expect((await get(`/api/v1/payments/${paid.payment_id}`)).body).toMatchObject({ refunded_amount: '3.00' });
+    expect((await get(`/api/v1/payments/${other.payment_id}`)).body).toMatchObject({ refunded_amount: '0.00' });
   });
 
   it('refuses bad requests with a clear error and stores nothing', async () => {

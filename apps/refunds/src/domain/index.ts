@@ -1,1 +1,1 @@
-export { paymentStatus, RefundRefused, settlementOf } from './refund-policy';
+export { isSameRefundRequest, paymentStatus, RefundRefused, settlementOf } from './refund-policy';

@@ -24,6 +24,22 @@ export function paymentStatus(amountCents: number, refundedCents: number): Payme
   return refundedCents >= amountCents ? 'refunded' : 'partially_refunded';
 }
 
+/**
+ * Whether the refund an Idempotency-Key already made is the one a request asks for: the same payment, and the
+ * amount and reason the request gives (a request that leaves one out takes what the refund has). Otherwise the
+ * key is being reused for another refund: refused, never answered with the earlier refund as if it were this one.
+ */
+export function isSameRefundRequest(
+  made: { readonly paymentId: string; readonly amountCents: number; readonly reason: string | null },
+  request: { readonly paymentId: string; readonly amountCents: number | null; readonly reason: string | undefined },
+): boolean {
+  return (
+    BigInt(made.paymentId) === BigInt(request.paymentId) &&
+    (request.amountCents === null || request.amountCents === made.amountCents) &&
+    (request.reason === undefined || request.reason === made.reason)
+  );
+}
+
 /** Why a refund is refused; the edge maps each to the API's error. */
 export class RefundRefused extends Error {
   constructor(

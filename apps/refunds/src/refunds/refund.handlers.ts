@@ -17,7 +17,7 @@ import { formatMoney } from '@payments/money';
 import { ApiError } from '@payments/platform';
 import type { DataSource, EntityManager } from 'typeorm';
 import { centsOf, parseCommand } from '../commands/command-input';
-import { RefundRefused, settlementOf } from '../domain';
+import { isSameRefundRequest, RefundRefused, settlementOf } from '../domain';
 import type { SessionsPayments } from '../sessions-lookup/sessions-payments';
 import { FIRST_CHECK_AFTER_MS, type ProviderRefundSettlement } from './provider-refunds';
 import { refundEvent } from './refund-events';
@@ -62,6 +62,15 @@ export class RefundHandlers {
       if (!(await this.fetchPayment(scope, command.payment_id, correlationId))) throw noSuchPayment();
       made = await this.tryCreate(scope, command, cents, correlationId);
       if (made === PAYMENT_NOT_HERE) throw noSuchPayment();
+    }
+    // The key's refund, made now or before: a key reused for another refund (after the gateway's record of it
+    // expired, or while Redis was down) is refused here too.
+    if (!isSameRefundRequest(made, { paymentId: command.payment_id, amountCents: cents, reason: command.params.reason })) {
+      throw new ApiError(
+        'idempotency_key_reused',
+        `This Idempotency-Key made refund ${made.id} of payment ${made.paymentId} with other parameters; use a new key for a new refund.`,
+        'Idempotency-Key',
+      );
     }
     // Pending at its provider (just made, or a retry of one whose provider answer was lost): asked now, outside
     // the refund's transaction; without an answer it stays pending for the background check.
