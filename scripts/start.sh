@@ -11,9 +11,6 @@ ready_timeout=${START_TIMEOUT_SECONDS:-90}
 # The gateway listens on PORT (default 3000), as DESIGN §9 says; checkout links follow it unless PUBLIC_BASE_URL
 # is set. The other services keep their own ports.
 gateway_port=${PORT:-3000}
-case "$gateway_port" in
-  3001 | 3002 | 3003 | 3004 | 9000 | 9001 | 9002 | 9003 | 9004) echo "start: PORT=$gateway_port is another service's port here; pick another" >&2; exit 1 ;;
-esac
 export PUBLIC_BASE_URL=${PUBLIC_BASE_URL:-http://localhost:$gateway_port}
 
 # name:port:schema:operations port, as in each service's own defaults.
@@ -22,6 +19,12 @@ services=(gateway:$gateway_port:gateway:9000 sessions:3001:sessions:9001 ledger:
 
 say() { echo "start: $*"; }
 die() { echo "start: $*" >&2; exit 1; }
+
+for entry in "${services[@]:1}"; do
+  IFS=: read -r name port _ ops <<<"$entry"
+  [ "$gateway_port" != "$port" ] && [ "$gateway_port" != "$ops" ] || die "PORT=$gateway_port is $name's port here; pick another"
+done
+[ "$gateway_port" != 9000 ] || die "PORT=9000 is the gateway's operations port; pick another"
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 ready() { curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:$1/health/ready" 2>/dev/null; }
 alive() { [ -f "$run/$1.pid" ] && kill -0 "$(cat "$run/$1.pid")" 2>/dev/null; }

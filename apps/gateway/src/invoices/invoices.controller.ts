@@ -40,6 +40,6 @@ export class InvoicesController {
     errors: [400, 401, 403, 404, 409, 429, 503],
   })
   simulate(@Auth() auth: AuthContext, @Param('id') id: string, @Body(apiValidationPipe({ forbidUnknown: true })) body: SimulateInvoiceDto, @Caller() caller: CommandOptions): Promise<SimulateInvoiceReply> {
-    return this.sessions.simulateInvoice(simulateCommand(auth, 'invoice', id, body, 'live invoices are paid'), caller);
+    return this.sessions.simulateInvoice(simulateCommand(auth, 'invoice', id, body), caller);
   }
 }

@@ -45,7 +45,7 @@ export class PaymentIntentsController {
     @Body(apiValidationPipe({ forbidUnknown: true })) body: SimulatePaymentIntentDto,
     @Caller() caller: CommandOptions,
   ): Promise<PaymentIntentResource> {
-    return this.sessions.simulatePaymentIntent(simulateCommand(auth, 'payment_intent', id, body, 'live payments are made'), caller);
+    return this.sessions.simulatePaymentIntent(simulateCommand(auth, 'payment_intent', id, body), caller);
   }
 
   @Post(':id/cancel')

@@ -72,17 +72,17 @@ export function objectCommand(auth: AuthContext, kind: 'payment_intent' | 'invoi
   return { ...scopeOf(auth), id: requireObjectId(kind, id) };
 }
 
-/** Simulations are for test keys; live sessions are paid at checkout. */
-export function assertTestKey(auth: AuthContext, livePaidHow: string): void {
-  if (auth.environment === 'live') throw new ApiError('live_mode_not_allowed', `Simulate works with test keys only; ${livePaidHow} at checkout.`);
-}
-
-/** Refuses a live key before the route's pipes read the body: a live simulate is 403 whatever its body. */
+/**
+ * Simulations are for test keys; live sessions are paid at checkout. A guard, so a live key is refused before the
+ * route's pipes read the body: a live simulate is 403 whatever its body.
+ */
 class TestKeysOnlyGuard implements CanActivate {
   constructor(private readonly livePaidHow: string) {}
 
   canActivate(context: ExecutionContext): boolean {
-    assertTestKey(authOf(context.switchToHttp().getRequest<FastifyRequest>()), this.livePaidHow);
+    if (authOf(context.switchToHttp().getRequest<FastifyRequest>()).environment === 'live') {
+      throw new ApiError('live_mode_not_allowed', `Simulate works with test keys only; ${this.livePaidHow} at checkout.`);
+    }
     return true;
   }
 }
@@ -92,8 +92,7 @@ export function TestKeysOnly(livePaidHow: string): MethodDecorator {
   return UseGuards(new TestKeysOnlyGuard(livePaidHow));
 }
 
-/** A simulate command: test keys only (403 first), then the object (404 for an id of another kind), then the body. */
-export function simulateCommand<B extends object>(auth: AuthContext, kind: 'payment_intent' | 'invoice', id: string, body: B, livePaidHow: string) {
-  assertTestKey(auth, livePaidHow);
+/** A simulate command (its route is TestKeysOnly): the object (404 for an id of another kind), then the body. */
+export function simulateCommand<B extends object>(auth: AuthContext, kind: 'payment_intent' | 'invoice', id: string, body: B) {
   return { ...objectCommand(auth, kind, id), ...body };
 }
