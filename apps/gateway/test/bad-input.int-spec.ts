@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import fc from 'fast-check';
 import { Stack, startStack, TestMerchant } from '@payments/testing';
 
@@ -121,6 +122,35 @@ describe('bad input never produces a 5xx', () => {
     expectErrorShape(long, [404]);
     expect(long.body.error.code).toBe('not_found');
     expect(long.headers.get('request-id')).toBe(long.body.error.request_id);
+  });
+
+  it('answers requests Node\'s HTTP parser refuses (headers too large, not HTTP, ambiguous framing) in the Error shape with a Request-Id', async () => {
+    const { hostname, port } = new URL(stack.gatewayUrl);
+    const raw = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        let answer = '';
+        const socket = connect(Number(port), hostname, () => socket.end(request));
+        socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+        socket.on('close', () => resolve(answer)).on('error', reject);
+      });
+    const auth = `Authorization: Bearer ${merchant.test_key}\r\n`;
+    const cases: Array<[string, number]> = [
+      [`GET /api/v1/balance HTTP/1.1\r\nHost: x\r\n${auth}X-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+      ['GARBAGE\r\n\r\n', 400],
+      [`POST /api/v1/payment-intents HTTP/1.1\r\nHost: x\r\n${auth}Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`, 400],
+      [`POST /api/v1/payment-intents HTTP/1.1\r\nHost: x\r\n${auth}Transfer-Encoding: chunked\r\n\r\nzz\r\n`, 400],
+      [`GET /api/v1/balance HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n`, 400],
+    ];
+    for (const [request, status] of cases) {
+      const answer = await raw(request);
+      const [head, body] = answer.split('\r\n\r\n');
+      expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      const parsed = JSON.parse(body!);
+      expect(Object.keys(parsed)).toEqual(['error']);
+      expect(parsed.error.code).toBe('invalid_request');
+      expect(typeof parsed.error.message).toBe('string');
+      expect(head).toMatch(new RegExp(`\r\nRequest-Id: ${parsed.error.request_id}(\r\n|$)`, 'i'));
+    }
   });
 
   it('answers a body it never reads (not JSON, a form, over 64 KiB) and an unknown API path with the key\'s RateLimit headers', async () => {

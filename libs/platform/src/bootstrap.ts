@@ -14,7 +14,7 @@ import { Readiness } from './health/readiness';
 import { jsonBodyProblem } from './http/json-body';
 import { OperationsServer, type OperationsRoute } from './http/operations.server';
 import { ApiExceptionFilter } from './errors/api-exception.filter';
-import { answerFrameworkError } from './errors/framework-error';
+import { answerFrameworkError, answerClientError } from './errors/framework-error';
 import { logOptions, requestLogLine } from './logging/log-options';
 import { requestIdFor } from './logging/request-id';
 import { httpRequestDuration } from './metrics/metrics';
@@ -90,6 +90,7 @@ export async function bootstrapService<C extends ServiceConfig>(definition: Serv
     trustProxy: true,
     maxParamLength: MAX_PATH_PARAM_LENGTH,
     frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
   });
   const logger = pino(logOptions(definition.service, config.LOG_LEVEL));
   lowerCpuPriority(config.PROCESS_NICE, logger);
