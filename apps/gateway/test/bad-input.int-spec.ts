@@ -256,6 +256,20 @@ describe('bad input never produces a 5xx', () => {
     );
   });
 
+  it('a number past double\'s range anywhere in a body is 400 naming its field, never a 500', async () => {
+    for (const path of ['/api/v1/payment-intents', '/api/v1/invoices', '/api/v1/payments/pi_test_none/refunds']) {
+      for (const [text, param] of [
+        ['{"amount":"10.00","currency":"USD","expires_in":1e400}', 'expires_in'],
+        ['{"amount":"10.00","currency":"USD","foo":-1e400}', 'foo'],
+        ['{"amount":"10.00","currency":"USD","metadata":{"a":1e400}}', 'metadata'],
+      ]) {
+        const res = await post(path, text!);
+        expectErrorShape(res, [400]);
+        expect(res.body.error.param).toBe(param);
+      }
+    }
+  });
+
   it('over-long and odd path ids are a 404 in the Error shape', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 60, max: 6000 }), fc.constantFrom('payment-intents', 'invoices'), async (length, kind) => {

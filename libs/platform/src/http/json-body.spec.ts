@@ -15,6 +15,13 @@ describe('jsonBodyProblem (bodies Postgres or a recursive walk cannot take)', ()
     expect(jsonBodyProblem('\u0000')).toMatchObject({ param: undefined });
   });
 
+  it('names the field holding a number past double\'s range (JSON.parse makes it Infinity)', () => {
+    expect(jsonBodyProblem(JSON.parse('{"expires_in":1e400}'))).toMatchObject({ param: 'expires_in' });
+    expect(jsonBodyProblem(JSON.parse('{"foo":-1e400}'))).toMatchObject({ param: 'foo' });
+    expect(jsonBodyProblem(JSON.parse('{"metadata":{"a":[1e400]}}'))).toMatchObject({ param: 'metadata' });
+    expect(jsonBodyProblem(JSON.parse('{"expires_in":1e300}'))).toBeUndefined();
+  });
+
   it(`refuses nesting deeper than ${MAX_JSON_DEPTH} levels, without recursing further`, () => {
     const nest = (levels: number) => {
       let value: unknown = 1;

@@ -29,11 +29,14 @@ function unstorableAt(path: readonly string[]): BodyProblem {
 /**
  * What makes a parsed JSON body unacceptable before any validation runs: nesting deeper than MAX_JSON_DEPTH
  * (canonical JSON and class-transformer recurse, and overflowed the stack: a 500), or a string, keys included,
- * with NUL or a lone surrogate (Postgres refuses them: a 500). Undefined when the body is fine.
+ * with NUL or a lone surrogate (Postgres refuses them: a 500), or a number past double's range (the request's
+ * canonical JSON cannot be written: a 500). Undefined when the body is fine.
  */
 export function jsonBodyProblem(value: unknown): BodyProblem | undefined {
   const walk = (node: unknown, path: string[], depth: number): BodyProblem | undefined => {
     if (typeof node === 'string') return unstorable(node) ? unstorableAt(path) : undefined;
+    // JSON.parse reads a number past double's range (1e400) as Infinity, which no JSON can hold again.
+    if (typeof node === 'number' && !Number.isFinite(node)) return { message: `${paramOf(path) ?? 'The body'} holds a number too large to represent.`, param: paramOf(path) };
     if (node === null || typeof node !== 'object') return undefined;
     if (depth > MAX_JSON_DEPTH) return { message: `The body is nested deeper than ${MAX_JSON_DEPTH} levels.`, param: paramOf(path.slice(0, 1)) };
     const isArray = Array.isArray(node);
