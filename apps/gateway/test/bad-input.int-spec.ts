@@ -270,6 +270,25 @@ describe('bad input never produces a 5xx', () => {
     }
   });
 
+  it('metadata keys named like inherited members are kept; such names as fields are unknown fields', async () => {
+    const metadata = '{"constructor":"a","toString":"b","valueOf":"c","hasOwnProperty":"d","nested":{"constructor":"f"}}';
+    for (const path of ['/api/v1/payment-intents', '/api/v1/invoices']) {
+      const created = await post(path, `{"amount":"10.00","currency":"USD","metadata":${metadata}}`);
+      expect(created.status).toBe(201);
+      expect(JSON.stringify(created.body.metadata)).toBe(metadata);
+      const read = await stack.call('GET', `${path}/${created.body.id}`, { key: merchant.test_key });
+      expect(JSON.stringify(read.body.metadata)).toBe(metadata);
+    }
+    for (const key of ['constructor', 'toString', 'valueOf']) {
+      const nested = await post('/api/v1/payment-intents', `{"amount":"10.00","currency":"USD","customer":{"${key}":"x"}}`);
+      expectErrorShape(nested, [400]);
+      expect(nested.body.error.param).toBe(`customer.${key}`);
+      const top = await post('/api/v1/invoices', `{"amount":"10.00","currency":"USD","${key}":"x"}`);
+      expectErrorShape(top, [400]);
+      expect(top.body.error.param).toBe(key);
+    }
+  });
+
   it('over-long and odd path ids are a 404 in the Error shape', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 60, max: 6000 }), fc.constantFrom('payment-intents', 'invoices'), async (length, kind) => {

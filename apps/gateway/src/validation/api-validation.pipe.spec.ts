@@ -121,6 +121,28 @@ describe('apiValidationPipe', () => {
     });
   });
 
+  it('keeps metadata keys named like inherited members and refuses such names as unknown fields', async () => {
+    const inherited = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', '__proto__', '__defineGetter__'];
+    const metadata = Object.fromEntries(inherited.map((key, i) => [key, `v${i}`]));
+    for (const forbidUnknown of [true, false]) {
+      const dto = (await apiValidationPipe({ forbidUnknown }).transform(JSON.parse(JSON.stringify({ amount: '1.00', metadata })), body)) as CreateDto;
+      expect(Object.entries(dto.metadata!)).toEqual(Object.entries(metadata));
+    }
+    for (const key of inherited) {
+      // JSON.parse, as a request body is read: "__proto__" is an own key there, not the prototype.
+      const parsed = (text: string) => JSON.parse(text) as unknown;
+      expect(await failure(parsed(`{"amount":"1.00","customer":{"${key}":"x"}}`), false)).toMatchObject({ param: `customer.${key}`, message: `customer.${key} is not an accepted field.` });
+      expect(await failure(parsed(`{"amount":"1.00","${key}":"x"}`))).toMatchObject({ param: key });
+      expect(await failure(parsed(`{"amount":"1.00","${key}":{"constructor":"x"}}`))).toMatchObject({ param: key });
+      const dropped = await apiValidationPipe({ forbidUnknown: false }).transform(parsed(`{"amount":"1.00","${key}":{"constructor":"x"}}`), body);
+      expect(dropped).toEqual(Object.assign(new CreateDto(), { amount: '1.00' }));
+      expect(Object.hasOwn(dropped as object, key)).toBe(false);
+    }
+    // Inside metadata, at any depth, kept as sent (class-transformer threw on a nested `constructor`).
+    const nested = JSON.parse('{"amount":"1.00","metadata":{"nested":{"constructor":"x","toString":"y"}}}') as Record<string, unknown>;
+    expect(((await apiValidationPipe({ forbidUnknown: true }).transform(nested, body)) as CreateDto).metadata).toEqual(nested.metadata);
+  });
+
   it('requires nested objects to be objects', async () => {
     expect(await failure({ amount: '1.00', customer: 'bob' })).toMatchObject({ param: 'customer', message: 'customer must be an object.' });
     expect(await failure({ amount: '1.00', customer: [{ name: 'bob' }] })).toMatchObject({ param: 'customer' });

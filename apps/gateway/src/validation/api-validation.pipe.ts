@@ -15,6 +15,29 @@ export interface ApiValidationOptions {
 const PRIMITIVES: ReadonlyArray<Type<unknown>> = [String, Boolean, Number, Array, Object];
 
 /**
+ * Names every object inherits (`constructor`, `toString`, `__proto__`, ...). class-transformer skips a key the
+ * target already has as a function and throws on a nested `constructor`, so such keys never reached validation:
+ * an unknown `customer.toString` passed, a metadata key `valueOf` vanished, a nested `constructor` was a 500.
+ */
+const INHERITED_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/** The merchant's free-form object: validated as sent (IsMetadata), never transformed, so every key is kept. */
+const FREE_FORM = 'metadata';
+
+/** The dotted path of the first key named like an inherited member, outside the free-form object. */
+function inheritedNameIn(value: object, path: string[] = []): string[] | undefined {
+  for (const [key, item] of Object.entries(value)) {
+    if (path.length === 0 && key === FREE_FORM) continue;
+    if (INHERITED_NAMES.has(key)) return [...path, key];
+    if (item !== null && typeof item === 'object' && !Array.isArray(item)) {
+      const found = inheritedNameIn(item, [...path, key]);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/**
  * Validates and converts a DTO with class-validator/class-transformer. Any failure is 400 invalid_request with
  * `param` = the dotted path of the first failing field; a body that is not a JSON object is 400 as well.
  * No implicit type conversion: `"300"` is not an integer and `10` is not a MoneyString.
@@ -28,7 +51,17 @@ export class ApiValidationPipe implements PipeTransform {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       throw new ApiError('invalid_request', metadata.type === 'body' ? 'The request body must be a JSON object.' : 'The request is invalid.');
     }
-    const instance = plainToInstance(metatype, value, { enableImplicitConversion: false }) as object;
+    const plain = { ...(value as Record<string, unknown>) };
+    const inherited = inheritedNameIn(plain);
+    if (inherited && (this.options.forbidUnknown || inherited.length > 1)) {
+      throw new ApiError('invalid_request', `${inherited.join('.')} is not an accepted field.`, inherited.join('.'));
+    }
+    // A top-level one where unknown fields are dropped: dropped, as any other unknown field.
+    for (const key of Object.keys(plain)) if (INHERITED_NAMES.has(key)) delete plain[key];
+    const freeForm = Object.hasOwn(plain, FREE_FORM) ? plain[FREE_FORM] : undefined;
+    delete plain[FREE_FORM];
+    const instance = plainToInstance(metatype, plain, { enableImplicitConversion: false }) as Record<string, unknown>;
+    if (freeForm !== undefined) instance[FREE_FORM] = freeForm;
     const errors = await validate(instance, {
       whitelist: true,
       forbidNonWhitelisted: true,
