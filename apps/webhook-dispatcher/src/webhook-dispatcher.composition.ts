@@ -65,6 +65,6 @@ export function createDispatcher(dataSource: DataSource, settings: DispatcherSet
     retention: new RetentionJob(events, settings.eventRetentionDays, () =>
       commandResults.prune(db.dataSource.manager, new Date(Date.now() - COMMAND_RESULT_RETENTION_MS)),
     ),
-    worker: (options) => new DeliveryWorker(db, deliveries, (claimed, sent) => runner.run(claimed, sent), options),
+    worker: (options) => new DeliveryWorker(db, deliveries, (claimed, sent, retryAt) => runner.run(claimed, sent, retryAt), options),
   };
 }

@@ -45,8 +45,11 @@ export class DeliveryRunner {
   /** Successes are the hot path of delivery: those finishing together are recorded in one statement. */
   private readonly successes = new TurnBatcher<Success, boolean>((batch) => this.deliveries.recordSuccesses(batch));
 
-  /** `sent` is called once the endpoint has answered (or failed to), before the attempt is recorded. */
-  async run(claimed: ClaimedDelivery, sent: () => void = () => undefined): Promise<AttemptResult> {
+  /**
+   * `sent` is called once the endpoint has answered (or failed to), before the attempt is recorded; `retryAt` with
+   * the time of the next attempt once a retry is recorded.
+   */
+  async run(claimed: ClaimedDelivery, sent: () => void = () => undefined, retryAt: (at: Date) => void = () => undefined): Promise<AttemptResult> {
     const endpoint = claimed.endpoint;
     // A test event may go to a disabled endpoint (to check it works again); nothing goes to a deleted one.
     const deliverable = claimed.kind === 'test' ? endpoint.deleted_at === null : isActive(endpoint);
@@ -76,6 +79,7 @@ export class DeliveryRunner {
       return 'lease_lost';
     }
     webhookAttempts.inc({ result: result.refused ? 'refused' : step.action });
+    if (record.next.status === 'pending') retryAt(record.next.nextAttemptAt);
     if (step.action !== 'succeeded') {
       this.logger.log(
         { delivery: claimed.id, endpoint: endpoint.id, attempt: attemptNumber, status: result.statusCode, error: result.error, next: step },

@@ -24,7 +24,12 @@ export interface DeliveryWorkerOptions {
 const RELEASE_INTERVAL_MS = 60_000;
 
 /** Runs one attempt; calls `sent` once the endpoint has answered (or the attempt ended without a request). */
-export type AttemptRunner = (claimed: ClaimedDelivery, sent: () => void) => Promise<unknown>;
+/** Retries due within this long get a wake-up of their own (wakeForRetry). */
+const RETRY_WAKE_HORIZON_MS = 60_000;
+/** Past the due time, so the claim (Postgres' clock) finds the retry due. */
+const RETRY_WAKE_MARGIN_MS = 5;
+
+export type AttemptRunner = (claimed: ClaimedDelivery, sent: () => void, retryAt: (at: Date) => void) => Promise<unknown>;
 
 /**
  * Claims due deliveries and runs their attempts concurrently, within limits: WEBHOOK_MAX_IN_FLIGHT in all and
@@ -45,6 +50,8 @@ export class DeliveryWorker {
   private loop?: Promise<void>;
   private listener?: Client;
   private listenRetry?: NodeJS.Timeout;
+  /** Wake-ups armed for retries due before the poll would find them late (see wakeForRetry). */
+  private readonly retryTimers = new Set<NodeJS.Timeout>();
 
   constructor(
     private readonly db: WebhooksDatabase,
@@ -66,6 +73,7 @@ export class DeliveryWorker {
   async stop(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.listenRetry);
+    for (const timer of this.retryTimers) clearTimeout(timer);
     this.wakeup.notify();
     await this.loop;
     await Promise.all(this.inFlight.values());
@@ -140,7 +148,7 @@ export class DeliveryWorker {
       else this.perEndpoint.set(endpointId, { ...current, count: current.count - 1 });
       this.wakeup.notify();
     };
-    const running = this.runAttempt(delivery, freeSlot)
+    const running = this.runAttempt(delivery, freeSlot, (at) => this.wakeForRetry(at))
       .then(
         () => undefined,
         (error: unknown) =>
@@ -157,6 +165,23 @@ export class DeliveryWorker {
         else if (wasFull) this.wakeup.notify();
       });
     this.inFlight.set(delivery.id, running);
+  }
+
+  /**
+   * Retries come due without a notification, and the poll would find one up to a poll interval late: the first
+   * retry (5 s ±10 %, DESIGN §5) went out after 6 s. The instance that recorded a retry due within a minute (the
+   * first, or a short Retry-After) looks for it when it is due; a poll interval is within the jitter of later
+   * ones (5 min and more), and any instance finds them.
+   */
+  private wakeForRetry(at: Date): void {
+    const delayMs = at.getTime() - Date.now();
+    if (this.stopping || delayMs > RETRY_WAKE_HORIZON_MS) return;
+    const timer = setTimeout(() => {
+      this.retryTimers.delete(timer);
+      this.wakeup.notify();
+    }, Math.max(0, delayMs) + RETRY_WAKE_MARGIN_MS);
+    timer.unref();
+    this.retryTimers.add(timer);
   }
 
   /** LISTEN on the deliveries channel; reconnects after a lost connection (the poll covers the gap). */
