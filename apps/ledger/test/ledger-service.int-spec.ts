@@ -198,8 +198,12 @@ describe('ledger service', () => {
   });
 
   it('pages newest first with limit, starting_after and ending_before, and filters by type', async () => {
-    for (const amount of ['10.00', '11.00', '12.00']) await paidIntent(amount, 'togo');
-    await waitFor(async () => (await call('/api/v1/balance-transactions?limit=100')).body.data.length === 4, 30_000, 'four postings');
+    // Each booked before the next is paid: postings booked in one consumer transaction share its created_at, and
+    // their order is then the ids' (the API shows and filters by created_at, newest first).
+    for (const [i, amount] of ['10.00', '11.00', '12.00'].entries()) {
+      await paidIntent(amount, 'togo');
+      await waitFor(async () => (await call('/api/v1/balance-transactions?limit=100')).body.data.length === i + 2, 30_000, `${i + 2} postings`);
+    }
     const first = await call('/api/v1/balance-transactions?limit=2');
     expect(first.body.data.map((t: any) => t.amount)).toEqual(['12.00', '11.00']);
     expect(first.body.has_more).toBe(true);
