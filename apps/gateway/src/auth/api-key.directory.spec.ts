@@ -73,6 +73,25 @@ describe('ApiKeyDirectory with a lookup limit per client', () => {
     expect(madeUp.filter((r) => r === 'limited')).toHaveLength(60);
   });
 
+  it('a key found before still gets in after its client\'s lookups went on made-up ids (a shared address)', async () => {
+    const queried: string[] = [];
+    const repository = {
+      findKeyWithMerchant: async (keyId: string) => (queried.push(keyId), keyId === 'quiet-merchant' ? ({ keyId } as ApiKeyEntity) : null),
+    } as unknown as MerchantsRepository;
+    // The cache off: every use of the key looks it up, as after its entry expired.
+    const keys = new ApiKeyDirectory(repository, 0);
+    const limiter = new LookupLimiter(20, 40);
+    const at = Date.now();
+    expect(await keys.find('quiet-merchant', budget(limiter, '192.0.2.1', at))).toEqual({ keyId: 'quiet-merchant' });
+    const flood = [];
+    for (let i = 0; i < 100; i++) flood.push(await keys.find(`made-up-${i}`, budget(limiter, '192.0.2.1', at)));
+    expect(flood.filter((r) => r === 'limited')).toHaveLength(60);
+    expect(await keys.find('quiet-merchant', budget(limiter, '192.0.2.1', at))).toEqual({ keyId: 'quiet-merchant' });
+    // Made-up ids from that address stay refused.
+    expect(await keys.find('made-up-again', budget(limiter, '192.0.2.1', at))).toBe('limited');
+    expect(queried.filter((id) => id === 'quiet-merchant')).toHaveLength(2);
+  });
+
   it('refills the limit over time', () => {
     const limiter = new LookupLimiter(20, 40);
     const at = 1_000_000;

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { RefreshAheadCache } from '../caching/refresh-ahead-cache';
 import type { ApiKeyEntity } from '../merchants/api-key.entity';
 import type { MerchantsRepository } from '../merchants/merchants.repository';
@@ -23,6 +24,13 @@ const UNLIMITED: LookupBudget = { take: () => true, refund: () => undefined };
  */
 export class ApiKeyDirectory {
   private readonly keys: RefreshAheadCache<ApiKeyEntity | null>;
+  /**
+   * Key ids found before (revoked ones included): their lookups are never counted. A quiet merchant's cached key
+   * expires after a second; counted against its address, its next request was a 429 once someone else on that
+   * address (a NAT, a shared proxy) had spent the lookups on made-up ids. Only real ids get here, and the cache
+   * still lets each cost at most one query per second.
+   */
+  private readonly known: LRUCache<string, true>;
 
   constructor(
     repository: MerchantsRepository,
@@ -30,12 +38,13 @@ export class ApiKeyDirectory {
     maxEntries = 10000,
   ) {
     this.keys = new RefreshAheadCache({ refreshAfterMs, maxAgeMs: KEY_MAX_AGE_MS, max: maxEntries, load: (keyId) => repository.findKeyWithMerchant(keyId) });
+    this.known = new LRUCache({ max: maxEntries * 10 });
   }
 
   /**
    * The key, or null when there is none; 'limited' when finding out would query and `budget` has no lookup left.
-   * A lookup that finds a key is given back: a merchant's own keys never use up its client's lookups, only
-   * made-up ids do.
+   * A lookup that finds a key is given back, and a key found once is never counted again: a merchant's own keys
+   * never use up its client's lookups, only made-up ids do, and once those are spent a known key still gets in.
    */
   async find(keyId: string, budget: LookupBudget = UNLIMITED): Promise<ApiKeyEntity | null | 'limited'> {
     const cached = this.keys.cached(keyId);
@@ -44,9 +53,13 @@ export class ApiKeyDirectory {
     // cached key expires share one query and must not spend 64 of the client's lookups (they were answered 429).
     const shared = this.keys.inFlight(keyId);
     if (shared) return shared;
+    if (this.known.has(keyId)) return this.keys.load(keyId);
     if (!budget.take()) return 'limited';
     const found = await this.keys.load(keyId);
-    if (found !== null) budget.refund();
+    if (found !== null) {
+      budget.refund();
+      this.known.set(keyId, true);
+    }
     return found;
   }
 }
