@@ -300,23 +300,28 @@ describe('bad input never produces a 5xx', () => {
     );
   });
 
-  it('a flood of made-up API keys from one client stops at its lookup limit (429), before the database; others go on', async () => {
+  it('a flood of made-up API keys from one client stops at its lookup limit (429), before the database; a known key goes on', async () => {
     const made = () => `pay_test_${randomUUID().replace(/-/g, '').slice(0, 24)}.${randomUUID().replace(/-/g, '')}${randomUUID().replace(/-/g, '')}`;
+    // The merchant's key (looked up by earlier tests) is out of the cache by the first refusal: it needs a lookup.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
     const answers: number[] = [];
+    const knownAnswers: number[] = [];
     for (let i = 0; i < 120; i++) {
-      const res = await stack.call('GET', '/api/v1/payment-intents/pi_test_abc', { headers: { authorization: `Bearer ${made()}`, 'x-forwarded-for': '198.51.100.9' } });
+      // A client naming itself in X-Forwarded-For is not believed (no proxy is trusted by default): one client.
+      const res = await stack.call('GET', '/api/v1/payment-intents/pi_test_abc', { headers: { authorization: `Bearer ${made()}`, 'x-forwarded-for': `198.51.100.${i}` } });
       expectErrorShape(res, [401, 429]);
       if (res.status === 429) {
         expect(res.body.error.code).toBe('rate_limited');
         expect(res.headers.get('retry-after')).toBe('1');
         expect(res.headers.get('ratelimit-remaining')).toBe('0');
+        // Right after a refusal, from the same address: a key found before is not held up (it was a 429).
+        const known = await stack.call('GET', '/api/v1/payment-intents/pi_test_abc', { key: merchant.test_key });
+        knownAnswers.push(known.status);
       }
       expect(res.headers.get('ratelimit-limit')).toBe('40');
       answers.push(res.status);
     }
-    expect(answers.filter((s) => s === 429).length).toBeGreaterThan(0);
-    // Another client, and a known key (cached), are not held up by it.
-    const other = await stack.call('GET', '/api/v1/payment-intents/pi_test_abc', { key: merchant.test_key, headers: { 'x-forwarded-for': '198.51.100.10' } });
-    expect(other.status).toBe(404);
+    expect(answers.filter((s) => s === 429).length).toBeGreaterThan(10);
+    expect(new Set(knownAnswers)).toEqual(new Set([404]));
   });
 });

@@ -1,5 +1,5 @@
 import { IsInt, Min } from 'class-validator';
-import { ConfigError, loadConfig, ServiceConfig } from './index';
+import { ConfigError, loadConfig, ServiceConfig, trustProxyOption } from './index';
 
 class Sample extends ServiceConfig {
   @IsInt()
@@ -16,6 +16,13 @@ describe('loadConfig', () => {
     expect(c.DB_SCHEMA).toBe('public');
     // DESIGN §9: the machine's Postgres on loopback, database `test` (as the services' own role).
     expect(c.DATABASE_URL).toBe('postgres://payments@127.0.0.1:5432/test');
+  });
+
+  it('trusts no proxy unless told (TRUST_PROXY): a hop count or the proxies\' addresses', () => {
+    expect(trustProxyOption(loadConfig(Sample, {}).TRUST_PROXY)).toBe(false);
+    expect(trustProxyOption(loadConfig(Sample, { TRUST_PROXY: '1' }).TRUST_PROXY)).toBe(1);
+    expect(trustProxyOption(loadConfig(Sample, { TRUST_PROXY: '10.0.0.0/8, 192.168.1.4' }).TRUST_PROXY)).toBe('10.0.0.0/8,192.168.1.4');
+    for (const bad of ['true', 'yes', '0', '10.0.0.0/8;rm']) expect(() => loadConfig(Sample, { TRUST_PROXY: bad })).toThrow(/TRUST_PROXY/);
   });
 
   it('takes per-service defaults and treats empty values as unset', () => {

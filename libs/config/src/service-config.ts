@@ -4,6 +4,9 @@ import { IsIn, IsInt, IsString, Matches, Max, Min, IsUrl } from 'class-validator
 const csv = ({ value }: { value: unknown }) =>
   typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : value;
 
+/** An IPv4 or IPv6 address, or a CIDR block (what TRUST_PROXY lists). */
+const PROXY_ADDRESS = String.raw`(?:\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?|[0-9A-Fa-f]*:[0-9A-Fa-f:.]*(?:/\d{1,3})?)`;
+
 /** Settings every service has; each app extends it with its own. Defaults work on a development machine. */
 export class ServiceConfig {
   @IsIn(['development', 'test', 'production'])
@@ -95,4 +98,22 @@ export class ServiceConfig {
 
   @IsString()
   INSTANCE_ID: string = `${process.pid}`;
+
+  /**
+   * Which proxies in front of the service may name the client in X-Forwarded-For (the address the gateway's
+   * per-client limits count): `false`, none (the connection's own address; the default); a hop count (`1`: the
+   * address the one proxy in front saw); or the proxies' addresses or CIDRs, comma-separated. Trusting the header
+   * when nothing in front rewrites it lets every client choose its own address.
+   */
+  @Matches(new RegExp(`^(false|[1-9]|${PROXY_ADDRESS}(\\s*,\\s*${PROXY_ADDRESS})*)$`), {
+    message: 'TRUST_PROXY must be false, a hop count (1-9), or comma-separated proxy addresses or CIDRs',
+  })
+  TRUST_PROXY: string = 'false';
+}
+
+/** TRUST_PROXY as Fastify's `trustProxy` option. */
+export function trustProxyOption(setting: string): boolean | number | string {
+  if (setting === 'false') return false;
+  if (/^[1-9]$/.test(setting)) return Number(setting);
+  return setting.split(',').map((part) => part.trim()).join(',');
 }

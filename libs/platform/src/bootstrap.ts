@@ -4,7 +4,7 @@ import { MicroserviceOptions } from '@nestjs/microservices';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
 import { getPriority, setPriority } from 'node:os';
-import { ConfigError, loadConfig, ServiceConfig } from '@payments/config';
+import { ConfigError, loadConfig, ServiceConfig, trustProxyOption } from '@payments/config';
 import { buildAsyncApiDocument } from '@payments/events';
 import { Logger } from 'nestjs-pino';
 import pino, { type Logger as PinoInstance } from 'pino';
@@ -87,7 +87,7 @@ export async function bootstrapService<C extends ServiceConfig>(definition: Serv
   const adapter = new FastifyAdapter({
     genReqId: requestIdFor,
     bodyLimit: MAX_BODY_BYTES,
-    trustProxy: true,
+    trustProxy: trustProxyOption(config.TRUST_PROXY),
     maxParamLength: MAX_PATH_PARAM_LENGTH,
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
