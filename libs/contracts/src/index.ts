@@ -87,7 +87,7 @@ export {
   SIMULATE_INVOICE_PARAMS_SCHEMA,
   SIMULATE_PAYMENT_INTENT_PARAMS_SCHEMA,
 } from './command.schemas';
-export { validateCommand, type CheckedCommandName, type CommandCheck } from './validate-command';
+export { isEmailFormat, validateCommand, type CheckedCommandName, type CommandCheck } from './validate-command';
 export { canonicalJson, requestFingerprint } from './request-fingerprint';
 export {
   LEDGER_COMMANDS,

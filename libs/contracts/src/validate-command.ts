@@ -38,6 +38,13 @@ const validators = new Map<CheckedCommandName, ValidateFunction>(
   Object.entries({ ...SESSIONS_COMMAND_SCHEMAS, ...REFUNDS_COMMAND_SCHEMAS }).map(([name, { request }]) => [name as CheckedCommandName, ajv.compile(request)]),
 );
 
+const emailFormat = ajv.compile({ type: 'string', format: 'email' });
+
+/** The schemas' `format: email`, for a layer that checks the same field without the whole schema (the gateway's DTOs). */
+export function isEmailFormat(value: unknown): boolean {
+  return emailFormat(value);
+}
+
 /** The API field an error is about: the command's `params` are the request body, so their prefix goes. */
 function paramOf(error: ErrorObject): string {
   const params = error.params as { missingProperty?: string; additionalProperty?: string; propertyName?: string };

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { CUSTOMER_SCHEMA } from '@payments/contracts';
-import { IsEmail, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { CUSTOMER_SCHEMA, isEmailFormat } from '@payments/contracts';
+import { IsOptional, IsString, Matches, MaxLength, ValidateBy } from 'class-validator';
 import { schemaProperty } from '../validation/schema-property';
 
 const FIELDS = CUSTOMER_SCHEMA.properties;
@@ -17,7 +17,8 @@ export class CustomerDto {
   @IsOptional()
   @IsString()
   @MaxLength(FIELDS.email.maxLength)
-  @IsEmail()
+  // The schema's own format (sessions checks the same): class-validator's IsEmail refused addresses it takes.
+  @ValidateBy({ name: 'isEmail', validator: { validate: isEmailFormat, defaultMessage: (args) => `${args?.property ?? 'email'} must be an email` } })
   email?: string;
 
   @ApiPropertyOptional(schemaProperty(FIELDS.phone))

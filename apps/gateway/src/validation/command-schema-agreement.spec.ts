@@ -76,9 +76,19 @@ describe.each(surfaces)('the gateway and sessions agree on the limits of %s', (_
     ['customer.country', { customer: { country: 'USA' } }],
     ['customer.vip', { customer: { vip: true } }],
     ['methods', { methods: ['togo', 'togo'] }],
+    ['customer.email', { customer: { email: 'not-an-address' } }],
+    ['customer.email', { customer: { email: 'jane@' } }],
+    ['customer.email', { customer: { email: 'jane doe@example.com' } }],
   ])('both refuse %s: %j', async (param, change) => {
     const value = { amount: '10.00', currency: 'USD', ...change };
     expect(await atGateway(dto, value)).toEqual({ ok: false, param });
     expect(atOwner(command, value)).toEqual({ ok: false, param });
+  });
+
+  // The gateway checked e-mail with class-validator's own rule, which refused a one-letter top-level domain.
+  test.each(['a@b.c', 'jane.doe+tag@example.co.uk', "o'brien@example.com"])('both accept the e-mail %s', async (email) => {
+    const value = { amount: '10.00', currency: 'USD', customer: { email } };
+    expect(await atGateway(dto, value)).toEqual({ ok: true });
+    expect(atOwner(command, value)).toEqual({ ok: true });
   });
 });
