@@ -200,6 +200,22 @@ describe('bad input never produces a 5xx', () => {
     expect((await stack.call('POST', `/api/v1/payment-intents/${bare.body.id}/cancel`, { key: merchant.test_key })).status).toBe(200);
   });
 
+  it('no content with Content-Type: application/json is no body: an optional body is left out, a required one is asked for; JSON null is not an object', async () => {
+    const intent = await post('/api/v1/payment-intents', '{"amount":"10.00","currency":"USD"}');
+    expect(intent.status).toBe(201);
+    expectErrorShape(await post(`/api/v1/payment-intents/${intent.body.id}/cancel`, 'null'), [400]);
+    expect((await post(`/api/v1/payment-intents/${intent.body.id}/cancel`, '')).status).toBe(200);
+    for (const text of ['', '  \n']) {
+      const create = await post('/api/v1/payment-intents', text);
+      expectErrorShape(create, [400]);
+      expect(create.body.error.message).toBe('The request body must be a JSON object.');
+    }
+    // A refund's body is optional (refund all): JSON null is refused rather than taken as "refund all".
+    expectErrorShape(await post('/api/v1/payments/pi_test_none/refunds', 'null'), [400]);
+    // Left out, the request goes on to find the payment (there is none), not a 400.
+    expectErrorShape(await post('/api/v1/payments/pi_test_none/refunds', ''), [404]);
+  });
+
   it('a form body on the JSON API is 400 invalid_request (a wrong content type, DESIGN §5) and creates nothing', async () => {
     const key = randomUUID();
     const res = await post('/api/v1/payment-intents', 'amount=10.00&currency=USD', { 'content-type': 'application/x-www-form-urlencoded', 'idempotency-key': key });

@@ -187,6 +187,9 @@ function parseBodies(fastify: FastifyInstance): void {
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     // A provider signs the bytes it sent: its notification routes keep them.
     if (request.url.startsWith(RAW_BODY_PREFIX)) request.rawBody = Buffer.from(String(body), 'utf8');
+    // No content is no body, as without the header (many clients send it on every request): routes whose body is
+    // optional take it, the others answer that the body must be a JSON object.
+    if (String(body).trim() === '') return done(null, undefined);
     parseJson(request, String(body), (error: Error | null, value?: unknown) => {
       if (error) return done(error, undefined);
       const problem = jsonBodyProblem(value);
