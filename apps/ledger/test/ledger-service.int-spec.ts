@@ -235,6 +235,9 @@ describe('ledger service', () => {
     expect(shown(2, 0)).not.toContain('200.00');
     expect(await created(`created[lt]=${encodeURIComponent('2020-01-01T00:00:00.000Z')}`)).toEqual([]);
     expect((await call('/api/v1/balance-transactions?created[lt]=soon')).body.error).toMatchObject({ code: 'invalid_request', param: 'created[lt]' });
+    // A date alone is its midnight, UTC.
+    expect(await created('created[lt]=2020-01-01')).toEqual([]);
+    expect(await created('created[gte]=2020-01-01')).toHaveLength(all.length);
   });
 
   it.each([
@@ -244,6 +247,12 @@ describe('ledger service', () => {
     ['type=payout', 'type'],
     ['starting_after=nope', 'starting_after'],
     ['created[gte]=yesterday', 'created[gte]'],
+    // ISO 8601 forms no date parser reads (week, ordinal, basic, hour only, decimal comma): they were a 500.
+    ['created[gte]=2026-W48', 'created[gte]'],
+    ['created[gte]=2026-330', 'created[gte]'],
+    ['created[lt]=20261126T165800Z', 'created[lt]'],
+    ['created[lt]=2026-11-26T16', 'created[lt]'],
+    [`created[lt]=${encodeURIComponent('2026-11-26T16:58:00,5Z')}`, 'created[lt]'],
     ['unknown=1', 'unknown'],
   ])('refuses %s with a 400 naming the parameter', async (query, param) => {
     const res = await call(`/api/v1/balance-transactions?${query}`);

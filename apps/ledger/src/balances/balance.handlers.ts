@@ -26,8 +26,8 @@ export class BalanceHandlers {
       ...(command.starting_after ? { startingAfter: await this.cursor(command, command.starting_after, 'starting_after') } : {}),
       ...(command.ending_before ? { endingBefore: await this.cursor(command, command.ending_before, 'ending_before') } : {}),
       ...(command.type ? { type: command.type } : {}),
-      ...(command.created_gte ? { createdGte: new Date(command.created_gte) } : {}),
-      ...(command.created_lt ? { createdLt: new Date(command.created_lt) } : {}),
+      ...(command.created_gte ? { createdGte: dateParam(command.created_gte, 'created[gte]') } : {}),
+      ...(command.created_lt ? { createdLt: dateParam(command.created_lt, 'created[lt]') } : {}),
     });
     return { object: 'list', data: postings.map(toBalanceTransaction), has_more: hasMore };
   }
@@ -40,4 +40,11 @@ export class BalanceHandlers {
     }
     return posting;
   }
+}
+
+/** A date filter as a Date; one no parser reads is the caller's mistake (400), never an invalid date in a query. */
+function dateParam(value: string, param: string): Date {
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) throw new ApiError('invalid_request', `${param} must be an ISO 8601 date-time.`, param);
+  return date;
 }
