@@ -251,6 +251,26 @@ describe('PaymentIntent crypto', () => {
     expect(codeOf(() => withAddress().recordCryptoTransfer({ txid: '0x1', amountCents: 0, now: at(11) }))).toBe('invalid_request');
   });
 
+  it('once crypto has arrived, it can only be completed in crypto: no failing, cancelling or paying another way', () => {
+    const created = newIntent({ environment: 'test' });
+    let intent = created.apply(created.assignCryptoAddress('0xabc', at(5)));
+    intent = intent.apply(intent.recordCryptoTransfer({ txid: '0x1', amountCents: 2000, now: at(10) }));
+    expect(intent.state).toMatchObject({ status: 'processing', paymentMethod: 'crypto' });
+    expect(codeOf(() => intent.fail({ now: at(11) }))).toBe('invalid_state');
+    expect(codeOf(() => intent.simulate({ result: 'failed', now: at(11) }))).toBe('invalid_state');
+    expect(codeOf(() => intent.simulate({ result: 'succeeded', method: 'togo', paymentId: newPaymentId(), now: at(11) }))).toBe('invalid_request');
+    // An intent that failed with crypto in hand (recorded before this rule) still takes only crypto.
+    const failed = intent.apply([{ type: 'PaymentIntentPaymentFailed', data: { reason: 'declined', failedAt: at(12).toISOString() } }]);
+    expect(failed.state.status).toBe('failed');
+    expect(codeOf(() => failed.cancel({ now: at(13) }))).toBe('invalid_state');
+    expect(codeOf(() => failed.submitMethod('togo', at(13)))).toBe('invalid_state');
+    expect(codeOf(() => failed.simulate({ result: 'succeeded', method: 'togo', paymentId: newPaymentId(), now: at(13) }))).toBe('invalid_state');
+    // The rest in crypto completes it, the fee on the amount asked.
+    const paid = failed.apply(failed.simulate({ result: 'succeeded', paymentId: newPaymentId(), now: at(14) }));
+    expect(paid.state).toMatchObject({ status: 'succeeded', paymentMethod: 'crypto' });
+    expect(paid.state.crypto).toMatchObject({ receivedCents: 7400, remainingCents: 0 });
+  });
+
   it('lets the customer submit crypto once the address is known', () => {
     const intent = withAddress();
     expect(intent.apply(intent.submitMethod('crypto', at(10))).state.status).toBe('processing');

@@ -104,6 +104,7 @@ export class PaymentIntent extends SessionAggregate<PaymentIntentState, PaymentI
   submitMethod(method: IntentPaymentMethod, now: Date): PaymentIntentEvent[] {
     this.requireMethodAvailable(method);
     this.requireStatus(now, ['requires_payment_method', 'failed'], 'submit a payment method for');
+    if (method !== 'crypto') this.requireNoCryptoReceived('be paid another way');
     if (method === 'crypto' && this.state.crypto.address === null) {
       throw new DomainError('invalid_state', 'payment intent has no crypto address yet');
     }
@@ -160,12 +161,14 @@ export class PaymentIntent extends SessionAggregate<PaymentIntentState, PaymentI
   /** The provider declined: failed, and the customer may try again until expiry. */
   fail(input: { readonly reason?: string; readonly now: Date }): PaymentIntentEvent[] {
     this.requireStatus(input.now, ['processing'], 'fail');
+    this.requireNoCryptoReceived('fail');
     return [{ type: 'PaymentIntentPaymentFailed', data: { reason: input.reason || 'declined', failedAt: isoTime(input.now) } }];
   }
 
   /** The customer (at checkout) or the merchant cancels. */
   cancel(input: { readonly reason?: string | null; readonly now: Date }): PaymentIntentEvent[] {
     this.requireStatus(input.now, ['requires_payment_method', 'failed'], 'cancel');
+    this.requireNoCryptoReceived('be cancelled');
     return [{ type: 'PaymentIntentCancelled', data: { reason: input.reason ?? null, cancelledAt: isoTime(input.now) } }];
   }
 
@@ -184,9 +187,10 @@ export class PaymentIntent extends SessionAggregate<PaymentIntentState, PaymentI
         throw new DomainError('invalid_request', `payment intent is processing a ${this.state.paymentMethod} payment`);
       }
     } else {
-      const method = input.method ?? this.state.methods[0];
+      const method = input.method ?? (this.state.crypto.receivedCents > 0 ? 'crypto' : this.state.methods[0]);
       if (method === undefined) throw new DomainError('payment_methods_unavailable', 'payment intent has no payment method');
       this.requireMethodAvailable(method);
+      if (method !== 'crypto') this.requireNoCryptoReceived('be paid another way');
       events.push(processingStarted(method, now));
       intent = this.apply(events);
     }
@@ -199,6 +203,21 @@ export class PaymentIntent extends SessionAggregate<PaymentIntentState, PaymentI
       intent = this.apply(events);
     }
     return [...events, ...intent.succeed(input)];
+  }
+
+  /**
+   * Crypto already received is the customer's money in hand: the intent can then only be completed in crypto (or
+   * expire, which keeps what was received). Failing, cancelling or paying it another way left the transfer
+   * unaccounted for: neither booked nor reported.
+   */
+  private requireNoCryptoReceived(action: string): void {
+    const { receivedCents } = this.state.crypto;
+    if (receivedCents > 0) {
+      throw new DomainError(
+        'invalid_state',
+        `payment intent has received ${receivedCents} of ${this.state.amountCents} cents in crypto: it cannot ${action}; the rest is awaited in crypto`,
+      );
+    }
   }
 
   private succeeded(paymentId: string, now: Date, schedule: FeeSchedule): PaymentIntentSucceeded {
