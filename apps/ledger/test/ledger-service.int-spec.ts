@@ -317,6 +317,18 @@ describe('ledger service', () => {
     const [latest] = (await call('/api/v1/balance-transactions?limit=1&type=adjustment')).body.data;
     expect(latest).toMatchObject({ type: 'adjustment', amount: '-1.25', net: '-1.25', source: null, description: 'goodwill credit' });
     expect((await admin('ledger', 'check', '--merchant', merchant.merchant_id)).json).toMatchObject({ ok: true });
+    // No account, or no key: refused, nothing posted.
+    for (const args of [
+      ['--merchant', 'acct_doesnotexist000000000000', '--key', 'adj-2'],
+      ['--merchant', 'foo', '--key', 'adj-3'],
+      ['--merchant', merchant.merchant_id, '--key', ''],
+      ['--merchant', merchant.merchant_id, '--key', '  '],
+    ]) {
+      const refused = await runAdmin(['ledger', 'adjust', '--env', 'test', '--amount', '1.00', '--reason', 'r', ...args], { json: false });
+      expect(refused.code).toBe(1);
+    }
+    expect(await available()).toBe(expected);
+    expect((await admin('ledger', 'check')).json.findings.filter((f: any) => JSON.stringify(f).includes('doesnotexist'))).toEqual([]);
   });
 
   it('books a completed refund once: the balance falls by the refund, the fee stays, ledger check stays clean', async () => {

@@ -24,6 +24,7 @@ export async function adjust(
   input: { merchantId: string; environment: Environment; amount: string; reason: string; key: string },
 ): Promise<{ posting: StoredPosting; created: boolean; availableCents: bigint }> {
   if (input.reason.trim() === '') throw new AdjustmentError('--reason must say why');
+  if (input.key.trim() === '') throw new AdjustmentError('--key must not be empty: the same key never posts twice');
   const posting = bookAdjustment({
     key: input.key,
     merchantId: input.merchantId,

@@ -4,6 +4,7 @@
 import 'reflect-metadata';
 import { loadConfig } from '@payments/config';
 import { isEnvironment } from '@payments/ids';
+import { qualified } from '@payments/database';
 import { formatMoney } from '@payments/money';
 import { dataSourceOptions, runMigrationsLocked } from '@payments/platform';
 import { Command, InvalidArgumentError } from 'commander';
@@ -12,7 +13,7 @@ import { checkLedger, reportLines } from '../check/ledger-check';
 import { LedgerConfig, LEDGER_DEFAULTS } from '../config';
 import { createLedger } from '../ledger.composition';
 import { LEDGER_MIGRATIONS } from '../migrations/ledger-schema';
-import { adjust } from './adjustment';
+import { adjust, AdjustmentError } from './adjustment';
 
 interface Output {
   json: unknown;
@@ -69,6 +70,9 @@ ledger
   .action((o: { merchant: string; env: 'live' | 'test'; amount: string; reason: string; key: string; json: boolean }) =>
     withLedger(async (dataSource, config) => {
       const journal = createLedger(dataSource, { schema: config.DB_SCHEMA, namespace: config.KAFKA_NAMESPACE }).journal;
+      const merchants = qualified(config.GATEWAY_DB_SCHEMA, 'merchants');
+      const [known] = (await dataSource.query(`SELECT 1 FROM ${merchants} WHERE id = $1`, [o.merchant])) as unknown[];
+      if (!known) throw new AdjustmentError(`--merchant ${o.merchant}: no such merchant account`);
       const result = await adjust(journal, { merchantId: o.merchant, environment: o.env, amount: o.amount, reason: o.reason, key: o.key });
       const amount = formatMoney(result.posting.amountCents);
       const available = formatMoney(result.availableCents);
