@@ -345,6 +345,9 @@ describe('ledger service', () => {
     await waitFor(async () => (await available()) === expected, 30_000, 'the refund to reach the balance');
     const [latest] = (await call('/api/v1/balance-transactions?limit=1&type=refund')).body.data;
     expect(latest).toMatchObject({ type: 'refund', amount: '-15.50', fee: '0.00', net: '-15.50', source: refund.body.id, payment_id: paid.payment_id });
+    // The event shows the posting as the balance transaction does (amount − fee = net; it said amount 15.50).
+    const [published] = await collectMessages(topicName(stack.namespace, STREAMS.ledger), 1, 20_000, undefined, (m) => m.key === latest.id);
+    expect(JSON.parse(published!.value!).data).toMatchObject({ kind: 'refund', amount: '-15.50', fee: '0.00', net: '-15.50', source: refund.body.id });
 
     // The refund's events delivered again (as after a crash before the commit) post nothing more.
     const topic = topicName(stack.namespace, STREAMS.refunds);

@@ -2,6 +2,7 @@ import type { JsonSchema, RegisteredEventType } from './event-type';
 import { STREAMS } from './topics';
 
 const money = { type: 'string', pattern: '^-?\\d+\\.\\d{2}$', description: 'MoneyString, two decimals; negative where money leaves the merchant.' } as const;
+const entryAmount = { ...money, description: 'MoneyString, two decimals: debits positive, credits negative.' } as const;
 
 /** `data` of `ledger.posting.created`: one posting of the journal with its entries. */
 export const POSTING_SCHEMA: JsonSchema = {
@@ -15,7 +16,7 @@ export const POSTING_SCHEMA: JsonSchema = {
     environment: { enum: ['live', 'test'] },
     source: { type: 'string', description: 'pi_…/inv_… (payment), re_… (refund), the key (adjustment).' },
     payment_id: { type: ['string', 'null'] },
-    amount: money,
+    amount: { ...money, description: 'As the balance transaction shows it: negative where money leaves the merchant (a refund, a debit adjustment); amount − fee = net.' },
     fee: money,
     net: { ...money, description: "What the posting did to the merchant's available balance." },
     currency: { const: 'USD' },
@@ -25,7 +26,7 @@ export const POSTING_SCHEMA: JsonSchema = {
       items: {
         type: 'object',
         required: ['account', 'amount'],
-        properties: { account: { type: 'string', description: '<merchant>:<environment>:available or platform:<environment>:<kind>.' }, amount: money },
+        properties: { account: { type: 'string', description: '<merchant>:<environment>:available or platform:<environment>:<kind>.' }, amount: entryAmount },
       },
     },
   },

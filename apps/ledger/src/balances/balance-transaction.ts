@@ -1,5 +1,6 @@
 import type { BalanceTransactionResource } from '@payments/contracts';
 import { formatMoney } from '@payments/money';
+import { shownAmountCents } from '../domain';
 import type { StoredPosting } from '../journal/journal.repository';
 
 /** A posting as the merchant sees it: what it did to the available balance. */
@@ -8,7 +9,7 @@ export function toBalanceTransaction(posting: StoredPosting): BalanceTransaction
     id: posting.id,
     object: 'balance_transaction',
     type: posting.kind,
-    amount: formatMoney(posting.kind === 'refund' ? -posting.amountCents : posting.amountCents),
+    amount: formatMoney(shownAmountCents(posting)),
     fee: formatMoney(posting.feeCents),
     net: formatMoney(posting.netCents),
     currency: 'USD',

@@ -1,3 +1,3 @@
 export { merchantAccount, platformAccount, shownBalance, type Account, type MerchantAccountKind, type PlatformAccountKind } from './accounts';
-export { journalEntries, postingId, type Entry, type Posting, type PostingKind } from './posting';
+export { journalEntries, postingId, shownAmountCents, type Entry, type Posting, type PostingKind } from './posting';
 export { bookAdjustment, bookPayment, bookRefund, BookingRefused, type PaymentBooking } from './bookings';

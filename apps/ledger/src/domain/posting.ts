@@ -50,3 +50,12 @@ export function journalEntries(environment: Environment, entries: readonly Entry
   if (kept.length < 2) throw new Error('a posting moves money between two accounts at least');
   return kept;
 }
+
+/**
+ * A posting's amount as the merchant reads it (balance transactions, `ledger.posting.created`): negative where money
+ * left the merchant, so amount − fee = net for every kind. The journal keeps a refund's amount as asked (positive).
+ */
+export function shownAmountCents(posting: { readonly kind: PostingKind; readonly amountCents: number | bigint }): bigint {
+  const cents = BigInt(posting.amountCents);
+  return posting.kind === 'refund' ? -cents : cents;
+}

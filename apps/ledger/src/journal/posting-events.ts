@@ -1,6 +1,6 @@
 import { newEnvelope, type EventEnvelope } from '@payments/events';
 import { formatMoney } from '@payments/money';
-import type { Posting } from '../domain';
+import { shownAmountCents, type Posting } from '../domain';
 
 /** `ledger.posting.created` for internal teams: the posting with its entries, keyed by the posting's id. */
 export function postingCreated(posting: Posting): EventEnvelope {
@@ -21,7 +21,7 @@ export function postingCreated(posting: Posting): EventEnvelope {
       environment: posting.environment,
       source: posting.source,
       payment_id: posting.paymentId,
-      amount: formatMoney(posting.amountCents),
+      amount: formatMoney(shownAmountCents(posting)),
       fee: formatMoney(posting.feeCents),
       net: formatMoney(posting.netCents),
       currency: 'USD',
