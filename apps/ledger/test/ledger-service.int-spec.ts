@@ -193,6 +193,10 @@ describe('ledger service', () => {
       merchant_id: merchant.merchant_id,
       data: { id: list.body.data[0].id, kind: 'payment', amount: '200.00', fee: '3.00', net: '197.00', payment_id: paid.payment_id, entries: expect.any(Array) },
     });
+    // Its chain: the request that started it (the merchant's, a req_ id, as the payment's event says), caused by that event.
+    const envelope = JSON.parse(published!.value!);
+    expect(envelope.correlation_id).toMatch(/^req_/);
+    expect(envelope.causation_id).toMatch(/^evt_/);
     expect(await available(merchant.live_key)).toBe('0.00');
     expect((await call('/api/v1/balance-transactions', merchant.live_key)).body).toEqual({ object: 'list', data: [], has_more: false });
   });

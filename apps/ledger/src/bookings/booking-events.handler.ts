@@ -35,7 +35,8 @@ export class BookingEventsHandler {
 
   async handle(envelope: EventEnvelope, manager: EntityManager, ctx: Pick<MessageContext, 'partition'>): Promise<void> {
     if (!PAYMENT_EVENTS.has(envelope.type) && envelope.type !== REFUND_COMPLETED) return;
-    const posting = this.refused(() => (envelope.type === REFUND_COMPLETED ? this.bookRefund(envelope) : this.bookPayment(envelope)));
+    const booked = this.refused(() => (envelope.type === REFUND_COMPLETED ? this.bookRefund(envelope) : this.bookPayment(envelope)));
+    const posting: Posting = { ...booked, correlationId: envelope.correlation_id };
     const pending = this.pending.get(manager);
     if (pending) pending.postings.push(posting);
     else this.pending.set(manager, { postings: [posting], shard: ctx.partition });

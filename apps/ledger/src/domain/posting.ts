@@ -29,6 +29,8 @@ export interface Posting {
   readonly entries: readonly Entry[];
   /** The event it was booked from (null for an operator's adjustment). */
   readonly eventId: string | null;
+  /** The request that started the chain, as that event names it (not stored: carried to the posting's own event). */
+  readonly correlationId?: string | null;
   readonly description: string | null;
   readonly occurredAt: string;
 }

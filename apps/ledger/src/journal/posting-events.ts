@@ -12,7 +12,8 @@ export function postingCreated(posting: Posting): EventEnvelope {
     sequence: 1,
     merchant_id: posting.merchantId,
     environment: posting.environment,
-    correlation_id: posting.eventId ?? posting.id,
+    // The chain's request, as the booked event names it; an adjustment starts its own chain.
+    correlation_id: posting.correlationId ?? posting.eventId ?? posting.id,
     causation_id: posting.eventId,
     data: {
       id: posting.id,
