@@ -251,6 +251,18 @@ describe('hosted checkout in the browser', () => {
     await context.close();
   });
 
+  it('a test page takes only the outcomes it offers: an unknown one (or none) changes nothing, it is no decline', async () => {
+    const created = await intent();
+    const { context, page } = await tab();
+    for (const [i, form] of ([{ outcome: 'maybe' }, {}] as Array<Record<string, string>>).entries()) {
+      const res = await page.request.post(`${pageUrl(created.id)}/pay`, { form: { method: 'togo', attempt: `odd${i}`, ...form }, maxRedirects: 0 });
+      expect(res.status()).toBe(303);
+    }
+    const after = await stack.call('GET', `/api/v1/payment-intents/${created.id}`, { key: merchant.test_key });
+    expect(after.body.status).toBe('requires_payment_method');
+    await context.close();
+  });
+
   it('pays a test invoice with its wallet sandbox; the invoice reads paid with the payment reference', async () => {
     const invoice = (await api('POST', '/api/v1/invoices', { amount: '18.00', currency: 'USD', description: 'Invoice 7', success_url: `${SHOP}/thanks` })).body;
     const { context, page } = await tab();

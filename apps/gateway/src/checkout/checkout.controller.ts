@@ -92,8 +92,10 @@ export class CheckoutController {
       return this.toProvider(found, method, request, reply);
     }
     const succeed = form?.outcome === 'succeed';
-    // Sandboxes are for test sessions; an unknown method or a stale form just shows the page as it is now.
-    if (found.environment !== 'test' || !this.methodsOf(found).includes(method) || !/^[A-Za-z0-9-]{1,64}$/.test(String(form?.attempt ?? ''))) {
+    // Sandboxes are for test sessions; an unknown method or outcome, or a stale form, just shows the page as it is now
+    // (an outcome it does not know was taken for a decline).
+    const known = form?.outcome === 'succeed' || form?.outcome === 'decline';
+    if (found.environment !== 'test' || !known || !this.methodsOf(found).includes(method) || !/^[A-Za-z0-9-]{1,64}$/.test(String(form?.attempt ?? ''))) {
       return void reply.redirect(back, 303);
     }
     // The form's token is the command id: a double submit (or a resubmitted page) is one attempt.

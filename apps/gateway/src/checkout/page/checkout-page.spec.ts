@@ -25,12 +25,20 @@ describe('checkout page', () => {
 
   it('live: a provider button where a provider takes the method, "not available yet" elsewhere, no sandboxes', () => {
     const page = renderCheckout(
-      { page: 'pay', summary, test: false, methods: ['togo', 'lahza'], providerMethods: ['lahza'], notice: null, cancellable: true },
+      { page: 'pay', summary, test: false, methods: ['togo', 'lahza'], providerMethods: ['lahza'], notice: null, cancellable: true, cryptoTransfers: true },
       ctx,
     );
     expect(page).toContain('Togo balance: not available yet');
     expect(page).toContain('<input type="hidden" name="provider" value="1">');
     expect(page).not.toContain('name="outcome"');
+  });
+
+  it('test: the crypto sandbox sends part or more of what is due to an intent only (an invoice is paid whole)', () => {
+    const view = { page: 'pay' as const, summary, test: true, methods: ['crypto'], providerMethods: [], notice: null, cancellable: true };
+    expect(renderCheckout({ ...view, cryptoTransfers: true }, ctx)).toContain('name="send" value="under"');
+    const invoicePage = renderCheckout({ ...view, cryptoTransfers: false }, ctx);
+    expect(invoicePage).not.toContain('name="send"');
+    expect(invoicePage).toContain('name="outcome" value="succeed"');
   });
 
   it('while a payment is confirmed: a way back to the provider, and a nonced script that looks again', () => {

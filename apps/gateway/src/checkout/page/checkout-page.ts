@@ -84,9 +84,9 @@ function payPage(m: Messages, view: Extract<CheckoutView, { page: 'pay' }>, ctx:
         ? html`<div class="method">${providerForm(method, fill(m.payAtProvider, { method: name }), '')}</div>`
         : html`<p class="method unavailable">${fill(m.notAvailable, { method: name })}</p>`;
     }
-    // Crypto's sandbox also sends less or more than due, as a real transfer can.
+    // Crypto's sandbox also sends less or more than due, as a real transfer can (to an intent: an invoice is paid whole).
     const transfers =
-      method === 'crypto'
+      method === 'crypto' && view.cryptoTransfers
         ? html`<form method="post" action="${ctx.path}/crypto"><input type="hidden" name="send" value="under"><input type="hidden" name="attempt" value="${ctx.attempt}-under"><button type="submit" class="secondary">${fill(m.cryptoUnder, { method: name })}</button></form>
 <form method="post" action="${ctx.path}/crypto"><input type="hidden" name="send" value="over"><input type="hidden" name="attempt" value="${ctx.attempt}-over"><button type="submit" class="secondary">${fill(m.cryptoOver, { method: name })}</button></form>`
         : null;

@@ -39,7 +39,7 @@ function invoice(status: string, cancelUrl: string | null): CheckoutSession {
 
 describe('checkoutView', () => {
   it('maps each session state to its page', () => {
-    expect(checkoutView(intent('requires_payment_method'), 'Shop', null)).toMatchObject({ page: 'pay', notice: null, test: true, methods: ['togo', 'lahza'], cancellable: true });
+    expect(checkoutView(intent('requires_payment_method'), 'Shop', null)).toMatchObject({ page: 'pay', notice: null, test: true, methods: ['togo', 'lahza'], cancellable: true, cryptoTransfers: true });
     expect(checkoutView(intent('requires_payment_method'), 'Shop', 'declined')).toMatchObject({ page: 'pay', notice: 'declined' });
     // A declined payment may be tried again until expiry.
     expect(checkoutView(intent('failed'), 'Shop', null)).toMatchObject({ page: 'pay', notice: 'declined' });
@@ -56,7 +56,7 @@ describe('checkoutView', () => {
   });
 
   it('invoices: live methods without sandboxes, cancel only where the merchant said where to go', () => {
-    expect(checkoutView(invoice('pending', null), 'Shop', null)).toMatchObject({ page: 'pay', test: false, methods: ['wallet', 'lahza'], cancellable: false });
+    expect(checkoutView(invoice('pending', null), 'Shop', null)).toMatchObject({ page: 'pay', test: false, methods: ['wallet', 'lahza'], cancellable: false, cryptoTransfers: false });
     expect(checkoutView(invoice('pending', 'https://shop.example/cart'), 'Shop', null)).toMatchObject({ cancellable: true });
     expect(checkoutView(invoice('paid', null), 'Shop', null).page).toBe('paid');
     expect(checkoutView(invoice('expired', null), 'Shop', null).page).toBe('expired');

@@ -21,7 +21,17 @@ export interface SessionSummary {
 export type PayNotice = 'declined' | 'provider_unavailable' | null;
 
 export type CheckoutView =
-  | { page: 'pay'; summary: SessionSummary; test: boolean; methods: string[]; providerMethods: string[]; notice: PayNotice; cancellable: boolean }
+  | {
+      page: 'pay';
+      summary: SessionSummary;
+      test: boolean;
+      methods: string[];
+      providerMethods: string[];
+      notice: PayNotice;
+      cancellable: boolean;
+      /** The crypto sandbox's partial and over-payments: intents record transfers, invoices are paid whole. */
+      cryptoTransfers: boolean;
+    }
   | { page: 'processing'; summary: SessionSummary; continueWith: string | null }
   | { page: 'paid' | 'expired' | 'cancelled' | 'failed'; summary: SessionSummary }
   | { page: 'not_found' | 'unavailable' };
@@ -53,6 +63,7 @@ export function checkoutView(found: CheckoutSession, merchantName: string, notic
     notice: shown,
     // An intent can be cancelled; an invoice has nothing to cancel, the customer is only sent back if it says where.
     cancellable: found.kind === 'payment_intent' || found.cancel_url !== null,
+    cryptoTransfers: found.kind === 'payment_intent',
   });
   switch (s.status) {
     case 'requires_payment_method':
@@ -64,7 +75,7 @@ export function checkoutView(found: CheckoutSession, merchantName: string, notic
     // Part of a crypto payment arrived: the customer can send the rest (the intent is processing, not cancellable).
     case 'processing':
       if (found.kind === 'payment_intent' && found.session.payment_method === 'crypto' && summary.crypto) {
-        return { page: 'pay', summary, test: found.environment === 'test', methods: ['crypto'], providerMethods: [], notice: null, cancellable: false };
+        return { page: 'pay', summary, test: found.environment === 'test', methods: ['crypto'], providerMethods: [], notice: null, cancellable: false, cryptoTransfers: true };
       }
       // At a provider's page (or back, its outcome not known yet): the customer can go on with that attempt.
       return { page: 'processing', summary, continueWith: found.kind === 'payment_intent' && providerMethods.includes(found.session.payment_method ?? '') ? found.session.payment_method : null };
