@@ -38,7 +38,7 @@ describe('ledger journal', () => {
     for (let i = 0; i < 5; i += 1) results.push(await post(posting, i));
     expect(results).toEqual([true, false, false, false, false]);
     // One ledger.posting.created for internal teams, from the same transaction.
-    const outbox = (await db.query(`SELECT payload FROM ledger.outbox WHERE payload->>'aggregate_id' = $1`, [posting.id])) as Array<{ payload: any }>;
+    const outbox = (await db.query(`SELECT payload::jsonb AS payload FROM ledger.outbox WHERE payload::jsonb->>'aggregate_id' = $1`, [posting.id])) as Array<{ payload: any }>;
     expect(outbox.map((row) => row.payload)).toEqual([
       expect.objectContaining({ type: 'ledger.posting.created', data: expect.objectContaining({ id: posting.id, kind: 'payment', amount: '74.00', fee: '1.11', net: '72.89' }) }),
     ]);

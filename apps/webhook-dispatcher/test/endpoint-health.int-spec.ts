@@ -76,7 +76,7 @@ describe('endpoint health', () => {
     expect(notes).toEqual([{ kind: 'webhook_endpoint.disabled', payload: expect.objectContaining({ reason: 'failing', failing_since: expect.any(String) }) }]);
     // The gateway learns of it from the dispatcher's event, stamped with the endpoint version it acted on.
     const published = await rows<{ topic: string; payload: EventEnvelope }>(
-      "SELECT topic, payload FROM webhooks.outbox WHERE payload->>'aggregate_id' = $1",
+      "SELECT topic, payload::jsonb AS payload FROM webhooks.outbox WHERE payload::jsonb->>'aggregate_id' = $1",
       [endpoint.snapshot.id],
     );
     expect(published).toEqual([

@@ -19,6 +19,7 @@ export { EventRefused, type BeforeCommit, type EventHandler, type HandleOutcome,
 export { MESSAGING_MIGRATIONS } from './messaging-migrations';
 export { MessagingTables1763769600000 } from './messaging-tables.migration';
 export { InboxPruningIndex1763856000000 } from './inbox-pruning.migration';
+export { OutboxPlainText1764700000000 } from './outbox-plain-text.migration';
 
 // Small concurrency tools the services use on their hot paths.
 export { backoffDelay, Wakeup } from './wakeup';

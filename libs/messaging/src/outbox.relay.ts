@@ -47,7 +47,8 @@ interface OutboxRow {
   topic: string;
   key: string;
   payload: string;
-  headers: Record<string, string>;
+  /** JSON of the message's headers (string values). */
+  headers: string;
 }
 
 /** First key of the two-key advisory lock: keeps relay locks apart from other advisory locks ('outb'). */
@@ -223,7 +224,7 @@ export class OutboxRelay {
     const { rows } = await this.db(() =>
       client.query<OutboxRow>(
         // id is bigint (pg hands it over as a string); ordering is on the column, never on a text form of it.
-        `SELECT id, topic, key, payload::text AS payload, headers
+        `SELECT id, topic, key, payload, headers
          FROM ${outbox} WHERE sent_at IS NULL ORDER BY id LIMIT $1`,
         [this.batchSize],
       ),
@@ -233,7 +234,7 @@ export class OutboxRelay {
     const byTopic = new Map<string, Message[]>();
     for (const row of rows) {
       const messages = byTopic.get(row.topic) ?? [];
-      messages.push({ key: row.key, value: row.payload, headers: row.headers });
+      messages.push({ key: row.key, value: row.payload, headers: JSON.parse(row.headers) as Record<string, string> });
       byTopic.set(row.topic, messages);
     }
     const ids = rows.map((row) => row.id);

@@ -77,7 +77,7 @@ export class OutboxWriter {
     const params: unknown[] = [];
     for (const envelope of envelopes) {
       const n = params.length;
-      values.push(`($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}::jsonb, $${n + 5}::jsonb)`);
+      values.push(`($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5})`);
       params.push(envelope.id, topic, envelope.aggregate_id, JSON.stringify(envelope), JSON.stringify(envelopeHeaders(envelope)));
     }
     return { text: `INSERT INTO ${qualified(schema, 'outbox')} (event_id, topic, key, payload, headers) VALUES ${values.join(', ')}`, params };

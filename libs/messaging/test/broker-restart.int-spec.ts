@@ -2,7 +2,7 @@ import { deadLetterTopic } from '@payments/events';
 import { freePort, HangingUpProxy, PrivateKafka, uniqueName, uniqueTopic, waitFor } from '@payments/testing';
 import { KafkaJSError, type Consumer, type Kafka, type Producer } from 'kafkajs';
 import type { DataSource } from 'typeorm';
-import { createKafka, ensureTopics, EventConsumer, MessagingTables1763769600000 } from '../src';
+import { createKafka, ensureTopics, EventConsumer, MESSAGING_MIGRATIONS } from '../src';
 import { Cleanup, connectProducer, createDatabase, CreateEffects1763769700001, recordingLogger, thingHappened } from './support/fixtures';
 
 // A broker restart must not end a consumer: kafkajs gives up for good when no broker can name the group's
@@ -27,7 +27,7 @@ describe('consumers through a broker restart', () => {
     await broker.start();
     kafka = createKafka({ brokers: [broker.brokers], clientId: uniqueName('restart'), logger: recordingLogger() });
     const database = await createDatabase('restart', cleanup);
-    db = await database.dataSource('reader', [MessagingTables1763769600000, CreateEffects1763769700001]);
+    db = await database.dataSource('reader', [...MESSAGING_MIGRATIONS, CreateEffects1763769700001]);
     producer = await connectProducer(kafka, cleanup);
   }, 120_000);
 

@@ -2,7 +2,7 @@ import { deadLetterTopic, type EventEnvelope } from '@payments/events';
 import {
   ensureTopics,
   EventConsumer,
-  MessagingTables1763769600000,
+  MESSAGING_MIGRATIONS,
   OutboxRelay,
   OutboxWriter,
   type HandleOutcome,
@@ -33,8 +33,8 @@ describe('outbox and inbox: one effect per event across a relay crash and a cons
 
   beforeAll(async () => {
     const db = await createDatabase('exactly_once', cleanup);
-    writerDb = await db.dataSource('writer', [MessagingTables1763769600000, CreateThings1763769700000]);
-    readerDb = await db.dataSource('reader', [MessagingTables1763769600000, CreateEffects1763769700001]);
+    writerDb = await db.dataSource('writer', [...MESSAGING_MIGRATIONS, CreateThings1763769700000]);
+    readerDb = await db.dataSource('reader', [...MESSAGING_MIGRATIONS, CreateEffects1763769700001]);
     await ensureTopics(kafka, [topic, deadLetterTopic(topic)]);
     producer = await connectProducer(kafka, cleanup);
   });

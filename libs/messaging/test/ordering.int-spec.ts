@@ -2,7 +2,7 @@ import { deadLetterTopic, type EventEnvelope } from '@payments/events';
 import {
   ensureTopics,
   EventConsumer,
-  MessagingTables1763769600000,
+  MESSAGING_MIGRATIONS,
   OutboxRelay,
   OutboxWriter,
 } from '../src';
@@ -23,7 +23,7 @@ describe('ordering of one aggregate across relay restarts and competing relays',
 
   beforeAll(async () => {
     const database = await createDatabase('ordering', cleanup);
-    db = await database.dataSource('writer', [MessagingTables1763769600000]);
+    db = await database.dataSource('writer', [...MESSAGING_MIGRATIONS]);
     await ensureTopics(kafka, [topic, deadLetterTopic(topic)]);
     producer = await connectProducer(kafka, cleanup);
   });

@@ -1,6 +1,6 @@
 import { EventValidationError } from '@payments/events';
-import { createProducer, ensureTopics, MessagingTables1763769600000, OutboxRelay, OutboxWriter } from '../src';
-import { testKafka, uniqueTopic, waitFor } from '@payments/testing';
+import { createProducer, ensureTopics, envelopeHeaders, MESSAGING_MIGRATIONS, MessagingTables1763769600000, OutboxPlainText1764700000000, OutboxRelay, OutboxWriter } from '../src';
+import { collectMessages, testKafka, uniqueTopic, waitFor } from '@payments/testing';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { Cleanup, connectProducer, createDatabase, CreateThings1763769700000, recordingLogger, thingHappened } from './support/fixtures';
@@ -14,7 +14,7 @@ describe('outbox writer, relay connection loss, pruning and tables', () => {
   beforeAll(async () => {
     const database = await createDatabase('outbox', cleanup);
     url = database.url;
-    db = await database.dataSource('svc', [MessagingTables1763769600000, CreateThings1763769700000]);
+    db = await database.dataSource('svc', [...MESSAGING_MIGRATIONS, CreateThings1763769700000]);
   });
 
   afterAll(() => cleanup.run());
@@ -32,8 +32,9 @@ describe('outbox writer, relay connection loss, pruning and tables', () => {
     const envelope = { ...thingHappened('thing_1', 1), causation_id: 'evt_000000000000000000000001' };
     await db.transaction((manager) => new OutboxWriter().append(manager, topic, [envelope]));
     const [row] = (await db.query('SELECT * FROM svc.outbox WHERE event_id = $1', [envelope.id])) as Array<Record<string, unknown>>;
-    expect(row).toMatchObject({ topic, key: 'thing_1', payload: envelope, sent_at: null });
-    expect(row!.headers).toEqual({
+    // Stored as the text the relay sends.
+    expect(row).toMatchObject({ topic, key: 'thing_1', payload: JSON.stringify(envelope), sent_at: null });
+    expect(JSON.parse(row!.headers as string)).toEqual({
       'event-id': envelope.id,
       'event-type': envelope.type,
       'schema-version': '1',
@@ -174,18 +175,61 @@ describe('outbox writer, relay connection loss, pruning and tables', () => {
     expect(after.batches - before.batches).toBe(1);
   });
 
-  it('migrates down and up again', async () => {
-    const runner = db.createQueryRunner();
+  it('sends rows written while the outbox was jsonb, unchanged, once migrated to text', async () => {
+    const database = await createDatabase('outbox_upgrade', cleanup);
+    const old = await database.dataSource('svc', [MessagingTables1763769600000]);
+    const envelope = { ...thingHappened('thing_upgrade', 1), causation_id: 'evt_000000000000000000000002' };
+    // A row as the earlier writer left it: payload and headers as jsonb.
+    await old.query(`INSERT INTO svc.outbox (event_id, topic, key, payload, headers) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb)`, [
+      envelope.id,
+      topic,
+      'thing_upgrade',
+      JSON.stringify(envelope),
+      JSON.stringify(envelopeHeaders(envelope)),
+    ]);
+    const runner = old.createQueryRunner();
     try {
+      await new OutboxPlainText1764700000000().up(runner);
+    } finally {
+      await runner.release();
+    }
+    const kafka = testKafka();
+    await ensureTopics(kafka, [topic]);
+    const producer = await connectProducer(kafka, cleanup);
+    const relay = new OutboxRelay({ dataSource: old, producer, schema: 'svc', pollIntervalMs: 50, logger: recordingLogger() });
+    cleanup.add(() => relay.stop());
+    relay.start();
+    await relay.flush(20_000);
+    await relay.stop();
+    const [message] = await collectMessages(topic, 1, 20_000, kafka, (m) => m.key === 'thing_upgrade');
+    expect(JSON.parse(message!.value!)).toEqual(envelope);
+    expect(message!.headers).toEqual(envelopeHeaders(envelope));
+  });
+
+  it('keeps the outbox as text with its primary key as the only index, and migrates down and up again', async () => {
+    const runner = db.createQueryRunner();
+    const indexes = async () =>
+      ((await runner.query("SELECT indexname FROM pg_indexes WHERE schemaname = 'svc' AND tablename = 'outbox' ORDER BY indexname")) as Array<{ indexname: string }>).map(
+        (row) => row.indexname,
+      );
+    const types = async () =>
+      (await runner.query(
+        "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'svc' AND table_name = 'outbox' AND column_name IN ('payload', 'headers') ORDER BY column_name",
+      )) as Array<{ column_name: string; data_type: string }>;
+    try {
+      expect(await indexes()).toEqual(['outbox_pkey']);
+      expect(await types()).toEqual([
+        { column_name: 'headers', data_type: 'text' },
+        { column_name: 'payload', data_type: 'text' },
+      ]);
+      await new OutboxPlainText1764700000000().down(runner);
+      expect(await indexes()).toEqual(['outbox_event_id_key', 'outbox_pkey', 'outbox_unsent_idx']);
       await new MessagingTables1763769600000().down(runner);
       expect(await runner.hasTable('svc.outbox')).toBe(false);
       await new MessagingTables1763769600000().up(runner);
-      expect(await runner.hasTable('svc.outbox')).toBe(true);
+      await new OutboxPlainText1764700000000().up(runner);
       expect(await runner.hasTable('svc.inbox')).toBe(true);
-      const [index] = (await runner.query(
-        "SELECT indexdef FROM pg_indexes WHERE schemaname = 'svc' AND indexname = 'outbox_unsent_idx'",
-      )) as Array<{ indexdef: string }>;
-      expect(index!.indexdef).toMatch(/WHERE \(sent_at IS NULL\)/);
+      expect(await indexes()).toEqual(['outbox_pkey']);
     } finally {
       await runner.release();
     }

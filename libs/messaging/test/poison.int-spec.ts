@@ -1,5 +1,5 @@
 import { deadLetterTopic, type EventEnvelope } from '@payments/events';
-import { createProducer, ensureTopics, EventConsumer, EventRefused, MessagingTables1763769600000, type EventConsumerOptions } from '../src';
+import { createProducer, ensureTopics, EventConsumer, EventRefused, MESSAGING_MIGRATIONS, type EventConsumerOptions } from '../src';
 import { collectMessages, groupLag, testKafka, uniqueName, uniqueTopic, waitFor } from '@payments/testing';
 import type { Message, Producer } from 'kafkajs';
 import { DataSource, type DataSourceOptions } from 'typeorm';
@@ -15,7 +15,7 @@ describe('poison messages go to the dead-letter topic and do not block the parti
 
   beforeAll(async () => {
     const database = await createDatabase('poison', cleanup);
-    db = await database.dataSource('reader', [MessagingTables1763769600000, CreateEffects1763769700001]);
+    db = await database.dataSource('reader', [...MESSAGING_MIGRATIONS, CreateEffects1763769700001]);
     producer = await connectProducer(kafka, cleanup);
   });
 

@@ -84,7 +84,7 @@ export async function createHarness(options: { db?: TestDatabase; namespace?: st
       ]),
     outboxOf: async (aggregateId) => {
       const rows = await query<Array<{ payload: EventEnvelope<Record<string, unknown>> }>>(
-        `SELECT payload FROM "${SCHEMA}".outbox WHERE key = $1 ORDER BY id`,
+        `SELECT payload::jsonb AS payload FROM "${SCHEMA}".outbox WHERE key = $1 ORDER BY id`,
         [aggregateId],
       );
       return rows.map((row) => row.payload);
