@@ -120,6 +120,9 @@ describe('refunds of live lahza payments', () => {
       ['refund.completed', 2, 'completed'],
     ]);
     expect(events[1].data).toEqual({ object: completed, payment: { id: paymentId, source: intentId, method: 'lahza', amount: '40.00', currency: 'USD' } });
+    // Created by the merchant's command; completed by the background check, which no command asked for.
+    expect(events[0].causation_id).toEqual(expect.any(String));
+    expect(events[1].causation_id).toBeNull();
     const arrival = await webhook(made.body.id, 'refund.completed');
     expect(arrival.webhook.event).toMatchObject({ type: 'refund.completed', environment: 'live', data: { object: completed } });
   });

@@ -239,9 +239,11 @@ describe('refunds', () => {
     expect((await get(`/api/v1/refunds?starting_after=${refunds[0].id}`, merchant.test_key)).status).toBe(400);
   });
 
-  it('publishes refund.created and refund.completed on the refunds topic, with the refund and its payment', async () => {
+  it('publishes refund.created and refund.completed on the refunds topic, with the refund, its payment and the request that caused them', async () => {
     const paid = await paidIntent('8.00');
-    const made = (await refund(paid.payment_id, { amount: '2.00' })).body;
+    const key = randomUUID();
+    const answer = await refund(paid.payment_id, { amount: '2.00' }, key);
+    const made = answer.body;
     const messages = await collectMessages(topicName(stack.namespace, STREAMS.refunds), 2, 20_000, undefined, (m) => m.key === made.id);
     const events = messages.map((m) => JSON.parse(m.value!));
     expect(events.map((e) => [e.type, e.sequence])).toEqual([
@@ -250,6 +252,8 @@ describe('refunds', () => {
     ]);
     for (const event of events) {
       expect(event).toMatchObject({ aggregate_type: 'refund', aggregate_id: made.id, merchant_id: merchant.merchant_id, environment: 'test' });
+      // The chain as the envelope defines it: the request, and the command (its Idempotency-Key) that caused them.
+      expect(event).toMatchObject({ correlation_id: answer.headers.get('request-id'), causation_id: key });
       expect(event.data).toEqual({ object: made, payment: { id: paid.payment_id, source: paid.id, method: 'togo', amount: '8.00', currency: 'USD' } });
     }
   });

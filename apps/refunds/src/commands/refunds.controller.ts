@@ -5,7 +5,13 @@ import { ApiError, CommandContext, commandPattern, serveCommand, type RpcReply, 
 import { RefundRefused } from '../domain';
 import { RefundHandlers } from '../refunds/refund.handlers';
 
-type Routes = { [N in RefundsCommandName]: (body: unknown, correlationId: string) => Promise<RefundsCommandMap[N]['reply']> };
+/** Who sent a command: its request's correlation id and the command's own id (what the events it causes name). */
+interface Sender {
+  correlationId: string;
+  commandId: string;
+}
+
+type Routes = { [N in RefundsCommandName]: (body: unknown, sender: Sender) => Promise<RefundsCommandMap[N]['reply']> };
 
 const PREFIX = commandPattern(REFUNDS_SERVICE, '');
 
@@ -22,19 +28,19 @@ export class RefundsController {
 
   constructor(refunds: RefundHandlers) {
     this.routes = {
-      [REFUNDS_COMMANDS.createRefund]: (body, correlationId) => refunds.create(body, correlationId),
+      [REFUNDS_COMMANDS.createRefund]: (body, sender) => refunds.create(body, sender.correlationId, sender.commandId),
       [REFUNDS_COMMANDS.getRefund]: (body) => refunds.getRefund(body),
       [REFUNDS_COMMANDS.listRefunds]: (body) => refunds.listRefunds(body),
-      [REFUNDS_COMMANDS.getPayment]: (body, correlationId) => refunds.getPayment(body, correlationId),
+      [REFUNDS_COMMANDS.getPayment]: (body, sender) => refunds.getPayment(body, sender.correlationId),
       [REFUNDS_COMMANDS.listPayments]: (body) => refunds.listPayments(body),
-      [REFUNDS_COMMANDS.providerRefundSettled]: (body, correlationId) => refunds.providerRefundSettled(body, correlationId),
+      [REFUNDS_COMMANDS.providerRefundSettled]: (body, sender) => refunds.providerRefundSettled(body, sender.correlationId, sender.commandId),
     };
   }
 
   @MessagePattern(Object.values(REFUNDS_COMMANDS).map((name) => commandPattern(REFUNDS_SERVICE, name)))
   handle(@Payload() request: RpcRequest<unknown>, @Ctx() context: CommandContext): Promise<RpcReply<unknown>> {
     const name = context.getPattern().slice(PREFIX.length) as RefundsCommandName;
-    const route: (body: unknown, correlationId: string) => Promise<unknown> = this.routes[name];
-    return serveCommand(request, (body) => route(body, request.correlation_id), mapRefundsError);
+    const route: (body: unknown, sender: Sender) => Promise<unknown> = this.routes[name];
+    return serveCommand(request, (body) => route(body, { correlationId: request.correlation_id, commandId: request.command_id }), mapRefundsError);
   }
 }

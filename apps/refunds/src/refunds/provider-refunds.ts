@@ -30,7 +30,7 @@ export class ProviderRefundSettlement {
   ) {}
 
   /** Asks the provider for the pending refund; answers the refund as it stands after. */
-  async request(refund: StoredRefund, correlationId: string): Promise<StoredRefund> {
+  async request(refund: StoredRefund, correlationId: string, commandId?: string): Promise<StoredRefund> {
     let answer: ProviderRefundReply;
     try {
       answer = await this.sessions.refundAtProvider(commandOf(refund), correlationId);
@@ -38,7 +38,7 @@ export class ProviderRefundSettlement {
       this.noAnswer(refund, error, 'the provider refund request');
       return refund;
     }
-    return this.apply(refund, answer, correlationId);
+    return this.apply(refund, answer, correlationId, commandId);
   }
 
   /** The background check: pending refunds due, each asked about again (sent again if sessions never had it). */
@@ -52,23 +52,23 @@ export class ProviderRefundSettlement {
    * The provider settled this refund (its signed notification reached sessions, which asked the provider): its
    * outcome is taken now rather than at the next background check. Answers the refund as it stands after.
    */
-  async settled(refund: StoredRefund, correlationId: string): Promise<StoredRefund> {
-    return refund.status === 'pending' ? this.check(refund, correlationId) : refund;
+  async settled(refund: StoredRefund, correlationId: string, commandId?: string): Promise<StoredRefund> {
+    return refund.status === 'pending' ? this.check(refund, correlationId, commandId) : refund;
   }
 
   /** Asks sessions what became of the pending refund and writes its outcome (sent again if sessions never had it). */
-  private async check(refund: StoredRefund, correlationId: string): Promise<StoredRefund> {
+  private async check(refund: StoredRefund, correlationId: string, commandId?: string): Promise<StoredRefund> {
     try {
       const known = await this.sessions.providerRefundStatus({ merchant_id: refund.merchantId, environment: refund.environment, refund_id: refund.id }, correlationId);
-      return await this.apply(refund, known ?? (await this.sessions.refundAtProvider(commandOf(refund), correlationId)), correlationId);
+      return await this.apply(refund, known ?? (await this.sessions.refundAtProvider(commandOf(refund), correlationId)), correlationId, commandId);
     } catch (error) {
       this.noAnswer(refund, error, 'the provider refund check');
       return refund;
     }
   }
 
-  /** Writes the provider's final word once, with its event; a pending answer changes nothing. */
-  private async apply(refund: StoredRefund, answer: ProviderRefundReply, correlationId: string): Promise<StoredRefund> {
+  /** Writes the provider's final word once, with its event (caused by `commandId`, if a command asked); a pending answer changes nothing. */
+  private async apply(refund: StoredRefund, answer: ProviderRefundReply, correlationId: string, commandId?: string): Promise<StoredRefund> {
     if (answer.status === 'pending') return refund;
     return this.dataSource.transaction(async (manager) => {
       const now = new Date();
@@ -76,7 +76,7 @@ export class ProviderRefundSettlement {
       const ended = await this.repository.resolve(manager, refund.id, outcome, now);
       // Ended meanwhile (the request's answer and a check racing): as it was written.
       if (!ended) return (await this.repository.findRefundById(manager, refund.id)) ?? refund;
-      await this.outbox.append(manager, this.topic, [refundEvent(answer.status === 'completed' ? 'refund.completed' : 'refund.failed', ended.refund, ended.payment, correlationId, now)]);
+      await this.outbox.append(manager, this.topic, [refundEvent(answer.status === 'completed' ? 'refund.completed' : 'refund.failed', ended.refund, ended.payment, correlationId, now, commandId ?? null)]);
       if (answer.status === 'failed') this.logger.warn({ refund: refund.id, reason: outcome.status === 'failed' ? outcome.reason : null }, 'refund failed at the provider; its amount is refundable again');
       return ended.refund;
     });

@@ -5,8 +5,18 @@ import type { StoredPayment, StoredRefund } from './refunds.repository';
 
 export type RefundEventType = 'refund.created' | 'refund.completed' | 'refund.failed';
 
-/** A refund's event: created is its first, completed or failed its second and last (keyed by the refund id). */
-export function refundEvent(type: RefundEventType, refund: StoredRefund, payment: StoredPayment, correlationId: string, occurredAt: Date): EventEnvelope<RefundEventData> {
+/**
+ * A refund's event: created is its first, completed or failed its second and last (keyed by the refund id).
+ * `causationId` names the command that caused it (null for the background check, which no command asked for).
+ */
+export function refundEvent(
+  type: RefundEventType,
+  refund: StoredRefund,
+  payment: StoredPayment,
+  correlationId: string,
+  occurredAt: Date,
+  causationId: string | null,
+): EventEnvelope<RefundEventData> {
   return newEnvelope({
     type,
     sequence: type === 'refund.created' ? 1 : 2,
@@ -15,6 +25,7 @@ export function refundEvent(type: RefundEventType, refund: StoredRefund, payment
     merchant_id: refund.merchantId,
     environment: refund.environment,
     correlation_id: correlationId,
+    causation_id: causationId,
     occurred_at: occurredAt,
     data: refundEventData(refund, payment),
   });

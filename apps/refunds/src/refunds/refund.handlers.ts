@@ -52,15 +52,16 @@ export class RefundHandlers {
     private readonly providerRefunds: ProviderRefundSettlement,
   ) {}
 
-  async create(body: unknown, correlationId: string): Promise<RefundResource> {
+  /** `commandId` (the request's Idempotency-Key) is what the refund's events name as their cause. */
+  async create(body: unknown, correlationId: string, commandId?: string): Promise<RefundResource> {
     const { scope, command } = parseCommand<CreateRefundCommand>(REFUNDS_COMMANDS.createRefund, body);
     const cents = command.params.amount === undefined ? null : centsOf(command.params.amount, 'amount');
     if (!isPaymentIdText(command.payment_id)) throw noSuchPayment();
-    let made = await this.tryCreate(scope, command, cents, correlationId);
+    let made = await this.tryCreate(scope, command, cents, correlationId, commandId);
     // The payment's event has not reached this service yet: sessions, its owner, is asked once.
     if (made === PAYMENT_NOT_HERE) {
       if (!(await this.fetchPayment(scope, command.payment_id, correlationId))) throw noSuchPayment();
-      made = await this.tryCreate(scope, command, cents, correlationId);
+      made = await this.tryCreate(scope, command, cents, correlationId, commandId);
       if (made === PAYMENT_NOT_HERE) throw noSuchPayment();
     }
     // The key's refund, made now or before: a key reused for another refund (after the gateway's record of it
@@ -74,7 +75,7 @@ export class RefundHandlers {
     }
     // Pending at its provider (just made, or a retry of one whose provider answer was lost): asked now, outside
     // the refund's transaction; without an answer it stays pending for the background check.
-    if (made.status === 'pending') made = await this.providerRefunds.request(made, correlationId);
+    if (made.status === 'pending') made = await this.providerRefunds.request(made, correlationId, commandId);
     return refundResource(made);
   }
 
@@ -86,11 +87,11 @@ export class RefundHandlers {
   }
 
   /** The provider settled a refund (see ProviderRefundSettlement.settled); answers it as it stands after. */
-  async providerRefundSettled(body: unknown, correlationId: string): Promise<RefundResource> {
+  async providerRefundSettled(body: unknown, correlationId: string, commandId?: string): Promise<RefundResource> {
     const { scope, command } = parseCommand<ProviderRefundSettledCommand>(REFUNDS_COMMANDS.providerRefundSettled, body);
     const refund = await this.repository.findRefund(this.dataSource.manager, scope, command.refund_id);
     if (!refund) throw new ApiError('not_found', 'No such refund.', 'refund_id');
-    return refundResource(await this.providerRefunds.settled(refund, correlationId));
+    return refundResource(await this.providerRefunds.settled(refund, correlationId, commandId));
   }
 
   async getPayment(body: unknown, correlationId: string): Promise<PaymentResource> {
@@ -131,7 +132,13 @@ export class RefundHandlers {
   }
 
   /** One attempt in one transaction; PAYMENT_NOT_HERE when this service does not know the payment yet. */
-  private async tryCreate(scope: Scope, command: CreateRefundCommand, cents: number | null, correlationId: string): Promise<StoredRefund | typeof PAYMENT_NOT_HERE> {
+  private async tryCreate(
+    scope: Scope,
+    command: CreateRefundCommand,
+    cents: number | null,
+    correlationId: string,
+    commandId: string | undefined,
+  ): Promise<StoredRefund | typeof PAYMENT_NOT_HERE> {
     try {
       return await this.dataSource.transaction(async (manager) => {
         const key = command.idempotency_key;
@@ -167,8 +174,8 @@ export class RefundHandlers {
         };
         const nextCheckAt = atOnce ? null : new Date(now.getTime() + FIRST_CHECK_AFTER_MS);
         // Completed at once: created and completed, in order, in the refund's transaction; else created alone.
-        const events = [refundEvent('refund.created', refund, payment, correlationId, now)];
-        if (atOnce) events.push(refundEvent('refund.completed', refund, payment, correlationId, now));
+        const events = [refundEvent('refund.created', refund, payment, correlationId, now, commandId ?? null)];
+        if (atOnce) events.push(refundEvent('refund.completed', refund, payment, correlationId, now, commandId ?? null));
         // The refund, its completion and its events in one statement (one round trip): the lone row it answers
         // says whether the refund was inserted; when its key had made one already, the rollback undoes it all.
         const write = combineStatements([
