@@ -7,7 +7,7 @@ import { BalanceHandlers } from './balances/balance.handlers';
 import { LedgerController } from './balances/ledger.controller';
 import { LedgerConfig } from './config';
 import { createLedger, type Ledger } from './ledger.composition';
-import { BookingEventsHandler } from './bookings/booking-events.handler';
+import { BOOKED_EVENT_TYPES, BookingEventsHandler } from './bookings/booking-events.handler';
 
 const LEDGER = Symbol('Ledger');
 const BOOKINGS_CONSUMER = Symbol('BOOKINGS_CONSUMER');
@@ -27,7 +27,12 @@ const BOOKINGS_CONSUMER = Symbol('BOOKINGS_CONSUMER');
       BOOKINGS_CONSUMER,
       // Ready once joined: after a restart, "ready" means payments and refunds are being booked again. One group
       // over both topics (the name is kept, so the group keeps its offsets): one transaction can book both kinds.
-      { name: 'ledger.payments', topics: (namespace) => [topicName(namespace, STREAMS.sessions), topicName(namespace, STREAMS.refunds)], readyOnceJoined: true },
+      {
+        name: 'ledger.payments',
+        topics: (namespace) => [topicName(namespace, STREAMS.sessions), topicName(namespace, STREAMS.refunds)],
+        readyOnceJoined: true,
+        eventTypes: BOOKED_EVENT_TYPES,
+      },
       BookingEventsHandler,
       (handler) => ({ handle: (envelope, manager, ctx) => handler.handle(envelope, manager, ctx), beforeCommit: (manager) => handler.beforeCommit(manager) }),
     ),

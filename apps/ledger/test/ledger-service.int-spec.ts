@@ -49,11 +49,11 @@ describe('ledger service', () => {
   }
 
   /** One statement on the stack's database, as the owner's service would have written it (fixtures of ledger check). */
-  async function sql(text: string, params: unknown[] = []): Promise<void> {
+  async function sql(text: string, params: unknown[] = []): Promise<Array<Record<string, unknown>>> {
     const client = new Client({ connectionString: stack.db.url });
     await client.connect();
     try {
-      await client.query(text, params);
+      return (await client.query(text, params)).rows;
     } finally {
       await client.end();
     }
@@ -197,6 +197,10 @@ describe('ledger service', () => {
     const envelope = JSON.parse(published!.value!);
     expect(envelope.correlation_id).toMatch(/^req_/);
     expect(envelope.causation_id).toMatch(/^evt_/);
+    // Its inbox holds the events it booked and no other: the intents' created events passed without a transaction.
+    const inbox = await sql(`SELECT event_id FROM ledger.inbox WHERE consumer = 'ledger.payments'`);
+    expect(inbox.map((row) => row.event_id)).toContain(envelope.causation_id);
+    expect(await sql(`SELECT i.event_id FROM ledger.inbox i WHERE NOT EXISTS (SELECT 1 FROM ledger.postings p WHERE p.event_id = i.event_id)`)).toEqual([]);
     expect(await available(merchant.live_key)).toBe('0.00');
     expect((await call('/api/v1/balance-transactions', merchant.live_key)).body).toEqual({ object: 'list', data: [], has_more: false });
   });

@@ -5,7 +5,7 @@ import { eventConsumerProvider, CommandClient, ServiceClient } from '@payments/p
 import type { DataSource } from 'typeorm';
 import { RefundsController } from './commands/refunds.controller';
 import { RefundsConfig } from './config';
-import { PaymentEventsHandler } from './payments/payment-events.handler';
+import { PAYMENT_EVENT_TYPES, PaymentEventsHandler } from './payments/payment-events.handler';
 import { ProviderRefundScheduler } from './refunds/provider-refund.scheduler';
 import { RefundHandlers } from './refunds/refund.handlers';
 import { createRefunds, type Refunds } from './refunds.composition';
@@ -39,7 +39,7 @@ const PAYMENTS_CONSUMER = Symbol('PAYMENTS_CONSUMER');
     },
     eventConsumerProvider(
       PAYMENTS_CONSUMER,
-      { name: 'refunds.payments', topics: (namespace) => [topicName(namespace, STREAMS.sessions)] },
+      { name: 'refunds.payments', topics: (namespace) => [topicName(namespace, STREAMS.sessions)], eventTypes: PAYMENT_EVENT_TYPES },
       PaymentEventsHandler,
       (handler) => (envelope, manager) => handler.handle(envelope, manager),
     ),

@@ -28,7 +28,11 @@ export type EventHandler = (envelope: EventEnvelope, manager: EntityManager, ctx
  */
 export type BeforeCommit = (manager: EntityManager) => Promise<void>;
 
-export type HandleOutcome = 'handled' | 'duplicate';
+/**
+ * What became of an event: handled (its effect committed with its inbox row), duplicate (its inbox row was there),
+ * or ignored (a type the consumer acts on no way: acknowledged without a transaction or an inbox row).
+ */
+export type HandleOutcome = 'handled' | 'duplicate' | 'ignored';
 
 /**
  * Thrown by a handler for an event that can never apply as it is (e.g. amounts that disagree): the event is parked

@@ -30,6 +30,11 @@ export interface EventConsumerOptions {
   handler: EventHandler;
   /** See BeforeCommit. */
   beforeCommit?: BeforeCommit;
+  /**
+   * The event types the handler acts on; any other is acknowledged without a transaction or an inbox row (it has
+   * no effect, so its repeat has none either). Default: every type goes through the inbox.
+   */
+  eventTypes?: readonly string[];
   retry?: { attempts?: number; initialMs?: number; maxMs?: number };
   /** Connected producer used for dead-lettering; owned by the caller. */
   producer: Producer;
@@ -59,6 +64,8 @@ export interface EventConsumerOptions {
 export interface EventConsumerStats {
   handled: number;
   duplicates: number;
+  /** Events of types the handler does not act on (see EventConsumerOptions.eventTypes). */
+  ignored: number;
   deadLettered: number;
   failedAttempts: number;
   /** Committed transactions that recorded events in the inbox (one holds up to maxEventsPerTransaction). */
@@ -97,6 +104,7 @@ export class EventConsumer {
   private readonly counters: EventConsumerStats = {
     handled: 0,
     duplicates: 0,
+    ignored: 0,
     deadLettered: 0,
     failedAttempts: 0,
     transactions: 0,
@@ -118,7 +126,8 @@ export class EventConsumer {
       this.logger,
     );
     this.deadLetters = new DeadLetterPublisher(options.producer, options.consumerName);
-    this.transactions = new InboxTransactions(options.dataSource, this.inbox, options.handler, options.beforeCommit);
+    const types = options.eventTypes === undefined ? undefined : new Set(options.eventTypes);
+    this.transactions = new InboxTransactions(options.dataSource, this.inbox, options.handler, options.beforeCommit, types ? (envelope) => types.has(envelope.type) : undefined);
   }
 
   /** Joins the group and starts consuming (returns once the consumer is running). */
@@ -232,12 +241,9 @@ export class EventConsumer {
   private async handleRun(run: ValidMessage[], resolveOffset: (offset: string) => void, heartbeat: () => Promise<void>): Promise<number> {
     const result = await this.transactions.run(run);
     if (result.committed) {
-      this.counters.transactions += 1;
+      if (result.outcomes.some((outcome) => outcome !== 'ignored')) this.counters.transactions += 1;
       // Counted at commit: every effect of the run is in, whatever happens to the offsets below.
-      for (const outcome of result.outcomes) {
-        if (outcome === 'handled') this.counters.handled += 1;
-        else this.counters.duplicates += 1;
-      }
+      for (const outcome of result.outcomes) this.count(outcome);
       for (const [i, item] of run.entries()) {
         const outcome = result.outcomes[i]!;
         if (outcome === 'duplicate') this.logger.debug(this.logContext(item), 'duplicate event skipped (already in inbox)');
@@ -300,16 +306,18 @@ export class EventConsumer {
         continue;
       }
 
-      this.counters.transactions += 1;
-      if (outcome === 'duplicate') {
-        this.counters.duplicates += 1;
-        this.logger.debug(log, 'duplicate event skipped (already in inbox)');
-      } else {
-        this.counters.handled += 1;
-      }
+      if (outcome !== 'ignored') this.counters.transactions += 1;
+      this.count(outcome);
+      if (outcome === 'duplicate') this.logger.debug(log, 'duplicate event skipped (already in inbox)');
       await this.afterHandle(item, outcome);
       return true;
     }
+  }
+
+  private count(outcome: HandleOutcome): void {
+    if (outcome === 'handled') this.counters.handled += 1;
+    else if (outcome === 'duplicate') this.counters.duplicates += 1;
+    else this.counters.ignored += 1;
   }
 
   private async afterHandle(item: ValidMessage, outcome: HandleOutcome): Promise<void> {

@@ -1,3 +1,4 @@
+import type { EventEnvelope } from '@payments/events';
 import type { DataSource } from 'typeorm';
 import type { ValidMessage } from './consumer-message.decoder';
 import { messageContext, type BeforeCommit, type EventHandler, type HandleOutcome } from './event-handler';
@@ -15,16 +16,27 @@ export class InboxTransactions {
     private readonly inbox: InboxStore,
     private readonly handler: EventHandler,
     private readonly beforeCommit: BeforeCommit = async () => undefined,
+    /** Whether the handler acts on an event at all (see EventConsumerOptions.eventTypes). */
+    private readonly acts: (envelope: EventEnvelope) => boolean = () => true,
   ) {}
 
-  /** A run of events in one transaction (one inbox statement); on failure, which event failed, if a handler did. */
+  /**
+   * A run of events in one transaction (one inbox statement); on failure, which event failed, if a handler did.
+   * Events the handler does not act on get no inbox row, and a run of only those no transaction.
+   */
   async run(run: ValidMessage[]): Promise<RunResult> {
+    const acting = run.filter((item) => this.acts(item.envelope));
+    if (acting.length === 0) return { committed: true, outcomes: run.map(() => 'ignored') };
     const progress: { failedAt?: number } = {};
     try {
       const outcomes = await this.dataSource.transaction(async (manager) => {
-        const fresh = await this.inbox.claim(manager, run.map((item) => item.envelope.id));
+        const fresh = await this.inbox.claim(manager, acting.map((item) => item.envelope.id));
         const outcomes: HandleOutcome[] = [];
         for (const [i, item] of run.entries()) {
+          if (!this.acts(item.envelope)) {
+            outcomes.push('ignored');
+            continue;
+          }
           // The first copy of an event in the run is the one handled; any later copy is a duplicate.
           if (!fresh.delete(item.envelope.id)) {
             outcomes.push('duplicate');
@@ -46,6 +58,7 @@ export class InboxTransactions {
 
   /** One event in its own transaction (the `attempt`-th try). */
   async one(item: ValidMessage, attempt: number): Promise<HandleOutcome> {
+    if (!this.acts(item.envelope)) return 'ignored';
     return this.dataSource.transaction(async (manager) => {
       const fresh = await this.inbox.claim(manager, [item.envelope.id]);
       if (fresh.size === 0) return 'duplicate';

@@ -1,9 +1,13 @@
-import { deadLetterTopic, type EventEnvelope } from '@payments/events';
+import { deadLetterTopic, newEnvelope, registerEventType, type EventEnvelope } from '@payments/events';
 import { collectMessages, groupLag, testKafka, uniqueName, uniqueTopic, waitFor } from '@payments/testing';
 import type { Message, Producer } from 'kafkajs';
 import type { DataSource } from 'typeorm';
 import { ensureTopics, EventConsumer, MESSAGING_MIGRATIONS, type HandleOutcome } from '../src';
-import { Cleanup, connectProducer, createDatabase, CreateEffects1763769700001, recordingLogger, thingHappened } from './support/fixtures';
+import { Cleanup, connectProducer, createDatabase, CreateEffects1763769700001, recordingLogger, THING_HAPPENED, thingHappened } from './support/fixtures';
+
+// A type the consumer below does not act on.
+const THING_NOTED = 'test.thing_noted';
+registerEventType(THING_NOTED, { version: 1, dataSchema: { type: 'object' } });
 
 const KEY = 'thing_batched';
 
@@ -130,6 +134,7 @@ describe('batched inbox transactions', () => {
     expect(consumer.stats()).toEqual({
       handled: 7,
       duplicates: 2,
+      ignored: 0,
       deadLettered: 1,
       failedAttempts: 3,
       transactions: 4,
@@ -188,6 +193,7 @@ describe('batched inbox transactions', () => {
     expect(consumer.stats()).toEqual({
       handled: 2,
       duplicates: 0,
+      ignored: 0,
       deadLettered: 1,
       failedAttempts: 3,
       transactions: 2,
@@ -241,5 +247,53 @@ describe('batched inbox transactions', () => {
     expect(flushes).toEqual([[1], [2], [3]]);
     const effects = (await db.query("SELECT sequence FROM reader.effects WHERE aggregate_id = 'thing_before_commit' ORDER BY id")) as Array<{ sequence: number }>;
     expect(effects.map((row) => row.sequence)).toEqual([1, 2, 3]);
+  });
+  it('lets event types it does not act on pass without a transaction or an inbox row, in offset order with the rest', async () => {
+    const topic = uniqueTopic('batching_types');
+    await ensureTopics(kafka, [topic, deadLetterTopic(topic)]);
+    const noted = (n: number) =>
+      newEnvelope({ type: THING_NOTED, aggregate_id: KEY, aggregate_type: 'thing', sequence: 100 + n, merchant_id: 'mer_test', environment: 'test', correlation_id: `req_noted_${n}`, data: {} });
+    const [h1, h2] = [thingHappened(KEY, 1), thingHappened(KEY, 2)];
+    const send = (envelopes: EventEnvelope[]) =>
+      producer.send({ topic, acks: -1, messages: envelopes.map((envelope): Message => ({ key: KEY, value: JSON.stringify(envelope) })) });
+    const handled: number[] = [];
+    const seen: Array<[number, HandleOutcome]> = [];
+    const groupId = uniqueName('batching_types');
+    const consumer = new EventConsumer({
+      kafka,
+      groupId,
+      topics: [topic],
+      dataSource: db,
+      consumerName: 'batching_types',
+      producer,
+      eventTypes: [THING_HAPPENED],
+      logger: recordingLogger(),
+      handler: async (envelope) => void handled.push(envelope.sequence),
+      hooks: { afterHandle: (envelope, outcome) => void seen.push([envelope.sequence, outcome]) },
+    });
+    cleanup.add(() => consumer.stop());
+    await consumer.start();
+    await send([noted(1), h1, noted(2), noted(3), h2, h1]);
+    await waitFor(async () => (await groupLag(kafka, groupId, topic)) === 0, 30_000, 'the consumer to pass every message');
+    // A fetch of nothing but types it ignores: no transaction at all.
+    const before = consumer.stats();
+    await send([noted(4), noted(5)]);
+    await waitFor(async () => (await groupLag(kafka, groupId, topic)) === 0, 30_000, 'the consumer to pass the ignored messages');
+    await consumer.stop();
+
+    expect(handled).toEqual([1, 2]);
+    expect(seen).toEqual([
+      [101, 'ignored'],
+      [1, 'handled'],
+      [102, 'ignored'],
+      [103, 'ignored'],
+      [2, 'handled'],
+      [1, 'duplicate'],
+      [104, 'ignored'],
+      [105, 'ignored'],
+    ]);
+    expect(consumer.stats()).toMatchObject({ handled: 2, duplicates: 1, ignored: 5, deadLettered: 0, transactions: before.transactions });
+    const inbox = (await db.query("SELECT event_id FROM reader.inbox WHERE consumer = 'batching_types'")) as Array<{ event_id: string }>;
+    expect(new Set(inbox.map((row) => row.event_id))).toEqual(new Set([h1.id, h2.id]));
   });
 });

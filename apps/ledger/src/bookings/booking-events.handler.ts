@@ -12,6 +12,8 @@ import { bookingsRefused, postingsWritten } from '../shared/ledger-metrics';
 const PAYMENT_EVENTS = new Set(['payment_intent.succeeded', 'invoice.paid']);
 /** The refunds event that moves money back (created and failed move nothing). */
 const REFUND_COMPLETED = 'refund.completed';
+/** Every event type that books something; the consumer lets the others pass without a transaction. */
+export const BOOKED_EVENT_TYPES: readonly string[] = [...PAYMENT_EVENTS, REFUND_COMPLETED];
 
 interface Pending {
   postings: Posting[];

@@ -5,8 +5,9 @@ import { parseMoneyString } from '@payments/money';
 import type { EntityManager } from 'typeorm';
 import type { RefundsRepository } from '../refunds/refunds.repository';
 
-/** The sessions events that complete a payment; each carries it in `data.payment`. */
+/** The sessions events that complete a payment; each carries it in `data.payment` (the only ones this service keeps). */
 const PAYMENT_EVENTS = new Set(['payment_intent.succeeded', 'invoice.paid']);
+export const PAYMENT_EVENT_TYPES: readonly string[] = [...PAYMENT_EVENTS];
 
 function cents(value: unknown, field: string, minCents: number): number {
   const parsed = parseMoneyString(value, { minCents });

@@ -23,6 +23,8 @@ export interface ConsumerDefinition {
    * session (up to KAFKA_SESSION_TIMEOUT_MS).
    */
   readyOnceJoined?: boolean;
+  /** The event types the handler acts on; others pass without a transaction or an inbox row (default: all). */
+  eventTypes?: readonly string[];
 }
 
 /**
@@ -48,6 +50,7 @@ export class EventConsumerHost implements OnApplicationBootstrap, BeforeApplicat
       groupId: `${config.KAFKA_NAMESPACE}.${definition.name}`,
       consumerName: definition.name,
       topics: this.topics,
+      ...(definition.eventTypes ? { eventTypes: definition.eventTypes } : {}),
       sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
       ...(typeof handler === 'function' ? { handler } : { handler: handler.handle, beforeCommit: handler.beforeCommit }),
       logger,
