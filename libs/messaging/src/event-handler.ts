@@ -30,7 +30,7 @@ export type BeforeCommit = (manager: EntityManager) => Promise<void>;
 
 /**
  * What became of an event: handled (its effect committed with its inbox row), duplicate (its inbox row was there),
- * or ignored (a type the consumer acts on no way: acknowledged without a transaction or an inbox row).
+ * or ignored (a type the consumer does not act on: acknowledged without a transaction or an inbox row).
  */
 export type HandleOutcome = 'handled' | 'duplicate' | 'ignored';
 

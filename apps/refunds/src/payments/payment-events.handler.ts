@@ -7,6 +7,7 @@ import type { RefundsRepository } from '../refunds/refunds.repository';
 
 /** The sessions events that complete a payment; each carries it in `data.payment` (the only ones this service keeps). */
 const PAYMENT_EVENTS = new Set(['payment_intent.succeeded', 'invoice.paid']);
+/** The consumer's event types: the others pass without a transaction. */
 export const PAYMENT_EVENT_TYPES: readonly string[] = [...PAYMENT_EVENTS];
 
 function cents(value: unknown, field: string, minCents: number): number {
