@@ -134,6 +134,18 @@ describe('idempotency', () => {
     expect(runs.get(key)).toBe(1);
   });
 
+  it('keeps the key of a request that runs longer than the claim lease: a later duplicate waits and replays it', async () => {
+    // The claim's lease is 2 s; its request renews it while it runs, so a duplicate at 2.5 s finds it still held.
+    const key = newKey();
+    const first = post(key, { amount: '2.00', delay_ms: 3200 });
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const duplicate = await post(key, { amount: '2.00', delay_ms: 3200 });
+    expect((await first).status).toBe(201);
+    expect(duplicate.status).toBe(201);
+    expect(duplicate.headers.get('idempotent-replayed')).toBe('true');
+    expect(runs.get(key)).toBe(1);
+  });
+
   it('requires the header and limits it to 190 characters', async () => {
     const missing = await post(undefined, { amount: '10.00' });
     expect(missing.status).toBe(400);

@@ -15,8 +15,15 @@ function secretBoxSealer(key: Buffer): ResponseSealer {
   return { seal: (body) => encryptSecret(body, key), open: (sealed) => decryptSecret(sealed, key) };
 }
 
-/** How long past the request timeout an unfinished claim may block its key (the gateway holding it died). */
-const CLAIM_MARGIN_MS = 30000;
+/**
+ * An unfinished claim's lease and how often the request holding it renews it: a gateway killed mid-request frees
+ * its keys within the lease (DESIGN §3: within 2 s), while three renewals in a row may be missed (a long GC pause,
+ * a busy loop) before a live request's key lapses.
+ */
+const CLAIM_LEASE_MS = 2000;
+const CLAIM_RENEW_EVERY_MS = 500;
+/** A request holds its key at most its command deadline and this margin (its answer being written and stored). */
+const CLAIM_HOLD_MARGIN_MS = 5000;
 
 /** Idempotency-Key handling for `@Idempotent()` routes; import it in the module of such a controller. */
 @Module({
@@ -31,7 +38,9 @@ const CLAIM_MARGIN_MS = 30000;
           prefix: config.KAFKA_NAMESPACE,
           ttlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
           waitMs: config.IDEMPOTENCY_WAIT_MS,
-          claimTtlMs: config.REQUEST_TIMEOUT_MS + CLAIM_MARGIN_MS,
+          leaseMs: CLAIM_LEASE_MS,
+          renewEveryMs: CLAIM_RENEW_EVERY_MS,
+          maxHoldMs: config.REQUEST_TIMEOUT_MS + CLAIM_HOLD_MARGIN_MS,
           sealer: secretBoxSealer(parseSecretsKey(config.WEBHOOK_SECRETS_KEY)),
         }),
     },

@@ -26,8 +26,15 @@ export interface IdempotencyStoreOptions {
   ttlSeconds: number;
   /** How long a duplicate waits for the first request before 409 idempotency_request_in_progress. */
   waitMs: number;
-  /** After this an unfinished claim lapses (its gateway died), so the key is not blocked for a whole TTL. */
-  claimTtlMs: number;
+  /**
+   * An unfinished claim's lease: the request holding it renews it every `renewEveryMs` while it runs, so a claim
+   * whose gateway died lapses within this and a retry runs (the owning service's own key check keeps it to one
+   * object). Short, so a merchant's retry after our crash is never held for long.
+   */
+  leaseMs: number;
+  renewEveryMs: number;
+  /** The longest a request may hold its key (the command deadline and a margin): renewals stop then. */
+  maxHoldMs: number;
   /** Encrypts the bodies of responses that carry secrets (`sealed`), so Redis never holds them in the clear. */
   sealer: ResponseSealer;
 }
@@ -56,6 +63,12 @@ redis.call('EXPIRE', KEYS[1], ARGV[5])
 return 1
 `;
 
+// Extends a pending claim's lease while its owner holds it; 0 when it lapsed or was taken over.
+const RENEW = `
+if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] or redis.call('HGET', KEYS[1], 'state') ~= 'pending' then return 0 end
+return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+`;
+
 const RELEASE = `
 if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
 return redis.call('DEL', KEYS[1])
@@ -65,14 +78,19 @@ type Commands = {
   idempotencyClaim(key: string, fingerprint: string, owner: string, ttlMs: number): Promise<Array<string | null>>;
   idempotencyComplete(key: string, owner: string, status: number, headers: string, body: string, ttl: number, sealed: '0' | '1'): Promise<number>;
   idempotencyRelease(key: string, owner: string): Promise<number>;
+  idempotencyRenew(key: string, owner: string, leaseMs: number): Promise<number>;
 };
 
 /**
  * Idempotency records in Redis. The first request with a key claims it and runs; a duplicate with the same
- * fingerprint waits for it (polling) and replays its response; a different fingerprint is 409 at once.
+ * fingerprint waits for it (polling) and replays its response; a different fingerprint is 409 at once. A claim
+ * lives only as long as the request holding it: a short lease its gateway renews (DESIGN §3, nothing waits for a
+ * dead process).
  */
 export class IdempotencyStore {
   private readonly redis: Redis & Commands;
+  /** Renewal timers of the claims this process holds, by owner token. */
+  private readonly renewals = new Map<string, NodeJS.Timeout>();
 
   constructor(
     redis: Redis,
@@ -82,6 +100,7 @@ export class IdempotencyStore {
       redis.defineCommand('idempotencyClaim', { numberOfKeys: 1, lua: CLAIM });
       redis.defineCommand('idempotencyComplete', { numberOfKeys: 1, lua: COMPLETE });
       redis.defineCommand('idempotencyRelease', { numberOfKeys: 1, lua: RELEASE });
+      redis.defineCommand('idempotencyRenew', { numberOfKeys: 1, lua: RENEW });
     }
     this.redis = redis as Redis & Commands;
   }
@@ -97,9 +116,12 @@ export class IdempotencyStore {
         key,
         fingerprint,
         owner,
-        this.options.claimTtlMs,
+        this.options.leaseMs,
       );
-      if (state === 'claimed') return { kind: 'execute', owner };
+      if (state === 'claimed') {
+        this.keepAlive(key, owner);
+        return { kind: 'execute', owner };
+      }
       if (storedFingerprint !== fingerprint) {
         throw new ApiError(
           'idempotency_key_reused',
@@ -132,6 +154,7 @@ export class IdempotencyStore {
    * had lapsed and someone else holds the key now.
    */
   async complete(scope: IdempotencyScope, owner: string, response: StoredResponse, sealed = false): Promise<boolean> {
+    this.stopRenewing(owner);
     const body = response.body.toString('base64');
     const done = await this.redis.idempotencyComplete(
       this.keyOf(scope),
@@ -147,7 +170,37 @@ export class IdempotencyStore {
 
   /** Forgets the claim: the same key may be used again (after a 400, or when the request failed with a 5xx). */
   async release(scope: IdempotencyScope, owner: string): Promise<void> {
+    this.stopRenewing(owner);
     await this.redis.idempotencyRelease(this.keyOf(scope), owner);
+  }
+
+  /** Claims this process still holds (requests in flight). */
+  get held(): number {
+    return this.renewals.size;
+  }
+
+  /**
+   * Renews the claim's lease while its request runs, up to maxHoldMs. A failed renewal is tried again at the next
+   * tick (the lease has room for two misses); a claim found lapsed or taken over is no longer ours to renew.
+   */
+  private keepAlive(key: string, owner: string): void {
+    const until = Date.now() + this.options.maxHoldMs;
+    const timer = setInterval(() => {
+      if (Date.now() >= until) return this.stopRenewing(owner);
+      this.redis.idempotencyRenew(key, owner, this.options.leaseMs).then(
+        (renewed) => renewed === 1 || this.stopRenewing(owner),
+        () => undefined, // Redis unreachable for a moment: the next tick tries again, the lease lapses if it stays away
+      );
+    }, this.options.renewEveryMs);
+    timer.unref();
+    this.renewals.set(owner, timer);
+  }
+
+  private stopRenewing(owner: string): void {
+    const timer = this.renewals.get(owner);
+    if (timer === undefined) return;
+    clearInterval(timer);
+    this.renewals.delete(owner);
   }
 
   private keyOf(scope: IdempotencyScope): string {
