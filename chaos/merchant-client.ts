@@ -31,9 +31,21 @@ export interface PaymentOutcome {
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
 const GIVE_UP_AFTER_MS = 120_000;
 
+/** A call that failed and was retried (a merchant's server would have seen it fail). */
+export interface FailedCall {
+  at: number;
+  /** HTTP status, or 0 for a network error or a time-out. */
+  status: number;
+  what: string;
+}
+
 export class MerchantClient {
   /** Every successful create, with its time: the first after a fault's recovery is what the suite reports. */
   readonly createSuccesses: number[] = [];
+  /** Every failed call (each retry's cause), with its time: how long a fault made calls fail. */
+  readonly failedCalls: FailedCall[] = [];
+  /** HTTP calls sent and not yet answered: what a kill catches in flight. */
+  inFlight = 0;
 
   constructor(
     private readonly gatewayUrl: () => string,
@@ -95,8 +107,12 @@ export class MerchantClient {
     const checkout = () => `${this.gatewayUrl()}/checkout/${intentId}`;
     const retryUntil = async (what: string, attempt: () => Promise<string | null>): Promise<string> => {
       for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {
-        const result = await attempt().catch(() => null);
+        this.inFlight++;
+        const result = await attempt()
+          .catch(() => null)
+          .finally(() => this.inFlight--);
         if (result !== null) return result;
+        this.failedCalls.push({ at: Date.now(), status: 0, what: `${what} of ${intentId}` });
         if (Date.now() - started > GIVE_UP_AFTER_MS) throw new Error(`${what} of ${intentId} had no answer within ${GIVE_UP_AFTER_MS} ms`);
         onRetry();
         await new Promise((resolve) => setTimeout(resolve, delay));
@@ -151,6 +167,7 @@ export class MerchantClient {
     for (;;) {
       let status = 0;
       let answer: Record<string, unknown> = {};
+      this.inFlight++;
       try {
         const res = await fetch(`${this.gatewayUrl()}${path}`, {
           method,
@@ -166,10 +183,13 @@ export class MerchantClient {
         answer = (await res.json().catch(() => ({}))) as Record<string, unknown>;
       } catch {
         status = 0; // network error or timeout: the same key makes the retry safe
+      } finally {
+        this.inFlight--;
       }
       if (status >= 200 && status < 300) return answer;
       const code = (answer.error as { code?: string } | undefined)?.code;
       const retryable = status === 0 || RETRYABLE_STATUS.has(status) || code === 'idempotency_request_in_progress';
+      this.failedCalls.push({ at: Date.now(), status, what: `${method} ${path}` });
       if (!retryable) throw new Error(`${method} ${path} answered ${status} ${JSON.stringify(answer)}`);
       if (Date.now() - started > GIVE_UP_AFTER_MS) throw new Error(`${method} ${path} had no answer within ${GIVE_UP_AFTER_MS} ms (last ${status})`);
       onRetry();

@@ -7,35 +7,60 @@
 // webhooks, Lahza asked once per refund, and the ledger: each environment's balance equals its payments' nets less
 // its refunds to the cent, and `ledger check` is clean) and prints, per fault, how long until creates succeed and
 // webhooks flow again. The ledger twice over 1,000 payments: `--payments 1000 --faults ledger,ledger`.
-// Usage: node -r ./tools/swc-register.js chaos/run.ts [--payments 400] [--rate 6] [--faults gateway,sessions,...]
+// Every kill catches requests in flight: a burst of payments starts just before it (creates, simulates, refunds and
+// checkout pays at the process killed or waiting on it), and the merchant retries each with its key.
+// `--replicas 2` runs two instances of sessions, the ledger, refunds and the webhook-dispatcher (the gateway sends
+// commands to both; consumer groups split the partitions) and kills one of each in turn: the goal is then that no
+// call fails at all, and that postings and webhooks of payments made meanwhile wait at most 5 s.
+// Usage: node -r ./tools/swc-register.js chaos/run.ts [--payments 400] [--rate 6] [--replicas 2] [--faults gateway,sessions,...]
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { commandUrlSettings, freePort, LahzaStandIn, PrivateKafka, PrivatePostgres, REPO_ROOT, startService, type AppName, type RunningService } from '@payments/testing';
+import { COMMAND_URL_SETTINGS, freePort, LahzaStandIn, PrivateKafka, PrivatePostgres, REPO_ROOT, startService, type RunningService } from '@payments/testing';
 import { MerchantClient, type Environment, type PaymentOutcome } from './merchant-client';
 import { WebhookInbox } from './webhook-inbox';
 
 const FAULTS = ['gateway', 'sessions', 'ledger', 'refunds', 'webhook-dispatcher', 'kafka', 'postgres'] as const;
+/** With two instances of each owner, one of each is killed in turn (the gateway is one process: its kill fails calls). */
+const REPLICA_FAULTS = ['sessions', 'ledger', 'refunds', 'webhook-dispatcher'] as const;
 type Fault = (typeof FAULTS)[number];
+const OWNERS = ['sessions', 'ledger', 'webhook-dispatcher', 'refunds'] as const;
+type Owner = (typeof OWNERS)[number];
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : undefined;
 };
 const payments = Number(arg('payments') ?? 400);
-const faults = (arg('faults') ?? FAULTS.join(',')).split(',').filter(Boolean) as Fault[];
+const replicas = Number(arg('replicas') ?? 1);
+if (replicas !== 1 && replicas !== 2) throw new Error('--replicas is 1 or 2');
+const faults = (arg('faults') ?? (replicas === 2 ? REPLICA_FAULTS : FAULTS).join(',')).split(',').filter(Boolean) as Fault[];
+/** Payments started together just before each kill, so it catches requests in flight. */
+const BURST = 8;
+/** How long after the burst starts the kill comes: its first calls are under way, none answered yet. */
+const BURST_LEAD_MS = 15;
 // Spread over the faults (about 13 s each, after 5 s of calm), so every fault meets payments in flight.
 const rate = Number(arg('rate') ?? Math.max(0.5, payments / (10 + faults.length * 13)));
 const GOAL_CREATE_S = 2;
 const GOAL_WEBHOOK_S = 5;
+/** With a second instance, the longest a payment made while one dies waits for its posting and its webhook. */
+const GOAL_REPLICA_WAIT_S = 5;
 
 interface FaultFigures {
   fault: Fault;
   /** Kill (or stop) until the restarted process reports ready (the broker's port answers, pg_ctl returns). */
   downS: number;
+  /** The merchant's HTTP calls under way when the process was killed. */
+  inFlightAtKill: number;
+  /** Calls that failed (and were retried) from the kill until the next fault. */
+  failedCalls: number;
+  /** From ready to the last failed call of the fault (≤ 0: every failure was over by ready). */
+  lastFailureAfterReadyS: number | null;
   readyToCreateS: number | null;
   readyToWebhookS: number | null;
+  killAt: number;
+  untilAt: number;
 }
 
 /** MoneyString → cents, exactly ("12.30" → 1230). */
@@ -67,12 +92,17 @@ function admin(databaseUrl: string, ...args: string[]): Promise<Record<string, a
 }
 
 async function main(): Promise<number> {
-  console.log(`chaos: ${payments} payments at ${rate.toFixed(1)}/s; faults ${faults.join(', ')}; ${new Date().toISOString()}`);
+  console.log(
+    `chaos: ${payments} payments at ${rate.toFixed(1)}/s and ${BURST} more at each kill; ${replicas} instance${replicas > 1 ? 's' : ''} of each owner; faults ${faults.join(', ')}; ${new Date().toISOString()}`,
+  );
   const kafka = new PrivateKafka(await freePort(), await freePort());
   const postgres = new PrivatePostgres(await freePort());
   const inbox = new WebhookInbox();
   const lahza = new LahzaStandIn({ secretKey: `sk_test_chaos_${randomBytes(8).toString('hex')}` });
-  const services: Partial<Record<AppName, RunningService>> = {};
+  // Each owner's instances (the first is the one a fault kills), and the one gateway.
+  const owners: Partial<Record<Owner, RunningService[]>> = {};
+  let gateway: RunningService | undefined;
+  const commandUrls = (app: Owner) => owners[app]!.map((s) => s.commandUrl!).join(',');
   try {
     await kafka.start();
     await postgres.start();
@@ -93,13 +123,19 @@ async function main(): Promise<number> {
       LAHZA_TEST_SECRET_KEY: lahza.secretKey,
       LAHZA_LIVE_SECRET_KEY: lahza.secretKey,
     };
-    for (const app of ['sessions', 'ledger', 'webhook-dispatcher'] as const) services[app] = await startService(app, { ...common, PORT: String(await freePort()) });
-    // Refunds asks sessions for payments whose event has not reached it (e.g. while its consumer rejoins).
-    services.refunds = await startService('refunds', { ...common, SESSIONS_URL: services.sessions!.commandUrl!, PORT: String(await freePort()) });
-    services.gateway = await startService('gateway', { ...common, ...commandUrlSettings(services), PORT: String(await freePort()) });
+    for (const app of OWNERS) {
+      owners[app] = [];
+      for (let i = 0; i < replicas; i++) {
+        // Refunds asks sessions for payments whose event has not reached it (e.g. while its consumer rejoins).
+        const extra: Record<string, string> = app === 'refunds' ? { SESSIONS_URL: commandUrls('sessions') } : {};
+        owners[app].push(await startService(app, { ...common, ...extra, PORT: String(await freePort()) }));
+      }
+    }
+    const gatewayCommandUrls = Object.fromEntries(OWNERS.map((app) => [COMMAND_URL_SETTINGS[app]!, commandUrls(app)]));
+    gateway = await startService('gateway', { ...common, ...gatewayCommandUrls, PORT: String(await freePort()) });
 
     const merchant = await admin(postgres.url, 'merchant', 'create', '--name', 'Chaos Shop', '--email', 'chaos@example.com', '--verified');
-    const client = new MerchantClient(() => services.gateway!.url, { test: merchant.test_key!, live: merchant.live_key! }, lahza);
+    const client = new MerchantClient(() => gateway!.url, { test: merchant.test_key!, live: merchant.live_key! }, lahza);
     for (const environment of ['test', 'live'] as const) inbox.secrets[environment] = (await client.createEndpoint(`${receiverUrl}/${environment}`, environment)).secret;
 
     // Lahza processes the refunds asked of it within a second, and tells the gateway of every other one (a
@@ -109,7 +145,7 @@ async function main(): Promise<number> {
       const pending = lahza.refunds.filter((r) => r.status === 'pending');
       lahza.processRefunds();
       for (const refund of pending.filter((r) => r.id % 2 === 0)) {
-        void lahza.notifyRefund(`${services.gateway!.url}/providers/lahza/notifications`, refund.id).then(
+        void lahza.notifyRefund(`${gateway!.url}/providers/lahza/notifications`, refund.id).then(
           (status) => void (status === 200 || notificationsLost++),
           () => void notificationsLost++,
         );
@@ -121,17 +157,30 @@ async function main(): Promise<number> {
     const failures: string[] = [];
     const started = Date.now();
     const inFlight: Promise<void>[] = [];
+    let startedPayments = 0;
+    let faultsDone = false;
+    const startPayment = () => {
+      const index = startedPayments++;
+      inFlight.push(client.pay(index).then((o) => void outcomes.push(o), (error: Error) => void failures.push(error.message)));
+    };
     const paying = (async () => {
       for (let i = 0; i < payments; i++) {
         await sleep(Math.max(0, started + (i * 1000) / rate - Date.now()));
-        inFlight.push(client.pay(i).then((o) => void outcomes.push(o), (error: Error) => void failures.push(error.message)));
+        startPayment();
       }
+      // Bursts may still be adding payments until the last fault is over.
+      while (!faultsDone) await sleep(100);
       await Promise.all(inFlight);
     })();
 
     const figures: FaultFigures[] = [];
     await sleep(5000);
     for (const fault of faults) {
+      // Requests in flight at the kill: a burst of payments (their creates first; others are at their simulates,
+      // refunds or checkout pays), the kill a moment after it starts.
+      for (let i = 0; i < BURST; i++) startPayment();
+      await sleep(BURST_LEAD_MS);
+      const inFlightAtKill = client.inFlight;
       const at = Date.now();
       if (fault === 'kafka') {
         await kafka.stop();
@@ -139,24 +188,38 @@ async function main(): Promise<number> {
         await kafka.start();
       } else if (fault === 'postgres') {
         await postgres.restart();
+      } else if (fault === 'gateway') {
+        await gateway!.kill();
+        gateway = await startService('gateway', gateway!.env);
       } else {
-        const service = services[fault]!;
+        const service = owners[fault]![0]!;
         await service.kill();
-        services[fault] = await startService(fault, service.env);
+        // The restarted instance keeps its ports, so the gateway's list of instances stays right.
+        owners[fault]![0] = await startService(fault, service.env);
       }
       const ready = Date.now();
       const create = await waitFor(() => client.createSuccesses.find((t) => t >= ready), 60_000);
       const webhook = await waitFor(() => inbox.arrivals.find((a) => a.at >= ready)?.at, 60_000);
+      await sleep(3000);
+      const untilAt = Date.now();
+      const failed = client.failedCalls.filter((f) => f.at >= at && f.at < untilAt);
       figures.push({
         fault,
         downS: seconds(ready - at),
+        inFlightAtKill,
+        failedCalls: failed.length,
+        lastFailureAfterReadyS: failed.length === 0 ? null : seconds(Math.max(...failed.map((f) => f.at)) - ready),
         readyToCreateS: create === undefined ? null : seconds(create - ready),
         readyToWebhookS: webhook === undefined ? null : seconds(webhook - ready),
+        killAt: at,
+        untilAt,
       });
-      console.log(`chaos: ${fault} done (${JSON.stringify(figures.at(-1))})`);
-      await sleep(3000);
+      const { killAt: _k, untilAt: _u, ...shown } = figures.at(-1)!;
+      console.log(`chaos: ${fault} done (${JSON.stringify(shown)})`);
     }
+    faultsDone = true;
     await paying;
+    const total = startedPayments;
     clearInterval(lahzaSettles);
 
     // Every payment's webhook, then what the API and the database say.
@@ -205,6 +268,21 @@ async function main(): Promise<number> {
         [merchant.merchant_id],
       )
     ).rows[0]!;
+    // How long payments made during each fault waited for their posting and their webhook.
+    const postedAt = new Map(
+      (await db.query<{ payment_id: string; at: Date }>(`SELECT payment_id, created_at AS at FROM ledger.postings WHERE kind = 'payment' AND merchant_id = $1`, [merchant.merchant_id])).rows.map(
+        (r) => [r.payment_id, r.at.getTime()],
+      ),
+    );
+    const webhookAt = new Map<string, number>();
+    for (const arrival of inbox.arrivals) {
+      if (arrival.webhook.type === 'payment_intent.succeeded' && !webhookAt.has(arrival.objectId)) webhookAt.set(arrival.objectId, arrival.at);
+    }
+    const waits = figures.map((f) => {
+      const during = outcomes.filter((o) => o.succeededAt >= f.killAt && o.succeededAt < f.untilAt);
+      const longest = (at: (o: PaymentOutcome) => number | undefined) => (during.length === 0 ? null : seconds(Math.max(...during.map((o) => (at(o) ?? Infinity) - o.succeededAt))));
+      return { payments: during.length, posting: longest((o) => postedAt.get(o.paymentId)), webhook: longest((o) => webhookAt.get(o.intentId)) };
+    });
     const extraRefunds = stored.refunds - stored.refunded_payments;
     const refundCents = refundCentsOf.test + refundCentsOf.live;
     const refundSumOff = Number(stored.refund_cents) - refundCents;
@@ -232,7 +310,7 @@ async function main(): Promise<number> {
       doubledEvents.length + reused.length + (stored.intents - stored.refs) + Math.max(0, stored.payments - stored.refs) + extraRefunds + ledgerLow + (refundSumOff > 0 ? 1 : 0);
     const live = outcomes.filter((o) => o.environment === 'live');
     console.log('');
-    console.log(`chaos: ${outcomes.length}/${payments} payments succeeded in ${seconds(Date.now() - started)} s; ${outcomes.reduce((n, o) => n + o.retries, 0)} merchant retries`);
+    console.log(`chaos: ${outcomes.length}/${total} payments succeeded in ${seconds(Date.now() - started)} s; ${outcomes.reduce((n, o) => n + o.retries, 0)} merchant retries`);
     console.log(
       `  paid at Lahza (stand-in) through the checkout: ${outcomes.filter((o) => o.lahzaReference).length} (${live.length} live, refunded through Lahza); by simulate: ${outcomes.filter((o) => !o.lahzaReference).length}`,
     );
@@ -253,19 +331,39 @@ async function main(): Promise<number> {
       `  doubled ${doubled} (two event ids for one change ${doubledEvents.length}, payment id reused ${reused.length}, extra intents ${stored.intents - stored.refs}, extra refunds ${extraRefunds})`,
     );
     console.log('');
-    console.log(`  fault                | down → ready | ready → create ok (goal ≤ ${GOAL_CREATE_S} s) | ready → webhook (goal ≤ ${GOAL_WEBHOOK_S} s)`);
-    for (const f of figures) {
-      const mark = (v: number | null, goal: number) => (v === null ? 'none within 60 s' : `${v.toFixed(1)} s ${v <= goal ? 'met' : 'NOT met'}`);
-      console.log(`  ${f.fault.padEnd(20)} | ${f.downS.toFixed(1).padStart(10)} s | ${mark(f.readyToCreateS, GOAL_CREATE_S).padEnd(27)} | ${mark(f.readyToWebhookS, GOAL_WEBHOOK_S)}`);
+    const mark = (v: number | null, goal: number, none = 'none within 60 s') => (v === null ? none : `${v.toFixed(1)} s ${v <= goal ? 'met' : 'NOT met'}`);
+    if (replicas === 1) {
+      console.log(
+        `  fault                | down → ready | in flight at kill | failed calls | last failure after ready (goal ≤ ${GOAL_CREATE_S} s) | ready → create ok (goal ≤ ${GOAL_CREATE_S} s) | ready → webhook (goal ≤ ${GOAL_WEBHOOK_S} s)`,
+      );
+      for (const f of figures) {
+        console.log(
+          `  ${f.fault.padEnd(20)} | ${f.downS.toFixed(1).padStart(10)} s | ${String(f.inFlightAtKill).padStart(17)} | ${String(f.failedCalls).padStart(12)} | ${mark(f.lastFailureAfterReadyS, GOAL_CREATE_S, 'no failure').padEnd(38)} | ${mark(f.readyToCreateS, GOAL_CREATE_S).padEnd(27)} | ${mark(f.readyToWebhookS, GOAL_WEBHOOK_S)}`,
+        );
+      }
+    } else {
+      console.log(
+        `  one of two killed    | down → ready | in flight at kill | failed calls (goal 0) | payments meanwhile | longest wait for posting (goal ≤ ${GOAL_REPLICA_WAIT_S} s) | for webhook (goal ≤ ${GOAL_REPLICA_WAIT_S} s)`,
+      );
+      figures.forEach((f, i) => {
+        const wait = waits[i]!;
+        const calls = `${f.failedCalls} ${f.failedCalls === 0 ? 'met' : 'NOT met'}`;
+        console.log(
+          `  ${f.fault.padEnd(20)} | ${f.downS.toFixed(1).padStart(10)} s | ${String(f.inFlightAtKill).padStart(17)} | ${calls.padStart(21)} | ${String(wait.payments).padStart(18)} | ${mark(wait.posting, GOAL_REPLICA_WAIT_S, 'none').padEnd(42)} | ${mark(wait.webhook, GOAL_REPLICA_WAIT_S, 'none')}`,
+        );
+      });
+      const failedKinds = [...new Set(client.failedCalls.map((f) => `${f.status} ${f.what.replace(/[A-Za-z0-9_-]{20,}/g, '…')}`))].slice(0, 5);
+      if (failedKinds.length > 0) console.log(`  failed calls were: ${failedKinds.join('; ')}`);
     }
     for (const line of [...failures, ...notSucceeded, ...[...missingWebhooks, ...missingRefundWebhooks].map((id) => `no webhook for ${id}`), ...providerRefundsOff].slice(0, 10)) {
       console.log(`  ! ${line}`);
     }
-    const ok = lost === 0 && doubled === 0 && providerRefundsOff.length === 0 && outcomes.length === payments && check.ok === true;
+    const ok = lost === 0 && doubled === 0 && providerRefundsOff.length === 0 && outcomes.length === total && check.ok === true;
     console.log(`\nchaos: ${ok ? 'passed' : 'FAILED'}: ${lost} lost, ${doubled} doubled`);
     return ok ? 0 : 1;
   } finally {
-    await Promise.all(Object.values(services).map((s) => s!.stop().catch(() => undefined)));
+    const running = [...(gateway ? [gateway] : []), ...Object.values(owners).flat()];
+    await Promise.all(running.map((s) => s.stop().catch(() => undefined)));
     await inbox.close();
     await lahza.close();
     await kafka.destroy();

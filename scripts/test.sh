@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # `npm test`: the whole check, as CI runs it. Installs packages if needed, brings up PostgreSQL, Redis and
 # Kafka, then type check, lint, build, every jest project (unit, integration against the real services,
-# deployment manifests) and a short run of the fault suite (100 payments through five faults, on a broker and
-# a database of its own). Extra arguments go to jest, e.g. `npm test -- --selectProjects money` (then the fault
-# suite is skipped: a selection is a partial run).
+# deployment manifests) and short runs of the fault suite (100 payments through seven faults, on a broker and
+# a database of its own; then 60 with two instances of each owner, one of each killed in turn). Extra arguments
+# go to jest, e.g. `npm test -- --selectProjects money` (then the fault suite is skipped: a selection is a
+# partial run).
 # Any failing step stops the run with a non-zero exit.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,4 +54,6 @@ npx jest --ci --forceExit "$@"
 if [ "$#" -eq 0 ]; then
   step "fault suite (short: npm run chaos runs 400 payments)"
   node -r ./tools/swc-register.js chaos/run.ts --payments 100
+  step "fault suite with two instances of each owner (short: npm run chaos -- --replicas 2 runs 400 payments)"
+  node -r ./tools/swc-register.js chaos/run.ts --payments 60 --replicas 2
 fi
