@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # `npm start`: installs packages if needed, brings up PostgreSQL, Redis and Kafka, builds, starts the five
-# services in the background (logs and pid files in .cache/run/) and waits until each one is ready.
-# Idempotent: a service already answering on its port is left running. `npm stop` stops what this started.
+# services in the background (logs and pid files in .cache/run/) and waits until each one is ready. Like
+# production (DESIGN §3), each owner of commands and events (sessions, ledger, refunds, webhook-dispatcher) runs as
+# REPLICAS instances (default 2; the second on its ports + 10): the gateway sends commands to all of them and
+# their consumer groups split the partitions. Idempotent: a service already answering on its port is left
+# running. `npm stop` stops what this started.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -13,16 +16,34 @@ ready_timeout=${START_TIMEOUT_SECONDS:-90}
 gateway_port=${PORT:-3000}
 export PUBLIC_BASE_URL=${PUBLIC_BASE_URL:-http://localhost:$gateway_port}
 
-# name:port:schema:operations port, as in each service's own defaults.
-services=(gateway:$gateway_port:gateway:9000 sessions:3001:sessions:9001 ledger:3002:ledger:9002 refunds:3003:refunds:9003
-  webhook-dispatcher:3004:webhooks:9004)
+replicas=${REPLICAS:-2}
+[[ "$replicas" =~ ^[1-9]$ ]] || { echo "start: REPLICAS must be 1..9 (got '$replicas')" >&2; exit 1; }
+
+# instance:port:schema:operations port:command port, as in each service's own defaults; an owner's further
+# instances (name-2, ...) take its ports + 10 each.
+owners=(sessions:3001:sessions:9001:4001 ledger:3002:ledger:9002:4002 refunds:3003:refunds:9003:4003
+  webhook-dispatcher:3004:webhooks:9004:4004)
+services=(gateway:$gateway_port:gateway:9000:)
+declare -A command_urls=()
+for entry in "${owners[@]}"; do
+  IFS=: read -r name port schema ops command <<<"$entry"
+  for ((i = 1; i <= replicas; i++)); do
+    step=$(((i - 1) * 10))
+    instance=$name; [ "$i" -gt 1 ] && instance=$name-$i
+    services+=("$instance:$((port + step)):$schema:$((ops + step)):$((command + step))")
+    command_urls[$name]+="${command_urls[$name]:+,}tcp://127.0.0.1:$((command + step))"
+  done
+done
+# Where the gateway sends each owner's commands (and refunds asks sessions), unless the caller says.
+export SESSIONS_URL=${SESSIONS_URL:-${command_urls[sessions]}} LEDGER_URL=${LEDGER_URL:-${command_urls[ledger]}}
+export REFUNDS_URL=${REFUNDS_URL:-${command_urls[refunds]}} WEBHOOKS_URL=${WEBHOOKS_URL:-${command_urls[webhook-dispatcher]}}
 
 say() { echo "start: $*"; }
 die() { echo "start: $*" >&2; exit 1; }
 
 for entry in "${services[@]:1}"; do
-  IFS=: read -r name port _ ops <<<"$entry"
-  [ "$gateway_port" != "$port" ] && [ "$gateway_port" != "$ops" ] || die "PORT=$gateway_port is $name's port here; pick another"
+  IFS=: read -r name port _ ops command <<<"$entry"
+  [ "$gateway_port" != "$port" ] && [ "$gateway_port" != "$ops" ] && [ "$gateway_port" != "$command" ] || die "PORT=$gateway_port is $name's port here; pick another"
 done
 [ "$gateway_port" != 9000 ] || die "PORT=9000 is the gateway's operations port; pick another"
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -49,16 +70,18 @@ mkdir -p "$run"
 # `npm run try` and a receiver of one's own work at once. Never in production (the services refuse it there).
 if [ "${NODE_ENV:-}" = production ]; then allow_local=${WEBHOOK_ALLOW_INSECURE_TARGETS:-0}; else allow_local=${WEBHOOK_ALLOW_INSECURE_TARGETS:-1}; fi
 for entry in "${services[@]}"; do
-  IFS=: read -r name port schema _ <<<"$entry"
+  IFS=: read -r name port schema ops command <<<"$entry"
   if port_open "$port"; then
     say "$name already answering on port $port; leaving it running"
     continue
   fi
-  main=dist/apps/$name/src/main.js
-  [ -f "$main" ] || die "$main is missing after the build: apps/$name/src/main.ts does not exist yet"
-  # The caller's environment passes through (DATABASE_URL, KAFKA_BROKERS, LOG_LEVEL, ...); only the port and
-  # schema are per service, so a PORT exported in the shell moves the gateway alone, not all five onto one port.
-  PORT=$port DB_SCHEMA=${schema} WEBHOOK_ALLOW_INSECURE_TARGETS=$allow_local nohup node "$main" >>"$run/$name.log" 2>&1 &
+  app=${name%-[0-9]}
+  main=dist/apps/$app/src/main.js
+  [ -f "$main" ] || die "$main is missing after the build: apps/$app/src/main.ts does not exist yet"
+  # The caller's environment passes through (DATABASE_URL, KAFKA_BROKERS, LOG_LEVEL, ...); only the ports and
+  # schema are per instance, so a PORT exported in the shell moves the gateway alone, not all of them onto one port.
+  ports=(PORT=$port OPS_PORT=$ops); [ -n "$command" ] && ports+=(COMMAND_PORT=$command)
+  env "${ports[@]}" DB_SCHEMA=${schema} WEBHOOK_ALLOW_INSECURE_TARGETS=$allow_local nohup node "$main" >>"$run/$name.log" 2>&1 &
   echo $! >"$run/$name.pid"
   say "started $name (pid $!, port $port, log $run/$name.log)"
 done
@@ -93,12 +116,12 @@ done
 
 base=$PUBLIC_BASE_URL
 echo
-echo "All five services are ready."
+echo "All five services are ready ($replicas instance(s) of each but the gateway; REPLICAS sets it)."
 echo "  Gateway                             $base"
 echo "  API                                 $base/api/v1"
 echo "  API docs (OpenAPI)                  $base/docs"
 for entry in "${services[@]}"; do
-  IFS=: read -r name port _ ops <<<"$entry"
+  IFS=: read -r name port _ ops _ <<<"$entry"
   # Metrics and detailed readiness are on each service's operations port (OPS_PORT, 9000..9004).
   printf '  %-20s health http://127.0.0.1:%s/health/ready   metrics http://127.0.0.1:%s/metrics\n' "$name" "$port" "$ops"
 done

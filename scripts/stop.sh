@@ -9,10 +9,18 @@ grace=${STOP_TIMEOUT_SECONDS:-30}
 services=(gateway sessions ledger refunds webhook-dispatcher)
 
 # Only a pid that still runs this checkout's service: after a reboot the number may belong to another process.
-ours() { grep -qF "dist/apps/$1/src/main.js" "/proc/$2/cmdline" 2>/dev/null; }
+ours() { grep -qF "dist/apps/${1%-[0-9]}/src/main.js" "/proc/$2/cmdline" 2>/dev/null; }
+
+# Every instance npm start started: name.pid, and name-2.pid ... for an owner's further instances.
+instances=()
+for name in "${services[@]}"; do
+  for pidfile in "$run/$name.pid" "$run/$name"-[0-9].pid; do
+    [ -f "$pidfile" ] && instances+=("$(basename "$pidfile" .pid)")
+  done
+done
 
 stopping=()
-for name in "${services[@]}"; do
+for name in "${instances[@]+"${instances[@]}"}"; do
   pidfile=$run/$name.pid
   [ -f "$pidfile" ] || continue
   pid=$(cat "$pidfile")
