@@ -52,7 +52,7 @@ const BACKLOG = arg('backlog', 5000);
 const TIMEOUT_MS = arg('timeout-ms', 10_000);
 const PAIRS = arg('pairs', 3);
 /** The service's defaults. */
-const LIMITS = { perEndpoint: 4, maxInFlight: 128, pollIntervalMs: 1000, leaseMs: 60_000 };
+const LIMITS = { perEndpoint: 4, maxInFlight: 128, pollIntervalMs: 1000, leaseMs: 2000 };
 const KEY = parseSecretsKey(DEVELOPMENT_WEBHOOK_SECRETS_KEY);
 
 interface Target {

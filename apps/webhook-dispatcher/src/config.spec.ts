@@ -53,10 +53,14 @@ describe('WebhookDispatcherConfig', () => {
     expect(problems({ NODE_ENV: 'production' })).toMatch(/WEBHOOK_SECRETS_KEY must be set to a secret key when NODE_ENV=production/);
   });
 
-  it('checks the key and that a lease outlasts an attempt', () => {
+  it('checks the key, and keeps a lease (renewed while its attempt runs) short enough that a crash frees it within 2 s', () => {
     expect(problems({ WEBHOOK_SECRETS_KEY: randomBytes(16).toString('base64') })).toContain('WEBHOOK_SECRETS_KEY must be 32 random bytes');
     expect(problems({ WEBHOOK_SECRETS_KEY: 'short' })).not.toContain('short');
-    expect(problems({ WEBHOOK_TIMEOUT_MS: '10000', WEBHOOK_LEASE_MS: '12000' })).toContain('WEBHOOK_LEASE_MS');
+    expect(load({}).WEBHOOK_LEASE_MS).toBe(2000);
+    expect(load({ WEBHOOK_TIMEOUT_MS: '60000', WEBHOOK_LEASE_MS: '1000' }).WEBHOOK_LEASE_MS).toBe(1000);
+    expect(problems({ WEBHOOK_LEASE_MS: '7000' })).toContain('WEBHOOK_LEASE_MS');
+    expect(problems({ WEBHOOK_LEASE_MS: '500' })).toContain('WEBHOOK_LEASE_MS');
+    expect(problems({ WEBHOOK_POLL_INTERVAL_MS: '20000' })).toContain('WEBHOOK_POLL_INTERVAL_MS');
     expect(problems({ WEBHOOK_USER_AGENT: 'webhooks' })).toContain('WEBHOOK_USER_AGENT');
   });
 });

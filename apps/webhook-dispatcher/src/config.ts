@@ -1,7 +1,7 @@
 import { DEFAULT_RETRY_SCHEDULE_MS, DISABLE_AFTER_FAILING_MS, WebhookServiceConfig } from '@payments/webhooks';
 import { Transform } from 'class-transformer';
 import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
-import { LeaseLongerThanTimeout, parseMillisList } from './config.validators';
+import { parseMillisList } from './config.validators';
 
 /**
  * Settings of the webhook-dispatcher service (environment variables; see README). WEBHOOK_SECRETS_KEY and
@@ -37,17 +37,23 @@ export class WebhookDispatcherConfig extends WebhookServiceConfig {
   @Max(2000)
   WEBHOOK_MAX_IN_FLIGHT: number = 128;
 
-  /** How long a claimed delivery belongs to an instance; a crashed instance's claims are taken over after it. */
+  /**
+   * A claimed delivery's lease: its instance renews it every quarter of this while the attempt runs (however long,
+   * up to the timeout), and a crashed instance's claims are free this long after its last renewal. At most 2 s
+   * (DESIGN §3: a crash frees what it held within 2 s); at least 1 s, so a renewal has room to be late.
+   */
   @IsInt()
   @Min(1000)
-  @Max(600_000)
-  @LeaseLongerThanTimeout()
-  WEBHOOK_LEASE_MS: number = 60_000;
+  @Max(2000)
+  WEBHOOK_LEASE_MS: number = 2000;
 
-  /** How often due deliveries are looked for when no notification arrives (retries coming due). */
+  /**
+   * How often due deliveries are looked for when no notification arrives: retries coming due, and a crashed
+   * instance's deliveries once their lease lapsed (at most 2 s, so those go out again within lease + poll).
+   */
   @IsInt()
   @Min(20)
-  @Max(60_000)
+  @Max(2000)
   WEBHOOK_POLL_INTERVAL_MS: number = 1000;
 
   /** An endpoint failing for this long without a success is disabled (DESIGN §6: 5 days). */

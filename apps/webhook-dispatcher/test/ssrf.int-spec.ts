@@ -30,7 +30,6 @@ describe('only public HTTPS targets under production settings', () => {
       WEBHOOK_ALLOW_INSECURE_TARGETS: '0',
       WEBHOOK_RETRY_SCHEDULE_MS: '600000',
       WEBHOOK_TIMEOUT_MS: '2000',
-      WEBHOOK_LEASE_MS: '10000',
     });
   }, 120_000);
 

@@ -160,8 +160,9 @@ export class DeliveriesRepository {
 
   /**
    * Claims due deliveries for this instance: rows are locked `FOR UPDATE SKIP LOCKED` while the lease is set, so
-   * two instances never claim the same one, and a claimed row is not due again until its lease ends (a crashed
-   * instance's claims come back after WEBHOOK_LEASE_MS). Endpoints with no free slot here are skipped in the
+   * two instances never claim the same one, and a claimed row is not due again until its lease ends (the owner
+   * renews it while the attempt runs, renewLeases; a crashed instance's claims come back within WEBHOOK_LEASE_MS
+   * of its last renewal). Endpoints with no free slot here are skipped in the
    * scan itself, so a slow endpoint's backlog never hides the deliveries of the others; failing endpoints get
    * fewer slots, and together only a share of the instance's, so many dead endpoints cannot fill it either.
    */
@@ -206,6 +207,30 @@ export class DeliveriesRepository {
       event: { id: row.event_id, type: row.event_type, scheme: row.scheme, body: row.body },
       degraded: row.degraded,
     }));
+  }
+
+  /**
+   * Extends the leases this instance still holds (each delivery with the token it was claimed under, looked up by
+   * key): one statement per renewal tick, whatever the number of attempts in flight. A delivery another instance
+   * took over has a new token and is left alone; so is one finished meanwhile. Rows another transaction holds right
+   * now (an attempt being recorded, an endpoint's deliveries being held) are skipped rather than waited for, so a
+   * renewal never waits in a lock queue nor deadlocks with a batch of recorded successes; a skipped lease is asked
+   * for again at the next tick. Answers the deliveries renewed.
+   */
+  async renewLeases(deliveryIds: readonly string[], leaseTokens: readonly string[], leaseMs: number): Promise<string[]> {
+    if (deliveryIds.length === 0) return [];
+    const t = (name: string) => this.db.table(name);
+    const rows = await executePrepared(this.db.dataSource, {
+      text: `UPDATE ${t('deliveries')} SET locked_until = now() + $3::int * interval '1 millisecond'
+             WHERE id = ANY(ARRAY(
+               SELECT d.id FROM ${t('deliveries')} d JOIN unnest($1::text[], $2::text[]) AS h(id, lease_token)
+                 ON d.id = h.id AND d.lease_token = h.lease_token
+               WHERE d.status = 'pending'
+               FOR UPDATE OF d SKIP LOCKED))
+             RETURNING id`,
+      params: [deliveryIds, leaseTokens, leaseMs],
+    });
+    return rows.map((row) => row.id as string);
   }
 
   /**

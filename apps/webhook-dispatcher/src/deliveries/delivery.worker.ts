@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { pgClientConfig } from '@payments/database';
 import { backoffDelay, Wakeup } from '@payments/messaging';
 import { Client } from 'pg';
+import { LeaseBook } from '../domain/lease-book';
 import type { WebhooksDatabase } from '../shared/webhooks-database';
 import { webhookInFlight } from '../shared/webhooks-metrics';
 import type { ClaimedDelivery, DeliveriesRepository } from './deliveries.repository';
@@ -17,18 +18,19 @@ export interface DeliveryWorkerOptions {
   maxInFlight: number;
   /** Longest wait between two looks for due deliveries (retries come due without a notification). */
   pollIntervalMs: number;
+  /** A claim's lease (WEBHOOK_LEASE_MS): renewed every quarter of it while its attempt runs. */
   leaseMs: number;
 }
 
 /** How often held deliveries of endpoints that are healthy again are looked for (a recovery releases its own at once). */
 const RELEASE_INTERVAL_MS = 60_000;
 
-/** Runs one attempt; calls `sent` once the endpoint has answered (or the attempt ended without a request). */
 /** Retries due within this long get a wake-up of their own (wakeForRetry). */
 const RETRY_WAKE_HORIZON_MS = 60_000;
 /** Past the due time, so the claim (Postgres' clock) finds the retry due. */
 const RETRY_WAKE_MARGIN_MS = 5;
 
+/** Runs one attempt; calls `sent` once the endpoint has answered (or the attempt ended without a request). */
 export type AttemptRunner = (claimed: ClaimedDelivery, sent: () => void, retryAt: (at: Date) => void) => Promise<unknown>;
 
 /**
@@ -38,6 +40,10 @@ export type AttemptRunner = (claimed: ClaimedDelivery, sent: () => void, retryAt
  * endpoints together at most a quarter of the instance's, so even many dead endpoints leave room for the rest. Every schedule lives in Postgres (next_attempt_at, lease), none in memory: a restart or a crash
  * loses nothing, and several instances share the work. Woken by NOTIFY when deliveries are created and when an
  * attempt of its own finishes, and otherwise polls every WEBHOOK_POLL_INTERVAL_MS.
+ *
+ * A claim's lease is short (WEBHOOK_LEASE_MS, at most 2 s) and renewed every quarter of it, in one statement for
+ * every attempt in flight, until the attempt is recorded: an attempt may run its whole 10 s timeout, while a dead
+ * instance's claims are free within one lease of its last renewal and found by the others' next poll.
  */
 export class DeliveryWorker {
   private readonly logger = new Logger('DeliveryWorker');
@@ -52,6 +58,10 @@ export class DeliveryWorker {
   private listenRetry?: NodeJS.Timeout;
   /** Wake-ups armed for retries due before the poll would find them late (see wakeForRetry). */
   private readonly retryTimers = new Set<NodeJS.Timeout>();
+  /** Leases of the attempts in flight, and the renewal that keeps them. */
+  private readonly leases: LeaseBook;
+  private renewalTimer?: NodeJS.Timeout;
+  private renewing?: Promise<void>;
 
   constructor(
     private readonly db: WebhooksDatabase,
@@ -61,15 +71,17 @@ export class DeliveryWorker {
   ) {
     this.degradedPerEndpoint = Math.min(options.degradedPerEndpoint ?? 1, options.perEndpoint);
     this.degradedCap = Math.max(1, Math.floor(options.maxInFlight * (options.degradedShare ?? 0.25)));
+    this.leases = new LeaseBook(options.leaseMs);
   }
 
   start(): void {
     if (this.loop) return;
     void this.listen();
+    this.renewalTimer = setInterval(() => this.renewLeases(), this.leases.renewEveryMs);
     this.loop = this.run();
   }
 
-  /** Stops claiming and waits for the attempts in flight (each bounded by the attempt timeout). */
+  /** Stops claiming and waits for the attempts in flight (each bounded by the attempt timeout), renewing their leases. */
   async stop(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.listenRetry);
@@ -77,6 +89,8 @@ export class DeliveryWorker {
     this.wakeup.notify();
     await this.loop;
     await Promise.all(this.inFlight.values());
+    clearInterval(this.renewalTimer);
+    await this.renewing;
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch((error: unknown) => this.logger.warn({ err: error }, 'closing the LISTEN connection failed'));
@@ -108,6 +122,8 @@ export class DeliveryWorker {
             busy.set(endpointId, (degraded ? this.degradedPerEndpoint : this.options.perEndpoint) - count);
             if (degraded) degradedInFlight += count;
           }
+          // The lease runs from no earlier than this (Postgres sets it once the claim arrives).
+          const claimSentAt = Date.now();
           const claimed = await this.deliveries.claim({
             limit: free,
             perEndpoint: this.options.perEndpoint,
@@ -116,7 +132,7 @@ export class DeliveryWorker {
             busy,
             leaseMs: this.options.leaseMs,
           });
-          for (const delivery of claimed) this.launch(delivery);
+          for (const delivery of claimed) this.launch(delivery, claimSentAt);
           failures = 0;
           // Every free slot filled: more may be due right away.
           if (claimed.length > 0 && claimed.length === free) continue;
@@ -131,8 +147,9 @@ export class DeliveryWorker {
     }
   }
 
-  private launch(delivery: ClaimedDelivery): void {
+  private launch(delivery: ClaimedDelivery, claimSentAt: number): void {
     const endpointId = delivery.endpoint.id;
+    this.leases.add(delivery.id, delivery.leaseToken, claimSentAt);
     const slot = this.perEndpoint.get(endpointId) ?? { count: 0, degraded: false };
     // The latest claim tells whether the endpoint is failing now.
     this.perEndpoint.set(endpointId, { count: slot.count + 1, degraded: delivery.degraded });
@@ -156,6 +173,8 @@ export class DeliveryWorker {
           this.logger.error({ err: error, delivery: delivery.id }, 'delivery attempt failed to complete; it is retried after its lease'),
       )
       .finally(() => {
+        // Its lease is no longer renewed: it ends within WEBHOOK_LEASE_MS if the attempt was not recorded.
+        this.leases.remove(delivery.id);
         // Claiming again is worth it when this frees something: the endpoint's slot (if `sent` was not called)
         // or the instance's last one. Every needless claim is a query, and claims run one after another.
         const wasFull = this.inFlight.size >= this.options.maxInFlight;
@@ -165,6 +184,28 @@ export class DeliveryWorker {
         else if (wasFull) this.wakeup.notify();
       });
     this.inFlight.set(delivery.id, running);
+  }
+
+  /**
+   * One renewal tick: the leases of attempts in flight that were set half a tick ago or more, in one statement. A
+   * tick is skipped while the previous renewal is still running; a failed one is retried at the next tick (the
+   * leases are still old), and leases it let lapse are named in the log, since another instance may send those too.
+   */
+  private renewLeases(): void {
+    if (this.renewing) return;
+    const sentAt = Date.now();
+    const { ids, tokens } = this.leases.due(sentAt);
+    if (ids.length === 0) return;
+    this.renewing = this.deliveries
+      .renewLeases(ids, tokens, this.options.leaseMs)
+      .then(
+        (renewed) => this.leases.renewed(renewed, sentAt),
+        (error: unknown) => {
+          const lapsed = this.leases.lapsed(Date.now());
+          this.logger.warn({ err: error, leases: ids.length, lapsed }, 'renewing delivery leases failed; retrying at the next tick');
+        },
+      )
+      .finally(() => (this.renewing = undefined));
   }
 
   /**
