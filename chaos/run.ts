@@ -115,7 +115,6 @@ async function main(): Promise<number> {
       WEBHOOK_ALLOW_INSECURE_TARGETS: '1',
       // A delivery cut short by a killed dispatcher comes back when its lease ends.
       WEBHOOK_TIMEOUT_MS: '2000',
-      WEBHOOK_LEASE_MS: '7000',
       RATE_LIMIT_TEST_PER_SEC: '10000',
       RATE_LIMIT_LIVE_PER_SEC: '10000',
       // Live sessions pay at Lahza (here the stand-in); test sessions offer its test page beside the sandboxes.
