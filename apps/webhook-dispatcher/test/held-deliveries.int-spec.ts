@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { createTestDatabase, uniqueName, waitFor, type TestDatabase } from '@payments/testing';
 import type { EventEnvelope } from '@payments/events';
 import type { DataSource } from 'typeorm';
-import { claimSql, type ClaimRequest, type DeliveriesRepository } from '../src/deliveries/deliveries.repository';
+import { claimSql, releaseRecoveredSql, type ClaimRequest, type DeliveriesRepository } from '../src/deliveries/deliveries.repository';
 import type { DeliveryRunner } from '../src/deliveries/delivery.runner';
 import { DeliveryWorker } from '../src/deliveries/delivery.worker';
 import { WEBHOOKS_MIGRATIONS } from '../src/migrations/webhooks-schema';
@@ -137,6 +137,20 @@ describe('held deliveries', () => {
     await dataSource.query('ANALYZE webhooks.deliveries, webhooks.endpoints');
 
     const request = claimRequest(new Map([[deadId, 0]]));
+    /** Rows of deliveries the release pass reads (it finds nothing to release: the dead endpoint is failing). */
+    const explainRelease = async (): Promise<number> => {
+      const queryRunner = dataSource.createQueryRunner();
+      await queryRunner.startTransaction();
+      try {
+        const [{ 'QUERY PLAN': [plan] }] = (await queryRunner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${releaseRecoveredSql((t) => webhooks.table(t))}`)) as Array<{
+          'QUERY PLAN': Array<{ Plan: PlanNode }>;
+        }>;
+        return rowsRead(plan!.Plan, 'deliveries');
+      } finally {
+        await queryRunner.rollbackTransaction();
+        await queryRunner.release();
+      }
+    };
     const explain = async (): Promise<{ read: number; claimed: number }> => {
       const queryRunner = dataSource.createQueryRunner();
       await queryRunner.startTransaction();
@@ -155,6 +169,8 @@ describe('held deliveries', () => {
     const withHeld = await explain();
     expect(withHeld.claimed).toBe(1); // the healthy endpoint's delivery
     expect(withHeld.read).toBeLessThan(20);
+    // The pass that releases held deliveries of recovered endpoints (every second) does not read the backlog either.
+    expect(await explainRelease()).toBeLessThan(20);
     // The same backlog in the shared queue: each claim reads past all of it.
     await dataSource.query(`UPDATE webhooks.deliveries SET held = false WHERE endpoint_id = $1`, [deadId]);
     const unheld = await explain();
@@ -192,6 +208,32 @@ describe('held deliveries', () => {
       endpoint.snapshot.id,
     ]);
     expect(n).toBe(2);
+  });
+
+  it('a running worker puts back, within seconds, deliveries a crash left held behind an endpoint that recovered', async () => {
+    const { endpoint, receiver, merchant } = await endpointWithReceiver(200);
+    const id = endpoint.snapshot.id;
+    await receive(intentEvent(merchant, 'test'));
+    const worker = dispatcher.worker({ perEndpoint: 4, maxInFlight: 8, pollIntervalMs: 100, leaseMs: 2000 });
+    worker.start();
+    try {
+      // Running, and past its first look: the first event went out.
+      await waitFor(() => receiver.handled.length === 1, 10_000, 'the first delivery');
+      // As a crash between a recovery and its release leaves it (one statement: the worker never sees it unheld).
+      const [{ event_id }] = await rows<{ event_id: string }>('SELECT event_id FROM webhooks.deliveries WHERE endpoint_id = $1', [id]);
+      await dataSource.query(
+        `INSERT INTO webhooks.deliveries (id, endpoint_id, event_id, kind, status, next_attempt_at, held) VALUES ('wd_stranded_' || $1, $1, $2, 'resend', 'pending', now(), true)`,
+        [id, event_id],
+      );
+      // Neither queue is its own until a release; a pass once a minute left it there for up to a minute.
+      await waitFor(
+        async () => (await rows<{ status: string }>(`SELECT status FROM webhooks.deliveries WHERE id = 'wd_stranded_' || $1`, [id]))[0]!.status === 'succeeded',
+        10_000,
+        'the stranded delivery sent',
+      );
+    } finally {
+      await worker.stop();
+    }
   });
 
   it('the periodic release puts back held deliveries of an endpoint that is not failing', async () => {

@@ -152,6 +152,24 @@ export function claimSql(t: (table: string) => string): string {
                  ev.id AS event_id, ev.type AS event_type, ev.scheme, ev.body`;
 }
 
+/** DeliveriesRepository.releaseRecovered's statement (exported so a test can read its plan). */
+export function releaseRecoveredSql(t: (table: string) => string): string {
+  return `WITH RECURSIVE holding(endpoint_id) AS (
+         (SELECT endpoint_id FROM ${t('deliveries')} WHERE status = 'pending' AND held ORDER BY endpoint_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT d.endpoint_id FROM ${t('deliveries')} d
+                 WHERE d.status = 'pending' AND d.held AND d.endpoint_id > h.endpoint_id ORDER BY d.endpoint_id LIMIT 1)
+         FROM holding h WHERE h.endpoint_id IS NOT NULL
+       ), recovered AS (
+         SELECT ep.id FROM holding h JOIN ${t('endpoints')} ep ON ep.id = h.endpoint_id WHERE ep.failing_since IS NULL
+       )
+       UPDATE ${t('deliveries')} SET held = false
+       WHERE id = ANY(ARRAY(
+         SELECT d.id FROM ${t('deliveries')} d
+         WHERE d.endpoint_id IN (SELECT id FROM recovered) AND d.status = 'pending' AND d.held
+         FOR UPDATE SKIP LOCKED))`;
+}
+
 /** Deliveries and attempts: scheduling, claiming with a lease, recording what each attempt did. */
 export class DeliveriesRepository {
   private readonly logger = new Logger('DeliveriesRepository');
@@ -328,15 +346,15 @@ export class DeliveriesRepository {
   }
 
   /**
-   * Releases held deliveries whose endpoint is not failing: after a crash between a recovery and its release,
-   * or a release that failed. Run periodically; it reads only held rows.
+   * Releases held deliveries whose endpoint is not failing: after a crash between a recovery and its release, a
+   * release that failed, or a delivery made held in the moment its endpoint recovered. Until then no claim takes
+   * them (neither queue is theirs), so every instance runs this about every second. The endpoints with held
+   * deliveries are found by a loose scan of their own index (one probe per such endpoint, however long a dead
+   * endpoint's backlog); only a recovered endpoint's rows are read, and rows another transaction holds are left
+   * for the next pass rather than waited for.
    */
   async releaseRecovered(): Promise<number> {
-    const t = (name: string) => this.db.table(name);
-    const result = (await this.db.dataSource.query(
-      `UPDATE ${t('deliveries')} d SET held = false FROM ${t('endpoints')} ep
-       WHERE d.status = 'pending' AND d.held AND ep.id = d.endpoint_id AND ep.failing_since IS NULL`,
-    )) as [unknown[], number];
+    const result = (await this.db.dataSource.query(releaseRecoveredSql((name) => this.db.table(name)))) as [unknown[], number];
     return result[1];
   }
 

@@ -22,8 +22,12 @@ export interface DeliveryWorkerOptions {
   leaseMs: number;
 }
 
-/** How often held deliveries of endpoints that are healthy again are looked for (a recovery releases its own at once). */
-const RELEASE_INTERVAL_MS = 60_000;
+/**
+ * How often held deliveries of endpoints that are healthy again are looked for (a recovery releases its own at
+ * once; this catches those a crash or a race left held, which no claim takes): at the pace of the poll, so a crash
+ * never strands them for longer than a poll or two. One index probe per endpoint with held deliveries.
+ */
+const RELEASE_INTERVAL_MS = 1000;
 
 /** Retries due within this long get a wake-up of their own (wakeForRetry). */
 const RETRY_WAKE_HORIZON_MS = 60_000;
