@@ -1,6 +1,10 @@
+import type { Socket } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { createTestDatabase, uniqueName, waitFor, type RunningService, type TestDatabase } from '@payments/testing';
-import type { DataSource } from 'typeorm';
+import type { PoolClient } from 'pg';
+import type { DataSource, EntityManager } from 'typeorm';
+import { CommandResultsRepository } from '../src/deliveries/command-results.repository';
+import { CATCH_UP_SWEEP_LOCK, CatchUpSweep } from '../src/endpoints/catch-up.sweep';
 import { WEBHOOKS_MIGRATIONS } from '../src/migrations/webhooks-schema';
 import { endpointEvent, intentEvent, invoicePaidEvent, newEndpoint } from './support/fixtures';
 import { createHarness, type Harness } from './support/harness';
@@ -143,5 +147,71 @@ describe('renewing delivery leases', () => {
       await runner.release();
     }
     expect(await dispatcher.deliveries.renewLeases([claimed!.id], [claimed!.leaseToken], 5000)).toEqual([claimed!.id]);
+  });
+});
+
+// The dispatcher's other claims are tied to a Postgres transaction: a command's claim of its id (the row it
+// inserts before doing the work) and the catch-up sweep's advisory lock. A killed instance's connection is closed
+// by its kernel; Postgres ends the transaction and frees the claim at once.
+describe('claims held by a transaction die with their connection', () => {
+  let db: TestDatabase;
+  let dataSource: DataSource;
+  let dispatcher: InProcessDispatcher;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('wd_tx_claims');
+    dataSource = await db.dataSource('webhooks', WEBHOOKS_MIGRATIONS);
+    dispatcher = inProcessDispatcher(dataSource, [60_000]);
+  });
+
+  afterAll(async () => {
+    await dispatcher?.sender.close();
+    await db?.drop();
+  });
+
+  /** A transaction on its own connection, and a way to drop that connection as a killed process's kernel does. */
+  async function doomedTransaction(): Promise<{ manager: EntityManager; die(): void }> {
+    const runner = dataSource.createQueryRunner();
+    const client = (await runner.connect()) as PoolClient;
+    await runner.startTransaction();
+    // Errors of the dropped connection are expected; the pool discards the client.
+    client.on('error', () => undefined);
+    return { manager: runner.manager, die: () => (client.connection as unknown as { stream: Socket }).stream.destroy() };
+  }
+
+  it('a command whose instance died mid-work: the same command on another instance goes ahead', async () => {
+    const commandResults = new CommandResultsRepository(dispatcher.webhooks.table('command_results'));
+    const origin = { merchantId: uniqueName('acct'), environment: 'test', commandId: uniqueName('key'), fingerprint: 'deliveries.resend {}' };
+    const doomed = await doomedTransaction();
+    let started!: () => void;
+    const claimed = new Promise<void>((resolve) => (started = resolve));
+    // The first instance claims the id and never finishes its work.
+    void commandResults.once(doomed.manager, origin, () => (started(), new Promise<never>(() => undefined))).catch(() => undefined);
+    await claimed;
+    // The same command on another instance waits on that claim ...
+    const second = dataSource.transaction((manager) => commandResults.once(manager, origin, async () => 'done by the survivor'));
+    const first = await Promise.race([second, new Promise((resolve) => setTimeout(() => resolve('waiting'), 300))]);
+    expect(first).toBe('waiting');
+    // ... until the first instance dies: its transaction, and the claim with it, are gone.
+    doomed.die();
+    await expect(second).resolves.toBe('done by the survivor');
+  });
+
+  it('the catch-up sweep of an instance that died mid-sweep: another instance sweeps at its next turn', async () => {
+    const merchant = uniqueName('acct');
+    const endpoint = newEndpoint(merchant, 'test', 'http://127.0.0.1:9/never');
+    await dispatcher.apply(endpointEvent(endpoint));
+    const event = intentEvent(merchant, 'test');
+    await dispatcher.receive(event);
+    // What the race around an endpoint's first sight leaves: the event stored, no delivery of it.
+    await dataSource.query('DELETE FROM webhooks.deliveries WHERE event_id = $1', [event.id]);
+    const sweep = new CatchUpSweep(dispatcher.webhooks, dispatcher.deliveries);
+
+    const doomed = await doomedTransaction();
+    const [{ locked }] = (await doomed.manager.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [CATCH_UP_SWEEP_LOCK])) as [{ locked: boolean }];
+    expect(locked).toBe(true);
+    expect(await sweep.sweep()).toBe(0);
+    doomed.die();
+    await waitFor(async () => (await sweep.sweep()) === 1, 5_000, 'a sweep once the dead sweeper\'s lock is gone');
   });
 });

@@ -6,8 +6,9 @@ import type { WebhooksDatabase } from '../shared/webhooks-database';
 const SWEEP_EVERY_MS = 30_000;
 /** How long after its first sight an endpoint is swept: far longer than any transaction in flight at that moment. */
 const SWEEP_WINDOW = '10 minutes';
-// One sweeper at a time across instances (two would both see an event undelivered and both schedule it).
-const SWEEP_LOCK = 0x77656273; // 'webs'
+// One sweeper at a time across instances (two would both see an event undelivered and both schedule it). Held by
+// the sweeping transaction (pg_try_advisory_xact_lock): it ends with it, or with its connection if the instance dies.
+export const CATCH_UP_SWEEP_LOCK = 0x77656273; // 'webs'
 
 /**
  * Closes the window the first-sight catch-up leaves (EndpointEventsHandler): a payment event whose transaction
@@ -43,7 +44,7 @@ export class CatchUpSweep implements OnApplicationBootstrap, OnModuleDestroy {
   /** One sweep; answers how many deliveries it scheduled (0 when another instance is sweeping). */
   async sweep(): Promise<number> {
     return this.db.dataSource.transaction(async (manager) => {
-      const [{ locked }] = (await manager.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [SWEEP_LOCK])) as [{ locked: boolean }];
+      const [{ locked }] = (await manager.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [CATCH_UP_SWEEP_LOCK])) as [{ locked: boolean }];
       if (!locked) return 0;
       const t = (name: string) => this.db.table(name);
       const missed = (await manager.query(
