@@ -1,8 +1,9 @@
 // A local stand-in for Lahza's transaction API, speaking the same protocol (DESIGN §7): initialize with a bearer
 // secret key, a hosted page where the "customer" pays or declines, a redirect to the callback with the reference,
 // verify, refunds (pending until processed or failed; fetched by id, listed by transaction) and notifications signed
-// with x-lahza-signature. Knobs let a test delay answers (timeouts), misreport an amount, fail a refund with a
-// reason, stop answering at all (closed port) or send a notification.
+// with x-lahza-signature. Knobs let a test delay answers (all, or one kind of request), cut an answer's body off,
+// misreport an amount, report a transaction `abandoned` or `failed` for a while before the customer pays on the same
+// page (as Paystack does), fail a refund with a reason, stop answering at all (closed port) or send a notification.
 import { execFileSync } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -19,7 +20,11 @@ interface Transaction {
   currency: string;
   email: string;
   callbackUrl: string;
-  status: 'ongoing' | 'success' | 'failed';
+  /**
+   * `abandoned` (not finished yet) and `failed` (a declined card) are not final: the customer may still pay on the
+   * page; `reversed` is over.
+   */
+  status: 'ongoing' | 'success' | 'failed' | 'abandoned' | 'reversed';
 }
 
 export interface LahzaStandInOptions {
@@ -60,8 +65,19 @@ export class LahzaStandIn {
   readonly refunds: StandInRefund[] = [];
   /** Every request's method and path, in order. */
   readonly requests: string[] = [];
+  /** Every request whose exchange has ended (answered, or the caller gone), in order. */
+  readonly ended: string[] = [];
   /** Answers wait this long (a provider timing out; what was asked is still done, as a slow provider does). */
   delayMs = 0;
+  /** Answers to requests of this method and path (a prefix, as `count` takes it) wait this long instead. */
+  readonly slow = new Map<string, number>();
+  /**
+   * The next answer to each request here (method and path prefix) is cut off: what was asked is done, the status
+   * line and the start of the body are sent, then the connection drops (a timeout or a proxy mid-answer).
+   */
+  readonly cutOff = new Set<string>();
+  /** The list of refunds shows none yet (a list that lags behind the refunds made). */
+  unlisted = false;
   /** Every API call answers 503 and does nothing (the provider's servers failing). */
   unavailable = false;
   /** Verify reports this amount instead of the transaction's (keyed by reference). */
@@ -105,6 +121,19 @@ export class LahzaStandIn {
     return back.toString();
   }
 
+  /** Lahza's own status of the transaction changes, without the customer being sent back (`abandoned`, a retried card). */
+  report(reference: string, status: Transaction['status']): void {
+    const tx = this.transactions.get(reference);
+    if (!tx) throw new Error(`no transaction ${reference}`);
+    tx.status = status;
+  }
+
+  /** Requests of this method and path (a prefix) received whose exchange has not ended yet. */
+  inFlight(request: string): number {
+    const matches = (r: string) => r === request || r.startsWith(`${request}/`);
+    return this.requests.filter(matches).length - this.ended.filter(matches).length;
+  }
+
   processRefunds(): void {
     for (const refund of this.refunds) if (refund.status === 'pending') refund.status = 'processed';
   }
@@ -122,6 +151,12 @@ export class LahzaStandIn {
   /** How many requests of this method and path (a prefix) it received. */
   count(request: string): number {
     return this.requests.filter((r) => r === request || r.startsWith(`${request}/`)).length;
+  }
+
+  /** The knob of `knobs` whose method and path prefix this request is. */
+  private knobOf<T>(knobs: Iterable<[string, T]>, request: string): [string, T] | undefined {
+    for (const knob of knobs) if (request === knob[0] || request.startsWith(`${knob[0]}/`)) return knob;
+    return undefined;
   }
 
   /** Sends a `refund.<status>` notification of the refund to `url`, signed with the key. */
@@ -157,12 +192,22 @@ export class LahzaStandIn {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', this.base);
-    this.requests.push(`${req.method} ${url.pathname}`);
+    const request = `${req.method} ${url.pathname}`;
+    this.requests.push(request);
+    res.on('close', () => this.ended.push(request));
     // The body is read first: a caller that gives up while the answer is delayed has still asked.
     const body = req.method === 'POST' ? ((await readJson(req)) as Record<string, unknown>) : {};
-    if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    const delayMs = this.knobOf(this.slow, request)?.[1] ?? this.delayMs;
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    const cut = this.knobOf([...this.cutOff].map((k) => [k, true] as [string, boolean]), request);
+    if (cut) this.cutOff.delete(cut[0]);
     const json = (status: number, body: object) => {
-      if (!res.writableEnded) res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      if (res.writableEnded) return;
+      const text = JSON.stringify(body);
+      if (!cut) return void res.writeHead(status, { 'content-type': 'application/json' }).end(text);
+      // Promises the whole length, sends half, and drops the connection.
+      res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+      res.write(text.slice(0, Math.floor(text.length / 2)), () => res.destroy());
     };
     // The hosted page and its links need no key (the customer's browser).
     const page = /^\/pay\/([A-Za-z0-9]+)(\/complete)?$/.exec(url.pathname);
@@ -211,7 +256,7 @@ export class LahzaStandIn {
           status: tx.status,
           amount: this.misreportedAmounts.get(tx.reference) ?? tx.amount,
           currency: tx.currency,
-          gateway_response: tx.status === 'failed' ? 'Declined' : 'Approved',
+          gateway_response: tx.status === 'failed' ? 'Declined' : tx.status === 'abandoned' ? 'The transaction was not completed' : tx.status === 'reversed' ? 'Reversed' : 'Approved',
         },
       });
     }
@@ -234,8 +279,9 @@ export class LahzaStandIn {
       return json(200, { status: true, message: 'Refund retrieved', data: this.refundData(refund) });
     }
     if (req.method === 'GET' && url.pathname === '/refund') {
-      const reference = url.searchParams.get('reference');
-      const listed = this.refunds.filter((r) => reference === null || r.transaction === reference);
+      // Filtered by the transaction (Paystack's `transaction`; `reference` in older clients).
+      const transaction = url.searchParams.get('transaction') ?? url.searchParams.get('reference');
+      const listed = this.unlisted ? [] : this.refunds.filter((r) => transaction === null || r.transaction === transaction);
       return json(200, { status: true, message: 'Refunds retrieved', data: listed.map((r) => this.refundData(r)) });
     }
     json(404, { status: false, message: 'Not found' });
