@@ -53,6 +53,15 @@ export class SessionsConfig extends ServiceConfig {
   @Min(100)
   @Max(60000)
   PROVIDER_CHECK_INTERVAL_MS: number = 2000;
+
+  /**
+   * How long the answer to a provider's refund notification waits for the provider's word on the refunds it names
+   * (to name those settled); payment notifications are answered at once. Either way the provider calls go on after.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(4000)
+  PROVIDER_NOTIFICATION_WAIT_MS: number = 500;
 }
 
 export const SESSIONS_DEFAULTS = { PORT: '3001', OPS_PORT: '9001', COMMAND_PORT: '4001', DB_SCHEMA: 'sessions' };

@@ -51,7 +51,7 @@ export const REFUND_RESEND_AFTER_MS = 60_000;
 /** The settings createSessions reads. */
 export type SessionsSettings = Pick<
   SessionsConfig,
-  'PUBLIC_BASE_URL' | 'IDEMPOTENCY_TTL_SECONDS' | 'LAHZA_BASE_URL' | 'LAHZA_LIVE_SECRET_KEY' | 'LAHZA_TEST_SECRET_KEY' | 'LAHZA_TIMEOUT_MS' | 'LAHZA_SIGNATURE_ALGORITHM'
+  'PUBLIC_BASE_URL' | 'IDEMPOTENCY_TTL_SECONDS' | 'LAHZA_BASE_URL' | 'LAHZA_LIVE_SECRET_KEY' | 'LAHZA_TEST_SECRET_KEY' | 'LAHZA_TIMEOUT_MS' | 'LAHZA_SIGNATURE_ALGORITHM' | 'PROVIDER_NOTIFICATION_WAIT_MS'
 >;
 
 export function createSessions(db: SessionsDatabase, config: SessionsSettings, clock: Clock): Sessions {
@@ -89,6 +89,7 @@ export function createSessions(db: SessionsDatabase, config: SessionsSettings, c
     providerSessions(intents, invoices, owners, clock),
     config.PUBLIC_BASE_URL,
     clock,
+    config.PROVIDER_NOTIFICATION_WAIT_MS,
   );
   return {
     intents: new PaymentIntentHandlers(intents),

@@ -59,14 +59,20 @@ describe('lahza provider', () => {
     expect(outcomeOf(verified, { amountCents: 7400, currency: 'USD' })).toEqual({ outcome: 'succeeded' });
   });
 
-  it('a decline verifies as failed with the provider\'s words; an unpaid attempt as pending', async () => {
+  it('a decline verifies as declined with the provider\'s words, not over (the page may still be paid); an unpaid or abandoned attempt as pending', async () => {
     const declined = reference();
     await start(declined);
     standIn.complete(declined, 'failed');
-    expect(await provider.verify(declined)).toMatchObject({ status: 'failed', reason: 'Declined' });
+    expect(await provider.verify(declined)).toMatchObject({ status: 'declined', reason: 'Declined' });
+    expect(outcomeOf(await provider.verify(declined), { amountCents: 7400, currency: 'USD' })).toEqual({ outcome: 'declined', reason: 'Declined' });
     const open = reference();
     await start(open);
     expect((await provider.verify(open)).status).toBe('pending');
+    standIn.report(open, 'abandoned');
+    expect((await provider.verify(open)).status).toBe('pending');
+    // Paid on the same page afterwards: a success like any other.
+    standIn.complete(open, 'success');
+    expect((await provider.verify(open)).status).toBe('succeeded');
   });
 
   it('an amount that differs from the session\'s fails loudly, whatever the provider calls it', async () => {
@@ -141,6 +147,62 @@ describe('lahza provider', () => {
     await start(unpaid);
     await expect(provider.refund({ reference: unpaid, amountCents: 100 })).rejects.toBeInstanceOf(ProviderRefused);
     await expect(provider.refundStatus('999')).rejects.toBeInstanceOf(ProviderRefused);
+  });
+
+  it('a 2xx whose body is cut off, a 429 or a 5xx is no answer (it may have acted), never a refusal', async () => {
+    const ref = reference();
+    await start(ref);
+    standIn.complete(ref, 'success');
+    standIn.cutOff.add('POST /refund');
+    const cut = await provider.refund({ reference: ref, amountCents: 1500 }).catch((error: unknown) => error);
+    expect(cut).toBeInstanceOf(ProviderUnavailable);
+    expect((cut as ProviderUnavailable).mayHaveArrived).toBe(true);
+    // Lahza made it all the same: its list shows it.
+    expect(await provider.refundsOf(ref)).toEqual([{ id: expect.any(String), status: 'pending', amountCents: 1500, reason: null }]);
+    standIn.cutOff.add('GET /transaction/verify');
+    await expect(provider.verify(ref)).rejects.toBeInstanceOf(ProviderUnavailable);
+
+    const answering = (status: number, body: string) => {
+      const server = createServer((_req, res) => res.writeHead(status, { 'content-type': 'application/json' }).end(body));
+      return new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))).then((url) => ({ url, server }));
+    };
+    for (const [status, body] of [
+      [429, '{"status":false,"message":"Too many requests"}'],
+      [502, '<html>Bad gateway</html>'],
+      [200, '{"status":true,"message":"Refund has been queued for processing"}'],
+      [200, 'not json'],
+    ] as const) {
+      const { url, server } = await answering(status, body);
+      try {
+        const answer = await new LahzaProvider({ baseUrl: url, secretKey, timeoutMs: 1000, signatureAlgorithm: 'sha512' }).refund({ reference: ref, amountCents: 100 }).catch((e: unknown) => e);
+        expect([status, body, answer]).toEqual([status, body, expect.any(ProviderUnavailable)]);
+      } finally {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    }
+  });
+
+  it("lists a transaction's refunds by `transaction`, and never lends another transaction's refund from a list that ignored the filter", async () => {
+    const ref = reference();
+    await start(ref);
+    standIn.complete(ref, 'success');
+    const other = reference();
+    await start(other);
+    standIn.complete(other, 'success');
+    await provider.refund({ reference: ref, amountCents: 700 });
+    await provider.refund({ reference: other, amountCents: 700 });
+    expect((await provider.refundsOf(ref)).map((r) => r.amountCents)).toEqual([700]);
+    // A list of every refund of the account (the filter ignored) still gives only this transaction's.
+    const body = JSON.stringify({ status: true, data: standIn.refunds.map((r) => ({ id: r.id, amount: r.amount, status: r.status, transaction: { reference: r.transaction } })) });
+    const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const unfiltered = new LahzaProvider({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, secretKey, timeoutMs: 1000, signatureAlgorithm: 'sha512' });
+      expect((await unfiltered.refundsOf(ref)).map((r) => r.id)).toEqual(standIn.refunds.filter((r) => r.transaction === ref).map((r) => String(r.id)));
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('says whether a request it got no answer to may have reached the provider', async () => {

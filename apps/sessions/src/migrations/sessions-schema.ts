@@ -4,6 +4,7 @@ import { IdempotencyKeyAge1764000000000 } from './1764000000000-idempotency-key-
 import { ExpirySetAside1764000000001 } from './1764000000001-expiry-set-aside.migration';
 import { ProviderAttempts1764100000000 } from './1764100000000-provider-attempts.migration';
 import { ProviderRefunds1764200000000 } from './1764200000000-provider-refunds.migration';
+import { ProviderChecks1764300000000 } from './1764300000000-provider-checks.migration';
 
 /** Every migration of the sessions schema, in order (the service runs them at boot; tests run the same list). */
-export const SESSIONS_MIGRATIONS = [...MESSAGING_MIGRATIONS, SessionsTables1763790000000, IdempotencyKeyAge1764000000000, ExpirySetAside1764000000001, ProviderAttempts1764100000000, ProviderRefunds1764200000000];
+export const SESSIONS_MIGRATIONS = [...MESSAGING_MIGRATIONS, SessionsTables1763790000000, IdempotencyKeyAge1764000000000, ExpirySetAside1764000000001, ProviderAttempts1764100000000, ProviderRefunds1764200000000, ProviderChecks1764300000000];

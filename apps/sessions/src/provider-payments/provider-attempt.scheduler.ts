@@ -1,7 +1,7 @@
 import { IntervalJob } from '@payments/platform';
 import type { ProviderPayments } from './provider-payments';
 
-/** Attempts one pass verifies at most, per round (a provider is asked one attempt at a time). */
+/** Attempts one round verifies at most, side by side (so a slow provider costs a round one timeout, not twenty). */
 const BATCH = 20;
 
 /**
@@ -15,6 +15,12 @@ export class ProviderAttemptScheduler extends IntervalJob<number> {
     intervalMs: number,
   ) {
     super('ProviderAttemptScheduler', intervalMs);
+  }
+
+  /** Stops, then lets the verifies notifications started end (graceful shutdown). */
+  override async onModuleDestroy(): Promise<void> {
+    await super.onModuleDestroy();
+    await this.payments.idle();
   }
 
   /** One pass: every attempt due now. */

@@ -18,6 +18,7 @@ export interface ProviderAttempt {
   readonly failureReason: string | null;
   readonly paymentId: string | null;
   readonly checks: number;
+  readonly createdAt: Date;
 }
 
 interface AttemptRow {
@@ -34,9 +35,13 @@ interface AttemptRow {
   failure_reason: string | null;
   payment_id: string | null;
   checks: number;
+  created_at: Date;
 }
 
-const COLUMNS = 'reference, provider, session_kind, session_id, merchant_id, environment, method, amount_cents, redirect_url, status, failure_reason, payment_id, checks';
+const COLUMNS = 'reference, provider, session_kind, session_id, merchant_id, environment, method, amount_cents, redirect_url, status, failure_reason, payment_id, checks, created_at';
+
+/** The next check after `checks` checks: after 5 s, doubling, at most 5 min (SQL, over the row's `checks`). */
+const BACKOFF = 'make_interval(secs => LEAST(5 * power(2, LEAST(checks, 10)), 300))';
 
 /** Provider attempts in the sessions schema (SQL only; the rules are in ProviderPayments). */
 export class ProviderAttemptsRepository {
@@ -47,7 +52,7 @@ export class ProviderAttemptsRepository {
   }
 
   /** Records a new open attempt; false when the session has an open one already (another tab won the race). */
-  async insertOpen(manager: EntityManager, attempt: Omit<ProviderAttempt, 'status' | 'failureReason' | 'paymentId' | 'checks'>, firstCheckAt: Date): Promise<boolean> {
+  async insertOpen(manager: EntityManager, attempt: Omit<ProviderAttempt, 'status' | 'failureReason' | 'paymentId' | 'checks' | 'createdAt'>, firstCheckAt: Date): Promise<boolean> {
     const rows: unknown[] = await manager.query(
       `INSERT INTO ${this.table} (reference, provider, session_kind, session_id, merchant_id, environment, method, amount_cents, redirect_url, next_check_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
@@ -86,26 +91,58 @@ export class ProviderAttemptsRepository {
 
   /** Verified again later (the provider had no outcome yet, or could not be reached): after 5 s, doubling, at most 5 min. */
   async postpone(manager: EntityManager, reference: string, now: Date): Promise<void> {
-    await manager.query(
-      `UPDATE ${this.table} SET checks = checks + 1, next_check_at = $2::timestamptz + make_interval(secs => LEAST(5 * power(2, LEAST(checks, 10)), 300))
-       WHERE reference = $1 AND status = 'open'`,
-      [reference, now],
-    );
+    await manager.query(`UPDATE ${this.table} SET checks = checks + 1, next_check_at = $2::timestamptz + ${BACKOFF} WHERE reference = $1 AND status = 'open'`, [reference, now]);
   }
 
   /**
-   * Open attempts due for a check, each pushed to its next check in the same statement, so another instance (or
-   * the next run while this one is still verifying) does not take it too.
+   * Open attempts due for a check, each pushed to its next check and leased to `lease.token` in the same statement,
+   * so another instance (or the next run while this one is still verifying) does not take it too, nor does a
+   * notification verify it meanwhile. The attempts verified least often go first: old attempts the provider never
+   * settles cannot hold up a customer who has just paid.
    */
-  async claimDue(manager: EntityManager, now: Date, limit: number): Promise<ProviderAttempt[]> {
+  async claimDue(manager: EntityManager, now: Date, limit: number, lease: { token: string; ms: number }): Promise<ProviderAttempt[]> {
     // TypeORM answers an UPDATE with [rows, count].
     const [rows]: [AttemptRow[], number] = await manager.query(
-      `UPDATE ${this.table} SET checks = checks + 1, next_check_at = $1::timestamptz + make_interval(secs => LEAST(5 * power(2, LEAST(checks, 10)), 300))
-       WHERE reference IN (SELECT reference FROM ${this.table} WHERE status = 'open' AND next_check_at <= $1 ORDER BY next_check_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+      `UPDATE ${this.table} SET checks = checks + 1, next_check_at = $1::timestamptz + ${BACKOFF},
+              verifying_token = $3, verifying_until = $1::timestamptz + $4::int * interval '1 millisecond'
+       WHERE reference IN (SELECT reference FROM ${this.table}
+                            WHERE status = 'open' AND next_check_at <= $1 AND (verifying_until IS NULL OR verifying_until <= $1)
+                            ORDER BY checks, next_check_at LIMIT $2 FOR UPDATE SKIP LOCKED)
        RETURNING ${COLUMNS}`,
-      [now, limit],
+      [now, limit, lease.token, lease.ms],
     );
     return rows.map(attemptOf);
+  }
+
+  /**
+   * Leases one open attempt for a verify now (a notification's): pushed to its next check like a claimed one. Null
+   * when it is closed or another verify holds it; then it is made due at once, for the background check to verify
+   * again once that one ends (the notification may say more than the verify in flight saw).
+   */
+  async claimOne(manager: EntityManager, reference: string, now: Date, lease: { token: string; ms: number }): Promise<ProviderAttempt | null> {
+    const [rows]: [AttemptRow[], number] = await manager.query(
+      `UPDATE ${this.table} SET checks = checks + 1, next_check_at = $2::timestamptz + ${BACKOFF},
+              verifying_token = $3, verifying_until = $2::timestamptz + $4::int * interval '1 millisecond'
+       WHERE reference = $1 AND status = 'open' AND (verifying_until IS NULL OR verifying_until <= $2)
+       RETURNING ${COLUMNS}`,
+      [reference, now, lease.token, lease.ms],
+    );
+    if (rows[0]) return attemptOf(rows[0]);
+    await manager.query(`UPDATE ${this.table} SET next_check_at = $2 WHERE reference = $1 AND status = 'open'`, [reference, now]);
+    return null;
+  }
+
+  /** The verifying instance is alive: its leases last `ms` more. */
+  async renewLeases(manager: EntityManager, token: string, references: readonly string[], now: Date, ms: number): Promise<void> {
+    await manager.query(
+      `UPDATE ${this.table} SET verifying_until = $3::timestamptz + $4::int * interval '1 millisecond' WHERE reference = ANY($2) AND verifying_token = $1`,
+      [token, references, now, ms],
+    );
+  }
+
+  /** The verify is over: the attempt may be verified again (at once by a notification, at its next check otherwise). */
+  async releaseLease(manager: EntityManager, token: string, reference: string): Promise<void> {
+    await manager.query(`UPDATE ${this.table} SET verifying_until = NULL, verifying_token = NULL WHERE reference = $1 AND verifying_token = $2`, [reference, token]);
   }
 }
 
@@ -124,5 +161,6 @@ function attemptOf(row: AttemptRow): ProviderAttempt {
     failureReason: row.failure_reason,
     paymentId: row.payment_id,
     checks: row.checks,
+    createdAt: row.created_at,
   };
 }

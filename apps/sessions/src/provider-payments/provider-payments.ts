@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import { newPaymentId, randomBase62 } from '@payments/ids';
 import { ApiError } from '@payments/platform';
@@ -38,6 +40,20 @@ export interface ProviderSessions {
 /** First verify of an attempt nobody came back from: the customer is usually still on the provider's page. */
 const FIRST_CHECK_AFTER_MS = 15_000;
 
+/** A verify's lease on its attempt, renewed by its instance while it runs, so a crashed one frees it within 2 s. */
+const LEASE_MS = 2_000;
+const RENEW_EVERY_MS = 500;
+
+/**
+ * An attempt the provider has not settled (unfinished, or a card declined on a page that can still be paid) is
+ * watched while its session may be paid and for a day after it began (a customer still on the provider's page after
+ * the session ended is recorded late), then closed: no verify every few minutes for ever.
+ */
+export const WATCH_ATTEMPT_FOR_MS = 24 * 60 * 60_000;
+
+/** A verified outcome, and whether the attempt stays open (the customer may still pay on the provider's page). */
+type Settled = Omit<ProviderPaymentOutcome, 'id'> & { open: boolean };
+
 /**
  * Paying a session through a provider (DESIGN §7): start an attempt and send the customer to the provider's page,
  * then learn the outcome only from a server-side verify, whatever told us to look (the customer's return, a signed
@@ -47,6 +63,8 @@ const FIRST_CHECK_AFTER_MS = 15_000;
  */
 export class ProviderPayments {
   private readonly logger = new Logger('ProviderPayments');
+  /** Provider calls started by notifications, after their answer: awaited by `idle()` (shutdown, tests). */
+  private readonly background = new Set<Promise<unknown>>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -56,7 +74,14 @@ export class ProviderPayments {
     private readonly sessions: ProviderSessions,
     private readonly publicBaseUrl: string,
     private readonly clock: Clock,
+    /** How long a refund notification's answer waits for the provider's word, so it can name what settled. */
+    private readonly notificationWaitMs: number,
   ) {}
+
+  /** Resolves once every provider call a notification started has ended. */
+  async idle(): Promise<void> {
+    while (this.background.size > 0) await Promise.allSettled([...this.background]);
+  }
 
   /** The provider's page for the session's open attempt, opening one when there is none (or the last one failed). */
   async start(id: string, method: ProviderMethod): Promise<{ redirect_url: string }> {
@@ -68,10 +93,12 @@ export class ProviderPayments {
     }
     const open = await this.attempts.findOpen(this.dataSource.manager, id);
     if (open) {
-      // Whatever became of it decides: still at the provider → the same page; paid → nothing more to pay.
+      // Whatever became of it decides: still at the provider (also after a declined card, which may be retried on
+      // the same page) → the same page, never a second transaction that could charge again; paid → nothing more to
+      // pay; over without a payment → a new attempt.
       const settled = await this.settle(open);
       if (settled.outcome === 'succeeded') throw new ApiError('invalid_state', 'This session is already paid.');
-      if (settled.outcome === 'failed') return this.start(id, method);
+      if (!settled.open) return this.start(id, method);
       if (!session.open) throw new ApiError('invalid_state', 'This session cannot be paid any more.');
       return { redirect_url: open.redirectUrl };
     }
@@ -91,6 +118,7 @@ export class ProviderPayments {
       this.logger.warn({ err: error, id, provider: method }, 'provider did not open the attempt');
       throw new ApiError('service_unavailable', 'The payment provider could not be reached. Please try again.');
     }
+    const now = this.clock.now();
     const attempt: ProviderAttempt = {
       reference,
       provider: method,
@@ -105,8 +133,8 @@ export class ProviderPayments {
       failureReason: null,
       paymentId: null,
       checks: 0,
+      createdAt: now,
     };
-    const now = this.clock.now();
     if (!(await this.attempts.insertOpen(this.dataSource.manager, attempt, new Date(now.getTime() + FIRST_CHECK_AFTER_MS)))) {
       // Another tab opened one first: everyone goes to that one's page.
       return this.start(id, method);
@@ -124,10 +152,16 @@ export class ProviderPayments {
   async confirm(id: string, reference: string): Promise<ProviderPaymentOutcome> {
     const attempt = await this.attempts.find(this.dataSource.manager, reference);
     if (!attempt || attempt.sessionId !== id) throw new ApiError('not_found', 'No such payment attempt for this session.', 'reference');
-    return { id, ...(await this.settle(attempt)) };
+    const { outcome, late } = await this.settle(attempt);
+    return { id, outcome, late };
   }
 
-  /** A notification is a hint to verify, never a fact: only its signature and then the provider's verify count. */
+  /**
+   * A notification is a hint to verify, never a fact: only its signature and then the provider's verify count. It is
+   * answered before the provider is asked (a slow provider would otherwise turn each notification into a timeout and
+   * a resend), and one verify at a time runs per attempt however many notifications arrive; the background check
+   * settles whatever a verify started here could not.
+   */
   async notification(method: ProviderMethod, rawBody: Buffer, signature: string | null): Promise<ProviderNotificationReply> {
     const signers = this.providers.signersOf(method, rawBody, signature ?? undefined);
     if (signers.length === 0) return { accepted: false };
@@ -140,10 +174,12 @@ export class ProviderPayments {
       this.logger.warn({ err: error, provider: method }, 'signed provider notification is not JSON; ignored');
       return { accepted: true };
     }
-    // A refund's notification: the refunds it may be about are asked of the provider again.
+    // A refund's notification: the refunds it may be about are asked of the provider again. The answer waits a
+    // little for them, to name those settled (the refunds service is told at once); the rest it learns at its check.
     const refund = refundNotificationOf(body);
     if (refund) {
-      const settled = await this.refunds.notification(method, signers, refund);
+      const checked = this.inBackground(this.refunds.notification(method, signers, refund));
+      const settled = await Promise.race([checked, sleep(this.notificationWaitMs, [], { ref: false })]);
       if (settled.length === 0) return { accepted: true };
       return { accepted: true, refunds: settled.map((r) => ({ refund_id: r.refundId, merchant_id: r.merchantId, environment: r.environment })) };
     }
@@ -151,36 +187,86 @@ export class ProviderPayments {
     const attempt = reference ? await this.attempts.find(this.dataSource.manager, reference) : null;
     // A signed notification of a transaction that is not ours (or of the other environment) is acknowledged and ignored.
     if (!attempt || !signers.includes(attempt.environment)) return { accepted: true };
-    await this.settle(attempt);
+    if (attempt.status === 'open') {
+      const token = randomUUID();
+      const claimed = await this.attempts.claimOne(this.dataSource.manager, attempt.reference, this.clock.now(), { token, ms: LEASE_MS });
+      if (claimed) void this.inBackground(this.underLease(token, [claimed], (a) => this.settle(a, { claimed: true })));
+    }
     return { accepted: true, session: { id: attempt.sessionId, merchant_id: attempt.merchantId, environment: attempt.environment } };
   }
 
-  /** The background check: open attempts due for a verify. */
+  /** The background check: open attempts due for a verify, verified side by side. */
   async checkDue(limit: number): Promise<number> {
-    const due = await this.attempts.claimDue(this.dataSource.manager, this.clock.now(), limit);
-    for (const attempt of due) {
-      try {
-        await this.settle(attempt, { claimed: true });
-      } catch (error) {
-        this.logger.error({ err: error, reference: attempt.reference }, 'provider attempt check failed; it is checked again later');
-      }
-    }
+    const token = randomUUID();
+    const due = await this.attempts.claimDue(this.dataSource.manager, this.clock.now(), limit, { token, ms: LEASE_MS });
+    await this.underLease(token, due, (attempt) => this.settle(attempt, { claimed: true }));
     return due.length;
   }
 
   /**
-   * The attempt's outcome, as the provider verifies it now, written once: paid, declined, or still open (verified
-   * again later, also when the provider could not be reached).
+   * Settles each leased attempt, renewing the leases while any runs and releasing each when it is done (a failure is
+   * logged: the attempt is checked again later).
    */
-  private async settle(attempt: ProviderAttempt, how: { claimed?: boolean } = {}): Promise<Omit<ProviderPaymentOutcome, 'id'>> {
-    if (attempt.status === 'succeeded') return { outcome: 'succeeded', late: false };
-    if (attempt.status === 'failed') return { outcome: 'failed', late: false };
+  private async underLease(token: string, leased: readonly ProviderAttempt[], settle: (attempt: ProviderAttempt) => Promise<unknown>): Promise<void> {
+    if (leased.length === 0) return;
+    const running = new Set(leased.map((a) => a.reference));
+    const manager = this.dataSource.manager;
+    const renew = setInterval(() => {
+      this.attempts.renewLeases(manager, token, [...running], this.clock.now(), LEASE_MS).catch((error: unknown) => {
+        this.logger.warn({ err: error }, 'provider attempt leases not renewed; another instance may verify them too');
+      });
+    }, RENEW_EVERY_MS);
+    renew.unref();
+    try {
+      await Promise.all(
+        leased.map(async (attempt) => {
+          try {
+            await settle(attempt);
+          } catch (error) {
+            this.logger.error({ err: error, reference: attempt.reference }, 'provider attempt check failed; it is checked again later');
+          } finally {
+            running.delete(attempt.reference);
+            await this.attempts.releaseLease(manager, token, attempt.reference).catch((error: unknown) => {
+              this.logger.warn({ err: error, reference: attempt.reference }, 'provider attempt lease not released; it ends by itself');
+            });
+          }
+        }),
+      );
+    } finally {
+      clearInterval(renew);
+    }
+  }
+
+  /** Runs `work` after the answer; `idle()` waits for it. */
+  private inBackground<T>(work: Promise<T>): Promise<T> {
+    const tracked = work.finally(() => this.background.delete(tracked));
+    this.background.add(tracked);
+    return tracked;
+  }
+
+  /**
+   * The attempt's outcome, as the provider verifies it now, written once: paid, over without a payment, or still
+   * open (verified again later, also when the provider could not be reached). A declined card is told to the
+   * session (the customer may try again) but leaves the attempt open: the customer may still pay on the same page,
+   * and that payment is recorded whenever it is verified.
+   */
+  private async settle(attempt: ProviderAttempt, how: { claimed?: boolean } = {}): Promise<Settled> {
+    if (attempt.status === 'succeeded') return { outcome: 'succeeded', late: false, open: false };
+    if (attempt.status === 'failed') return { outcome: 'failed', late: false, open: false };
     const provider = this.providers.of(attempt.method, attempt.environment);
     const verified = provider ? await this.verify(provider, attempt) : null;
     const now = this.clock.now();
-    if (verified === null || verified.outcome === 'pending') {
+    if (verified === null || verified.outcome === 'pending' || verified.outcome === 'declined') {
+      if (verified?.outcome === 'declined') await this.sessions.decline(attempt, verified.reason);
+      const reason = verified?.outcome === 'declined' ? verified.reason : 'no_outcome';
+      if (now.getTime() - attempt.createdAt.getTime() >= WATCH_ATTEMPT_FOR_MS && !(await this.sessions.find(attempt.sessionId))?.open) {
+        await this.attempts.resolve(this.dataSource.manager, attempt.reference, { status: 'failed', failureReason: reason }, now);
+        providerAttemptOutcomes.inc({ provider: attempt.provider, outcome: 'failed' });
+        this.logger.warn({ reference: attempt.reference, session: attempt.sessionId, reason }, 'provider attempt unsettled a day after it began, its session over: closed');
+        return { outcome: 'failed', late: false, open: false };
+      }
       if (!how.claimed) await this.attempts.postpone(this.dataSource.manager, attempt.reference, now);
-      return { outcome: 'pending', late: false };
+      return { outcome: verified?.outcome === 'declined' ? 'failed' : 'pending', late: false, open: true };
     }
     if (verified.outcome === 'failed') {
       if (verified.reason.startsWith('amount_mismatch')) {
@@ -189,17 +275,18 @@ export class ProviderPayments {
       await this.sessions.decline(attempt, verified.reason);
       await this.attempts.resolve(this.dataSource.manager, attempt.reference, { status: 'failed', failureReason: verified.reason }, now);
       providerAttemptOutcomes.inc({ provider: attempt.provider, outcome: verified.reason.startsWith('amount_mismatch') ? 'amount_mismatch' : 'failed' });
-      return { outcome: 'failed', late: false };
+      return { outcome: 'failed', late: false, open: false };
     }
     const paid = await this.sessions.succeed(attempt, newPaymentId());
     if (paid.alreadyPaid) {
-      // One open attempt per session makes this unreachable by design; if a provider ever reports a second
-      // payment, it is kept on the attempt and logged for an operator to refund, never dropped.
+      // One open attempt per session makes this rare (the session paid another way while a declined attempt was
+      // still open); a payment the provider reports then is kept on the attempt and logged for an operator to
+      // refund, never dropped.
       this.logger.error({ reference: attempt.reference, session: attempt.sessionId }, 'provider verified a second payment of a session already paid: refund it at the provider');
     }
     await this.attempts.resolve(this.dataSource.manager, attempt.reference, { status: 'succeeded', paymentId: paid.paymentId, failureReason: paid.alreadyPaid ? 'session_already_paid' : null }, now);
     providerAttemptOutcomes.inc({ provider: attempt.provider, outcome: paid.late ? 'succeeded_late' : 'succeeded' });
-    return { outcome: 'succeeded', late: paid.late };
+    return { outcome: 'succeeded', late: paid.late, open: false };
   }
 
   private async verify(provider: PaymentProvider, attempt: ProviderAttempt) {

@@ -4,7 +4,11 @@
 /** What the provider says of an attempt when asked (never trusted from a redirect or notification alone). */
 export interface ProviderVerification {
   readonly reference: string;
-  readonly status: 'succeeded' | 'failed' | 'pending';
+  /**
+   * `declined`: this try failed (a card declined) but the transaction is not over, the customer may still pay it on
+   * the same page; `failed`: over, it will never be paid; `pending`: no outcome yet (also a page left unfinished).
+   */
+  readonly status: 'succeeded' | 'declined' | 'failed' | 'pending';
   /** Minor units, as the provider reports them. */
   readonly amountCents: number;
   readonly currency: string;
@@ -81,8 +85,10 @@ export class ProviderRefused extends Error {
 export function outcomeOf(verification: ProviderVerification, expected: { amountCents: number; currency: string }):
   | { outcome: 'succeeded' }
   | { outcome: 'pending' }
+  | { outcome: 'declined'; reason: string }
   | { outcome: 'failed'; reason: string } {
   if (verification.status === 'pending') return { outcome: 'pending' };
+  if (verification.status === 'declined') return { outcome: 'declined', reason: verification.reason ?? 'declined' };
   if (verification.status === 'failed') return { outcome: 'failed', reason: verification.reason ?? 'declined' };
   if (verification.amountCents !== expected.amountCents || verification.currency.toUpperCase() !== expected.currency) {
     return {

@@ -1,7 +1,10 @@
 // Lahza's transaction API (DESIGN §7): initialize → the customer pays on Lahza's page → back with the reference →
 // verify on the server; notifications signed with x-lahza-signature (an HMAC of the raw body with the secret key,
 // SHA-512 or SHA-256 as configured) are only a hint to verify; refunds go pending → processed or failed, fetched by
-// the id the create answer gives (`GET /refund/:id`) or listed by transaction (`GET /refund?reference=`).
+// the id the create answer gives (`GET /refund/:id`) or listed by transaction (`GET /refund?transaction=`, which
+// Paystack's current documents name; `reference=` is sent beside it for the older form). Only a definite refusal (a
+// 4xx other than 408/429, with its words) is a refusal: a 2xx whose body is cut off or unreadable means Lahza acted
+// and we do not know what it said, which callers treat as no answer (for a refund: look for it in the list).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import {
   ProviderRefused,
@@ -33,8 +36,14 @@ const REFUND_STATUS: Record<string, ProviderRefund['status']> = { processed: 'pr
 /** Connection errors after which the request certainly never reached Lahza. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 
+/** Statuses after which the request may be made again later: it was not refused, only not taken now. */
+const TRY_AGAIN = new Set([408, 429]);
+
 interface LahzaRefund {
   id?: number | string;
+  /** The transaction refunded: an object with its reference (or its id), as the answers carry it. */
+  transaction?: { reference?: unknown } | string | number;
+  transaction_reference?: unknown;
   status?: string;
   amount?: number | string;
   failure_reason?: string;
@@ -56,10 +65,20 @@ function refundOf(data: LahzaRefund): ProviderRefund {
   };
 }
 
+/** The transaction reference a refund names, or null when it names none we can compare (only a numeric id). */
+function transactionOf(data: LahzaRefund): string | null {
+  const named = data.transaction_reference ?? (typeof data.transaction === 'object' && data.transaction !== null ? data.transaction.reference : data.transaction);
+  return typeof named === 'string' ? named : null;
+}
+
+/**
+ * Lahza (like Paystack) reports `abandoned` for a page the customer has not finished and `failed` for a declined card
+ * that may be retried on the same page: neither ends the transaction. Only `reversed` does without a payment.
+ */
 const VERIFIED_STATUS: Record<string, ProviderVerification['status']> = {
   success: 'succeeded',
-  failed: 'failed',
-  abandoned: 'failed',
+  failed: 'declined',
+  abandoned: 'pending',
   reversed: 'failed',
   pending: 'pending',
   ongoing: 'pending',
@@ -93,7 +112,8 @@ export class LahzaProvider implements PaymentProvider {
     const status = VERIFIED_STATUS[String(data.status ?? '').toLowerCase()];
     const amountCents = Number(data.amount);
     if (!status || !Number.isSafeInteger(amountCents)) throw new ProviderRefused(`lahza verify of ${reference} answered status ${String(data.status)} amount ${String(data.amount)}`);
-    return { reference, status, amountCents, currency: String(data.currency ?? ''), reason: status === 'failed' ? (data.gateway_response ?? String(data.status)) : null };
+    const failing = status === 'failed' || status === 'declined';
+    return { reference, status, amountCents, currency: String(data.currency ?? ''), reason: failing ? (data.gateway_response ?? String(data.status)) : null };
   }
 
   isSignedNotification(rawBody: Buffer, signature: string | undefined): boolean {
@@ -104,7 +124,8 @@ export class LahzaProvider implements PaymentProvider {
   }
 
   async refund(input: { reference: string; amountCents: number }): Promise<ProviderRefund> {
-    // Any 2xx answer means the refund exists at Lahza: one we cannot read is pending (the status call tells more).
+    // Any 2xx answer means the refund exists at Lahza: one we cannot read at all is no answer (ProviderUnavailable,
+    // found in the transaction's list later); one we read without an id or status is pending.
     return refundOf(await this.call<LahzaRefund>('POST', '/refund', { transaction: input.reference, amount: String(input.amountCents), currency: 'USD' }));
   }
 
@@ -115,12 +136,17 @@ export class LahzaProvider implements PaymentProvider {
   }
 
   async refundsOf(reference: string): Promise<ProviderRefund[]> {
-    const data = await this.call<LahzaRefund[]>('GET', `/refund?reference=${encodeURIComponent(reference)}&perPage=100`);
-    if (!Array.isArray(data)) throw new ProviderRefused(`lahza refund list of ${reference} answered no list`);
-    return data.map(refundOf);
+    const ref = encodeURIComponent(reference);
+    const data = await this.call<LahzaRefund[]>('GET', `/refund?transaction=${ref}&reference=${ref}&perPage=100`);
+    if (!Array.isArray(data)) throw new ProviderUnavailable(`lahza refund list of ${reference} answered no list`);
+    // A list that ignored the filter must not lend another transaction's refund: those naming another are left out.
+    return data.filter((r) => [null, reference].includes(transactionOf(r))).map(refundOf);
   }
 
-  /** One request; a timeout, a network failure or a 5xx is ProviderUnavailable (retry later), a refusal ProviderRefused. */
+  /**
+   * One request; a timeout, a network failure, a 5xx, a 408 or 429, or a 2xx we cannot read is ProviderUnavailable
+   * (retry later; it may have acted), a definite refusal ProviderRefused.
+   */
   private async call<T>(method: 'GET' | 'POST', path: string, body?: object): Promise<T> {
     let res: Response;
     try {
@@ -137,11 +163,23 @@ export class LahzaProvider implements PaymentProvider {
         !(code !== undefined && NOT_SENT.has(code)),
       );
     }
-    const answer = (await res.json().catch(() => ({}))) as LahzaAnswer<T>;
-    if (res.status >= 500) throw new ProviderUnavailable(`lahza ${method} ${path} answered ${res.status}`);
-    if (res.status >= 300 || answer.status === false || answer.data === undefined) {
-      const words = typeof answer.message === 'string' && answer.message.trim() !== '' ? answer.message : null;
+    // A 2xx means Lahza acted; a 5xx, 408 or 429 that it may act or may have: never a refusal.
+    const uncertain = res.ok || res.status >= 500 || TRY_AGAIN.has(res.status);
+    let answer: LahzaAnswer<T> | null;
+    try {
+      answer = JSON.parse(await res.text()) as LahzaAnswer<T>;
+    } catch (error) {
+      // The body was cut off (a dropped connection, the timeout mid-body) or is not JSON.
+      if (uncertain) throw new ProviderUnavailable(`lahza ${method} ${path} answered ${res.status} with a body we could not read: ${(error as Error).message}`);
+      answer = null;
+    }
+    if (!res.ok) {
+      if (uncertain) throw new ProviderUnavailable(`lahza ${method} ${path} answered ${res.status}`);
+      const words = typeof answer?.message === 'string' && answer.message.trim() !== '' ? answer.message : null;
       throw new ProviderRefused(`lahza ${method} ${path} answered ${res.status}: ${words ?? 'no data'}`, words);
+    }
+    if (answer === null || answer.status === false || answer.data === undefined || answer.data === null) {
+      throw new ProviderUnavailable(`lahza ${method} ${path} answered ${res.status} without data`);
     }
     return answer.data;
   }
