@@ -155,6 +155,54 @@ describe('provider refunds (lahza)', () => {
     expect(standIn.refunds.filter((r) => r.transaction === reference).map((r) => r.amount)).toEqual([1000, 2000]);
   });
 
+  it('a refund whose 2xx answer is cut off is pending, found in the transaction\'s list and followed to processed: never failed, never asked twice', async () => {
+    const { paymentId, reference } = await paidAtLahza();
+    const posts = refundPosts();
+    const id = newRefundId();
+    standIn.cutOff.add('POST /refund');
+    expect(await refund(paymentId, id, 7400)).toEqual({ refund_id: id, status: 'pending', reason: null });
+    const made = standIn.refunds.filter((r) => r.transaction === reference);
+    expect(made).toEqual([expect.objectContaining({ amount: 7400, status: 'pending' })]);
+    expect((await h.providerRefunds.status(scope, id)).status).toBe('pending');
+    expect(await row(id)).toMatchObject({ status: 'pending', provider_refund_id: String(made[0]!.id), requests: 1 });
+    standIn.processRefunds();
+    expect(await h.providerRefunds.status(scope, id)).toEqual({ refund_id: id, status: 'completed', reason: null });
+    expect(refundPosts()).toBe(posts + 1);
+  });
+
+  it('a request sent again and refused because the first one worked stays pending until the list shows it; a refusal the list never explains stands', async () => {
+    const { paymentId, reference } = await paidAtLahza();
+    const posts = refundPosts();
+    const id = newRefundId();
+    // The first request is made at Lahza, its answer lost, and Lahza's list is slow to show it.
+    standIn.cutOff.add('POST /refund');
+    standIn.unlisted = true;
+    expect((await refund(paymentId, id, 7400)).status).toBe('pending');
+    // Long after, still not listed: sent again, and refused ("more than the transaction": the first one worked).
+    expect((await h.clock.shifted(61_000, () => h.providerRefunds.status(scope, id))).status).toBe('pending');
+    expect(refundPosts()).toBe(posts + 2);
+    expect(await row(id)).toMatchObject({ status: 'pending', provider_refund_id: null, requests: 2 });
+    // Listed at last: it is the first request's refund.
+    standIn.unlisted = false;
+    expect((await h.providerRefunds.status(scope, id)).status).toBe('pending');
+    expect(await row(id)).toMatchObject({ provider_refund_id: String(standIn.refunds.filter((r) => r.transaction === reference)[0]!.id) });
+    standIn.processRefunds();
+    expect((await h.providerRefunds.status(scope, id)).status).toBe('completed');
+    expect(refundPosts()).toBe(posts + 2);
+
+    // A request sent again, refused, that the list never explains (nothing was made): failed in the provider's words
+    // once the list has long not shown it.
+    const other = await paidAtLahza();
+    const never = newRefundId();
+    standIn.unavailable = true;
+    expect((await refund(other.paymentId, never, 1000)).status).toBe('pending');
+    standIn.unavailable = false;
+    standIn.report(other.reference, 'failed');
+    expect((await h.clock.shifted(61_000, () => h.providerRefunds.status(scope, never))).status).toBe('pending');
+    expect(await row(never)).toMatchObject({ status: 'pending', requests: 2 });
+    expect(await h.clock.shifted(122_000, () => h.providerRefunds.status(scope, never))).toEqual({ refund_id: never, status: 'failed', reason: 'Transaction not refundable' });
+  });
+
   it('a signed refund notification is a hint: the refund is asked of the provider at once and answered settled; a forged one does nothing', async () => {
     const { paymentId, reference } = await paidAtLahza();
     const id = newRefundId();

@@ -22,6 +22,11 @@ export interface ProviderRefundRow {
   /** When the last create request that may have reached the provider, unanswered, was sent; null when none may have. */
   readonly requestedAt: Date | null;
   readonly requests: number;
+  /**
+   * The provider's words refusing a create request sent again: the first may have made the refund (then it shows in
+   * the list), so this is no answer until the list has long not shown it.
+   */
+  readonly resendRefused: string | null;
 }
 
 interface Row {
@@ -37,9 +42,10 @@ interface Row {
   failure_reason: string | null;
   requested_at: Date | null;
   requests: number;
+  resend_refused: string | null;
 }
 
-const COLUMNS = 'refund_id, reference, provider, merchant_id, environment, payment_id, amount_cents, provider_refund_id, status, failure_reason, requested_at, requests';
+const COLUMNS = 'refund_id, reference, provider, merchant_id, environment, payment_id, amount_cents, provider_refund_id, status, failure_reason, requested_at, requests, resend_refused';
 
 /** Postgres' unique_violation. */
 const UNIQUE_VIOLATION = '23505';
@@ -53,7 +59,7 @@ export class ProviderRefundsRepository {
   }
 
   /** Records the refund as about to be asked of the provider; null when its id has a row already (nothing written). */
-  async insertRequested(manager: EntityManager, refund: Omit<ProviderRefundRow, 'providerRefundId' | 'status' | 'failureReason' | 'requests'>): Promise<ProviderRefundRow | null> {
+  async insertRequested(manager: EntityManager, refund: Omit<ProviderRefundRow, 'providerRefundId' | 'status' | 'failureReason' | 'requests' | 'resendRefused'>): Promise<ProviderRefundRow | null> {
     const rows: Row[] = await manager.query(
       `INSERT INTO ${this.table} (refund_id, reference, provider, merchant_id, environment, payment_id, amount_cents, requested_at, requests)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1)
@@ -102,6 +108,11 @@ export class ProviderRefundsRepository {
     return rows.length === 1;
   }
 
+  /** The provider refused a create request sent again (its words): no answer yet, see `resendRefused`. */
+  async markResendRefused(manager: EntityManager, refundId: string, words: string): Promise<void> {
+    await manager.query(`UPDATE ${this.table} SET resend_refused = $2 WHERE refund_id = $1 AND status = 'pending'`, [refundId, words]);
+  }
+
   /** The create request certainly never reached the provider: the next check may send it again at once. */
   async markNotSent(manager: EntityManager, refundId: string, sentAt: Date): Promise<void> {
     await manager.query(`UPDATE ${this.table} SET requested_at = NULL WHERE refund_id = $1 AND provider_refund_id IS NULL AND requested_at = $2`, [refundId, sentAt]);
@@ -148,5 +159,6 @@ function rowOf(row: Row): ProviderRefundRow {
     failureReason: row.failure_reason,
     requestedAt: row.requested_at,
     requests: row.requests,
+    resendRefused: row.resend_refused,
   };
 }

@@ -29,6 +29,7 @@ const NOTIFIED_AT_MOST = 20;
  */
 export class ProviderRefunds {
   private readonly logger = new Logger('ProviderRefunds');
+  private readonly checking = new Map<string, Promise<ProviderRefundRow>>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -62,7 +63,7 @@ export class ProviderRefunds {
     });
     // Another delivery of this command wrote the row first: it asks the provider; this one says what is known.
     if (!row) return replyOf(await this.check(sameRefund((await this.refunds.find(manager, command.refundId))!, command)));
-    return replyOf(await this.send(row, provider, now));
+    return replyOf(await this.send(row, provider, now, { first: true }));
   }
 
   /** What became of the refund, asked of the provider again while it is pending. */
@@ -80,16 +81,28 @@ export class ProviderRefunds {
   async notification(method: string, signers: readonly Environment[], body: { providerRefundId: string | null; reference: string | null }): Promise<ProviderRefundRow[]> {
     if (body.providerRefundId === null && body.reference === null) return [];
     const rows = await this.refunds.findPendingFor(this.dataSource.manager, method, body, NOTIFIED_AT_MOST);
-    const settled: ProviderRefundRow[] = [];
-    for (const row of rows.filter((r) => signers.includes(r.environment))) {
-      try {
-        const now = await this.check(row);
-        if (now.status !== 'pending') settled.push(now);
-      } catch (error) {
-        this.logger.error({ err: error, refund: row.refundId }, 'provider refund check after a notification failed; checked again later');
-      }
+    // Side by side, and one check at a time per refund on this instance however many notifications name it.
+    const checked = await Promise.all(
+      rows
+        .filter((r) => signers.includes(r.environment))
+        .map((row) =>
+          this.checkOnce(row).catch((error: unknown) => {
+            this.logger.error({ err: error, refund: row.refundId }, 'provider refund check after a notification failed; checked again later');
+            return row;
+          }),
+        ),
+    );
+    return checked.filter((now) => now.status !== 'pending');
+  }
+
+  /** The check of this refund already running here, or a new one. */
+  private checkOnce(row: ProviderRefundRow): Promise<ProviderRefundRow> {
+    let running = this.checking.get(row.refundId);
+    if (!running) {
+      running = this.check(row).finally(() => this.checking.delete(row.refundId));
+      this.checking.set(row.refundId, running);
     }
-    return settled;
+    return running;
   }
 
   /** The refund as the provider has it now; unchanged while the provider cannot say. */
@@ -109,7 +122,7 @@ export class ProviderRefunds {
     }
     // No request reached the provider (none sent, or it certainly did not arrive): send it, once.
     if (row.requestedAt === null) {
-      return (await this.refunds.claimRequest(manager, row.refundId, null, now)) ? this.send(row, provider, now) : ((await this.refunds.find(manager, row.refundId)) ?? row);
+      return (await this.refunds.claimRequest(manager, row.refundId, null, now)) ? this.send(row, provider, now, { first: false }) : ((await this.refunds.find(manager, row.refundId)) ?? row);
     }
     // A request may have reached the provider without its answer reaching us: the transaction's refunds tell.
     let listed: ProviderRefund[];
@@ -124,24 +137,39 @@ export class ProviderRefunds {
       if (found.id === null || claimed.has(found.id) || found.amountCents !== row.amountCents) continue;
       if (await this.refunds.claimProviderId(manager, row.refundId, row.provider, found.id)) return this.learn({ ...row, providerRefundId: found.id }, found);
     }
-    if (now.getTime() - row.requestedAt.getTime() >= this.resendAfterMs && (await this.refunds.claimRequest(manager, row.refundId, row.requestedAt, now))) {
+    const long = now.getTime() - row.requestedAt.getTime() >= this.resendAfterMs;
+    if (row.resendRefused !== null) {
+      // Sent again and refused, and still not listed long after: the refusal stands, the refund never happened.
+      return long ? this.resolve(row, 'failed', row.resendRefused) : row;
+    }
+    if (long && (await this.refunds.claimRequest(manager, row.refundId, row.requestedAt, now))) {
       this.logger.warn({ refund: row.refundId, requests: row.requests }, 'a refund request the provider does not list: sending it again');
-      return this.send(row, provider, now);
+      return this.send(row, provider, now, { first: false });
     }
     return row;
   }
 
-  /** One create request at the provider (the caller holds the right to send it, claimed in the row). */
-  private async send(row: ProviderRefundRow, provider: PaymentProvider, sentAt: Date): Promise<ProviderRefundRow> {
+  /**
+   * One create request at the provider (the caller holds the right to send it, claimed in the row); `first` when no
+   * earlier request for this refund may have reached the provider.
+   */
+  private async send(row: ProviderRefundRow, provider: PaymentProvider, sentAt: Date, how: { first: boolean }): Promise<ProviderRefundRow> {
     const manager = this.dataSource.manager;
     let said: ProviderRefund;
     try {
       said = await provider.refund({ reference: row.reference, amountCents: row.amountCents });
     } catch (error) {
-      if (error instanceof ProviderRefused) {
-        // The provider said no: it made no refund, and says why.
+      if (error instanceof ProviderRefused && how.first) {
+        // The provider said no to the only request: it made no refund, and says why.
         this.logger.warn({ err: error, refund: row.refundId }, 'provider refused the refund');
         return this.resolve(row, 'failed', error.providerMessage ?? error.message);
+      }
+      if (error instanceof ProviderRefused) {
+        // Refused when sent again: an earlier request may have made it ("amount exceeds" because it did), so the
+        // transaction's list decides; the refusal stands only once the list has long not shown it.
+        this.logger.warn({ err: error, refund: row.refundId }, 'provider refused a refund request sent again; looked for in its list');
+        await this.refunds.markResendRefused(manager, row.refundId, error.providerMessage ?? error.message);
+        return (await this.refunds.find(manager, row.refundId)) ?? row;
       }
       if (error instanceof ProviderUnavailable && !error.mayHaveArrived) await this.refunds.markNotSent(manager, row.refundId, sentAt);
       this.logger.warn({ err: error, refund: row.refundId }, 'provider refund request gave no answer; checked again later');
