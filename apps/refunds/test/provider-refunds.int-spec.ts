@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { SESSIONS_COMMANDS, SESSIONS_SERVICE, type ProviderRefundReply } from '@payments/contracts';
 import { STREAMS, topicName } from '@payments/events';
@@ -9,7 +9,9 @@ import { collectMessages, freePort, LahzaStandIn, startStack, TestWebhookReceive
 // stand-in: a refund is pending until the provider says processed (completed) or failed (failed, with its reason,
 // and the amount refundable again), learnt by the background check or at once from the provider's signed
 // notification; the provider is asked once per refund whatever is sent again, and a provider that is down leaves the
-// refund pending until it is back.
+// refund pending until it is back. Lahza misbehaving as it can: a refund answer cut off (the refund exists: pending,
+// then completed, debited once), a payment made after Lahza called the transaction abandoned (recorded, posted once),
+// and a slow Lahza under a storm of notifications (each answered at once, one verify per attempt).
 describe('refunds of live lahza payments', () => {
   const SECRET_KEY = 'sk_standin_provider_refunds_stack';
   let standIn: LahzaStandIn;
@@ -30,8 +32,8 @@ describe('refunds of live lahza payments', () => {
   const checkNow = (id: string) => db.query(`UPDATE refunds.refunds SET next_check_at = now() - interval '1 second' WHERE id = $1`, [id]);
   const checksOf = async (id: string) => (await db.query<{ checks: number }>(`SELECT checks FROM refunds.refunds WHERE id = $1`, [id])).rows[0]!.checks;
 
-  /** A live intent paid at Lahza through the hosted checkout, as a customer pays it. */
-  async function paidAtLahza(amount: string): Promise<{ intentId: string; paymentId: string; reference: string }> {
+  /** A live intent whose customer is on Lahza's page, sent there by the hosted checkout. */
+  async function atLahzaPage(amount: string): Promise<{ intentId: string; reference: string }> {
     const intent = (await live('POST', '/api/v1/payment-intents', { amount, currency: 'USD' })).body;
     const pay = await fetch(`${stack.gatewayUrl}/checkout/${intent.id}/pay`, {
       method: 'POST',
@@ -41,13 +43,27 @@ describe('refunds of live lahza payments', () => {
     });
     expect(pay.status).toBe(303);
     const location = pay.headers.get('location')!;
-    const reference = [...standIn.transactions.values()].find((tx) => location.endsWith(`/pay/${tx.accessCode}`))!.reference;
+    return { intentId: intent.id, reference: [...standIn.transactions.values()].find((tx) => location.endsWith(`/pay/${tx.accessCode}`))!.reference };
+  }
+
+  /** Lahza's signed notification of a transaction, sent to the gateway; answers its status. */
+  async function notifyPayment(reference: string): Promise<number> {
+    const body = JSON.stringify({ event: 'charge.success', data: { reference, status: 'success' } });
+    const signature = createHmac('sha512', SECRET_KEY).update(body).digest('hex');
+    const res = await fetch(`${stack.gatewayUrl}/providers/lahza/notifications`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-lahza-signature': signature }, body });
+    await res.arrayBuffer();
+    return res.status;
+  }
+
+  /** A live intent paid at Lahza through the hosted checkout, as a customer pays it. */
+  async function paidAtLahza(amount: string): Promise<{ intentId: string; paymentId: string; reference: string }> {
+    const { intentId, reference } = await atLahzaPage(amount);
     standIn.complete(reference, 'success');
-    const back = await fetch(`${stack.gatewayUrl}/checkout/${intent.id}/return?reference=${reference}`, { redirect: 'manual' });
+    const back = await fetch(`${stack.gatewayUrl}/checkout/${intentId}/return?reference=${reference}`, { redirect: 'manual' });
     expect(back.status).toBe(303);
-    const paid = (await live('GET', `/api/v1/payment-intents/${intent.id}`)).body;
+    const paid = (await live('GET', `/api/v1/payment-intents/${intentId}`)).body;
     expect(paid).toMatchObject({ status: 'succeeded', payment_method: 'lahza' });
-    return { intentId: intent.id, paymentId: paid.payment_id, reference };
+    return { intentId, paymentId: paid.payment_id, reference };
   }
 
   async function refundEvents(id: string, n: number) {
@@ -72,7 +88,9 @@ describe('refunds of live lahza payments', () => {
       {
         gateway: { PORT: gatewayPort },
         // Lahza may take 4 s; the refunds service waits 1 s for sessions, so a slow provider loses its answer on the way.
-        sessions: { LAHZA_BASE_URL: lahzaUrl, LAHZA_LIVE_SECRET_KEY: SECRET_KEY, LAHZA_TIMEOUT_MS: '4000' },
+        // A refund notification's answer may wait up to 3 s (of the gateway's 5) for Lahza's word, so a busy machine still
+        // names the refund settled in it.
+        sessions: { LAHZA_BASE_URL: lahzaUrl, LAHZA_LIVE_SECRET_KEY: SECRET_KEY, LAHZA_TIMEOUT_MS: '4000', PROVIDER_NOTIFICATION_WAIT_MS: '3000' },
         refunds: { SESSIONS_TIMEOUT_MS: '1000', PROVIDER_REFUND_CHECK_INTERVAL_MS: '200' },
       },
     );
@@ -96,6 +114,8 @@ describe('refunds of live lahza payments', () => {
 
   beforeEach(() => {
     standIn.delayMs = 0;
+    standIn.slow.clear();
+    standIn.cutOff.clear();
   });
 
   it('answers 201 pending, and completes once the provider has processed it, learnt by the background check', async () => {
@@ -258,9 +278,72 @@ describe('refunds of live lahza payments', () => {
     expect((await refundEvents(done.id, 2)).map((e) => e.type)).toEqual(['refund.created', 'refund.completed']);
   });
 
+  it('a refund whose 2xx answer from Lahza is cut off is pending, then completed: the merchant is debited once, and the same amount is not refunded again', async () => {
+    const { paymentId, reference } = await paidAtLahza('18.00');
+    const posts = refundPosts();
+    standIn.cutOff.add('POST /refund');
+    const made = await refund(paymentId, { amount: '18.00' });
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ amount: '18.00', status: 'pending', failure_reason: null });
+    expect(atLahza(reference)).toEqual([expect.objectContaining({ amount: 1800, status: 'pending' })]);
+    // Set aside while pending: not refundable a second time.
+    expect((await refund(paymentId, { amount: '18.00' })).body.error).toMatchObject({ code: 'refund_exceeds_payment' });
+
+    standIn.processRefunds();
+    await checkNow(made.body.id);
+    await waitFor(async () => (await getRefund(made.body.id)).status === 'completed', 30_000, 'the refund found in Lahza\'s list to complete');
+    expect(await getPayment(paymentId)).toMatchObject({ refunded_amount: '18.00', status: 'refunded' });
+    expect((await refund(paymentId, { amount: '18.00' })).body.error).toMatchObject({ code: 'refund_exceeds_payment' });
+    expect(refundPosts()).toBe(posts + 1);
+    const bookings = async () => (await live('GET', '/api/v1/balance-transactions?type=refund&limit=100')).body.data.filter((t: { source: string }) => t.source === made.body.id);
+    await waitFor(async () => (await bookings()).length > 0, 30_000, 'the ledger to book the refund');
+    expect(await bookings()).toEqual([expect.objectContaining({ amount: '-18.00' })]);
+    expect((await refundEvents(made.body.id, 2)).map((e) => e.type)).toEqual(['refund.created', 'refund.completed']);
+  });
+
+  it('a payment made on the same Lahza page after Lahza reported it abandoned is recorded: one succeeded payment, one posting', async () => {
+    const { intentId, reference } = await atLahzaPage('11.00');
+    // Back before finishing, while Lahza calls the transaction abandoned; Lahza's notification says the same.
+    standIn.report(reference, 'abandoned');
+    const back = await fetch(`${stack.gatewayUrl}/checkout/${intentId}/return?reference=${reference}`, { redirect: 'manual' });
+    expect(back.status).toBe(303);
+    expect((await live('GET', `/api/v1/payment-intents/${intentId}`)).body.status).toBe('processing');
+    expect(await notifyPayment(reference)).toBe(200);
+
+    // Paid on the same page after all.
+    standIn.complete(reference, 'success');
+    expect(await notifyPayment(reference)).toBe(200);
+    await waitFor(async () => (await live('GET', `/api/v1/payment-intents/${intentId}`)).body.status === 'succeeded', 30_000, 'the payment to be recorded');
+    const paid = (await live('GET', `/api/v1/payment-intents/${intentId}`)).body;
+    expect(paid).toMatchObject({ status: 'succeeded', payment_method: 'lahza', amount: '11.00' });
+    const postings = async () => (await live('GET', '/api/v1/balance-transactions?type=payment&limit=100')).body.data.filter((t: { source: string }) => t.source === intentId);
+    await waitFor(async () => (await postings()).length > 0, 30_000, 'the ledger to post the payment');
+    expect(await postings()).toEqual([expect.objectContaining({ amount: '11.00', payment_id: paid.payment_id })]);
+    expect(await db.query(`SELECT count(*)::int AS n FROM sessions.payments WHERE source_id = $1`, [intentId]).then((r) => r.rows[0].n)).toBe(1);
+  });
+
+  it('50 Lahza notifications while Lahza takes 8 s to answer are each answered at once, with one verify per attempt: no resend storm', async () => {
+    const pages = await Promise.all(Array.from({ length: 5 }, () => atLahzaPage('5.00')));
+    for (const { reference } of pages) standIn.complete(reference, 'success');
+    // Lahza answers a verify in 8 s; sessions gives up on it after 4 s; the gateway's command deadline is 5 s.
+    standIn.slow.set('GET /transaction/verify', 8000);
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => notifyPayment(pages[i % pages.length]!.reference)));
+    expect(answers).toEqual(Array(50).fill(200));
+    // All answered before any verify ended: the answers did not wait for Lahza, and each attempt was verified once.
+    expect(standIn.inFlight('GET /transaction/verify')).toBe(pages.length);
+    for (const { reference } of pages) expect(standIn.count(`GET /transaction/verify/${reference}`)).toBe(1);
+
+    // Lahza answers in time again: the background check, told by the notifications, records each payment.
+    standIn.slow.clear();
+    for (const { intentId } of pages) {
+      await waitFor(async () => (await live('GET', `/api/v1/payment-intents/${intentId}`)).body.status === 'succeeded', 30_000, `${intentId} to be paid`);
+    }
+    for (const { reference } of pages) expect(standIn.count(`GET /transaction/verify/${reference}`)).toBeLessThanOrEqual(3);
+  }, 60_000);
+
   it('the ledger books the completed refunds, never a pending or failed one', async () => {
     const completed = (await db.query<{ id: string }>(`SELECT id FROM refunds.refunds WHERE environment = 'live' AND merchant_id = $1 AND status = 'completed'`, [merchant.merchant_id])).rows.map((r) => r.id);
-    expect(completed).toHaveLength(5);
+    expect(completed).toHaveLength(6);
     const booked = async () => (await live('GET', '/api/v1/balance-transactions?type=refund&limit=100')).body.data.map((t: { source: string }) => t.source).sort();
     await waitFor(async () => (await booked()).length === completed.length, 30_000, 'the ledger to book the completed refunds');
     expect(await booked()).toEqual([...completed].sort());
