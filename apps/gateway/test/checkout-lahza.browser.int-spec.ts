@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { freePort, LahzaStandIn, localCertificate, REPO_ROOT, startStack, type Stack, type TestMerchant } from '@payments/testing';
+import { freePort, LahzaStandIn, localCertificate, REPO_ROOT, startStack, waitFor, type Stack, type TestMerchant } from '@payments/testing';
 
 // Paying by card at Lahza from the hosted checkout, in a real browser, against the local stand-in that speaks
 // Lahza's protocol over HTTPS: the page sends the customer to Lahza's page, Lahza sends them back with the
@@ -133,16 +133,18 @@ describe('hosted checkout with lahza in the browser', () => {
     await context.close();
   });
 
-  it('declined at Lahza, then paid on the retry', async () => {
+  it('declined at Lahza, then paid on the retry on the same Lahza page', async () => {
     const created = await liveIntent();
     const { context, page } = await tab();
-    await toLahza(page, created.id);
+    const declined = await toLahza(page, created.id);
     await Promise.all([page.waitForURL(/declined=1$/), page.getByRole('link', { name: 'Decline' }).click()]);
     await expect(page.getByRole('alert').textContent()).resolves.toContain('declined');
     expect((await live('GET', `/api/v1/payment-intents/${created.id}`)).body.status).toBe('failed');
     expect(await axeViolations(page)).toEqual([]);
     await shot(page, 'checkout-lahza-declined');
+    // A declined card may be retried on the same Lahza page: the same transaction, never a second one.
     const retry = await toLahza(page, created.id);
+    expect(retry).toBe(declined);
     await Promise.all([page.waitForURL(pageUrl(created.id)), page.getByRole('link', { name: 'Pay' }).click()]);
     await expect(page.locator('h1').textContent()).resolves.toBe('Payment received');
     expect(standIn.transactions.get(retry)?.status).toBe('success');
@@ -196,8 +198,9 @@ describe('hosted checkout with lahza in the browser', () => {
     expect(((await forged.json()) as { error: unknown }).error).toMatchObject({ code: 'invalid_request', param: 'x-lahza-signature' });
     expect((await live('GET', `/api/v1/payment-intents/${created.id}`)).body.status).toBe('processing');
 
+    // Answered at once; the verify it prompts runs after the answer.
     expect(await standIn.notify(notificationsUrl, reference)).toBe(200);
-    expect((await live('GET', `/api/v1/payment-intents/${created.id}`)).body.status).toBe('succeeded');
+    await waitFor(async () => (await live('GET', `/api/v1/payment-intents/${created.id}`)).body.status === 'succeeded', 20_000, 'the notified payment to be verified');
     expect(await paymentsOf(created.id)).toBe(1);
     await context.close();
   });

@@ -9,7 +9,9 @@ import { SessionsClient } from '../sessions-client/sessions.client';
 /**
  * Lahza's notifications (DESIGN §7), public: the raw body and its `x-lahza-signature` go to sessions, which checks
  * the signature in constant time with the environment's key and then asks Lahza itself (a notification alone is
- * never trusted). A forged one is a 400 and changes nothing.
+ * never trusted). A forged one is a 400 and changes nothing. Sessions answers a signed one before it asks Lahza (a
+ * refund's after a short wait, to name the refunds settled), so a slow Lahza never turns notifications into 503s
+ * and resends.
  */
 @ApiExcludeController()
 @Controller(RAW_BODY_PREFIX.slice(1, -1))
