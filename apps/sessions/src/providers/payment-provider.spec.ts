@@ -13,7 +13,8 @@ describe('outcomeOf', () => {
     expect(outcomeOf(verified({ currency: 'GHS' }), { amountCents: 7400, currency: 'USD' })).toMatchObject({ outcome: 'failed' });
   });
 
-  it('passes on a decline with its reason, and waits on pending', () => {
+  it('passes on a decline (not over: the page may still be paid) or a failure with its reason, and waits on pending', () => {
+    expect(outcomeOf(verified({ status: 'declined', reason: 'Declined' }), { amountCents: 7400, currency: 'USD' })).toEqual({ outcome: 'declined', reason: 'Declined' });
     expect(outcomeOf(verified({ status: 'failed', reason: 'insufficient funds' }), { amountCents: 7400, currency: 'USD' })).toEqual({ outcome: 'failed', reason: 'insufficient funds' });
     expect(outcomeOf(verified({ status: 'pending' }), { amountCents: 7400, currency: 'USD' })).toEqual({ outcome: 'pending' });
   });
