@@ -190,7 +190,11 @@ export class ProviderPayments {
     if (attempt.status === 'open') {
       const token = randomUUID();
       const claimed = await this.attempts.claimOne(this.dataSource.manager, attempt.reference, this.clock.now(), { token, ms: LEASE_MS });
-      if (claimed) void this.inBackground(this.underLease(token, [claimed], (a) => this.settle(a, { claimed: true })));
+      if (claimed) {
+        this.inBackground(this.underLease(token, [claimed], (a) => this.settle(a, { claimed: true }))).catch((error: unknown) => {
+          this.logger.error({ err: error, reference: claimed.reference }, 'provider attempt verify after a notification failed; checked again later');
+        });
+      }
     }
     return { accepted: true, session: { id: attempt.sessionId, merchant_id: attempt.merchantId, environment: attempt.environment } };
   }
