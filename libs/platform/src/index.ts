@@ -4,6 +4,7 @@
 // Starting a service: config, logging, HTTP server, Kafka, database, migrations and shutdown in one call.
 export { bootstrapService, MAX_BODY_BYTES, RAW_BODY_PREFIX } from './bootstrap';
 export { IntervalJob } from './jobs/interval-job';
+export { CLAIM_LEASE_MS, CLAIM_RENEW_EVERY_MS, keepingClaims, type HeldClaims, type KeepingClaimsOptions } from './jobs/claim-lease';
 
 // Errors in the spec's Error shape.
 export { ApiError } from './errors/api-error';

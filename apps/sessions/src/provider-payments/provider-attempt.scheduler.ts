@@ -6,8 +6,9 @@ const BATCH = 20;
 
 /**
  * Verifies open provider attempts again in the background, every PROVIDER_CHECK_INTERVAL_MS: a customer who never
- * came back, or a verify the provider did not answer, still ends paid or failed. Each attempt is claimed (pushed
- * to its next check) in the statement that picks it, so several instances never verify one twice at once.
+ * came back, or a verify the provider did not answer, still ends paid or failed. Each attempt is claimed in the
+ * statement that picks it, under a 2 s lease the pass renews while it verifies, so several instances do not verify
+ * one twice at once and a pass that dies holds nothing for longer than the lease.
  */
 export class ProviderAttemptScheduler extends IntervalJob<number> {
   constructor(

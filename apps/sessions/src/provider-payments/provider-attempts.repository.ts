@@ -95,16 +95,17 @@ export class ProviderAttemptsRepository {
   }
 
   /**
-   * Open attempts due for a check, each pushed to its next check and leased to `lease.token` in the same statement,
-   * so another instance (or the next run while this one is still verifying) does not take it too, nor does a
-   * notification verify it meanwhile. The attempts verified least often go first: old attempts the provider never
-   * settles cannot hold up a customer who has just paid.
+   * Open attempts due for a check, each leased to `lease.token` in the same statement, so another instance (or the
+   * next run while this one is still verifying) does not take it too, nor does a notification verify it meanwhile.
+   * The lease is short and renewed while the verify runs (renewLeases); the verify's end writes the next check
+   * (postpone) or the outcome, so an instance that dies mid-verify leaves the attempt due again once its lease
+   * lapses, not at its next turn minutes later. The attempts verified least often go first: old attempts the
+   * provider never settles cannot hold up a customer who has just paid.
    */
   async claimDue(manager: EntityManager, now: Date, limit: number, lease: { token: string; ms: number }): Promise<ProviderAttempt[]> {
     // TypeORM answers an UPDATE with [rows, count].
     const [rows]: [AttemptRow[], number] = await manager.query(
-      `UPDATE ${this.table} SET checks = checks + 1, next_check_at = $1::timestamptz + ${BACKOFF},
-              verifying_token = $3, verifying_until = $1::timestamptz + $4::int * interval '1 millisecond'
+      `UPDATE ${this.table} SET verifying_token = $3, verifying_until = $1::timestamptz + $4::int * interval '1 millisecond'
        WHERE reference IN (SELECT reference FROM ${this.table}
                             WHERE status = 'open' AND next_check_at <= $1 AND (verifying_until IS NULL OR verifying_until <= $1)
                             ORDER BY checks, next_check_at LIMIT $2 FOR UPDATE SKIP LOCKED)
@@ -115,14 +116,13 @@ export class ProviderAttemptsRepository {
   }
 
   /**
-   * Leases one open attempt for a verify now (a notification's): pushed to its next check like a claimed one. Null
+   * Leases one open attempt for a verify now (a notification's), like a claimed one. Null
    * when it is closed or another verify holds it; then it is made due at once, for the background check to verify
    * again once that one ends (the notification may say more than the verify in flight saw).
    */
   async claimOne(manager: EntityManager, reference: string, now: Date, lease: { token: string; ms: number }): Promise<ProviderAttempt | null> {
     const [rows]: [AttemptRow[], number] = await manager.query(
-      `UPDATE ${this.table} SET checks = checks + 1, next_check_at = $2::timestamptz + ${BACKOFF},
-              verifying_token = $3, verifying_until = $2::timestamptz + $4::int * interval '1 millisecond'
+      `UPDATE ${this.table} SET verifying_token = $3, verifying_until = $2::timestamptz + $4::int * interval '1 millisecond'
        WHERE reference = $1 AND status = 'open' AND (verifying_until IS NULL OR verifying_until <= $2)
        RETURNING ${COLUMNS}`,
       [reference, now, lease.token, lease.ms],
@@ -133,11 +133,12 @@ export class ProviderAttemptsRepository {
   }
 
   /** The verifying instance is alive: its leases last `ms` more. */
-  async renewLeases(manager: EntityManager, token: string, references: readonly string[], now: Date, ms: number): Promise<void> {
-    await manager.query(
-      `UPDATE ${this.table} SET verifying_until = $3::timestamptz + $4::int * interval '1 millisecond' WHERE reference = ANY($2) AND verifying_token = $1`,
-      [token, references, now, ms],
-    );
+  async renewLeases(manager: EntityManager, token: string, references: readonly string[], until: Date): Promise<void> {
+    await manager.query(`UPDATE ${this.table} SET verifying_until = GREATEST(verifying_until, $3) WHERE reference = ANY($2::text[]) AND verifying_token = $1`, [
+      token,
+      references,
+      until,
+    ]);
   }
 
   /** The verify is over: the attempt may be verified again (at once by a notification, at its next check otherwise). */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import { newPaymentId, randomBase62 } from '@payments/ids';
-import { ApiError } from '@payments/platform';
+import { ApiError, CLAIM_LEASE_MS, keepingClaims } from '@payments/platform';
 import type { ProviderNotificationReply, ProviderPaymentOutcome } from '@payments/contracts';
 import type { DataSource } from 'typeorm';
 import type { StreamScope } from '../event-store/event-store';
@@ -40,9 +40,6 @@ export interface ProviderSessions {
 /** First verify of an attempt nobody came back from: the customer is usually still on the provider's page. */
 const FIRST_CHECK_AFTER_MS = 15_000;
 
-/** A verify's lease on its attempt, renewed by its instance while it runs, so a crashed one frees it within 2 s. */
-const LEASE_MS = 2_000;
-const RENEW_EVERY_MS = 500;
 
 /**
  * An attempt the provider has not settled (unfinished, or a card declined on a page that can still be paid) is
@@ -189,9 +186,9 @@ export class ProviderPayments {
     if (!attempt || !signers.includes(attempt.environment)) return { accepted: true };
     if (attempt.status === 'open') {
       const token = randomUUID();
-      const claimed = await this.attempts.claimOne(this.dataSource.manager, attempt.reference, this.clock.now(), { token, ms: LEASE_MS });
+      const claimed = await this.attempts.claimOne(this.dataSource.manager, attempt.reference, this.clock.now(), { token, ms: CLAIM_LEASE_MS });
       if (claimed) {
-        this.inBackground(this.underLease(token, [claimed], (a) => this.settle(a, { claimed: true }))).catch((error: unknown) => {
+        this.inBackground(this.underLease(token, [claimed], (a) => this.settle(a))).catch((error: unknown) => {
           this.logger.error({ err: error, reference: claimed.reference }, 'provider attempt verify after a notification failed; checked again later');
         });
       }
@@ -202,8 +199,8 @@ export class ProviderPayments {
   /** The background check: open attempts due for a verify, verified side by side. */
   async checkDue(limit: number): Promise<number> {
     const token = randomUUID();
-    const due = await this.attempts.claimDue(this.dataSource.manager, this.clock.now(), limit, { token, ms: LEASE_MS });
-    await this.underLease(token, due, (attempt) => this.settle(attempt, { claimed: true }));
+    const due = await this.attempts.claimDue(this.dataSource.manager, this.clock.now(), limit, { token, ms: CLAIM_LEASE_MS });
+    await this.underLease(token, due, (attempt) => this.settle(attempt));
     return due.length;
   }
 
@@ -213,32 +210,34 @@ export class ProviderPayments {
    */
   private async underLease(token: string, leased: readonly ProviderAttempt[], settle: (attempt: ProviderAttempt) => Promise<unknown>): Promise<void> {
     if (leased.length === 0) return;
-    const running = new Set(leased.map((a) => a.reference));
     const manager = this.dataSource.manager;
-    const renew = setInterval(() => {
-      this.attempts.renewLeases(manager, token, [...running], this.clock.now(), LEASE_MS).catch((error: unknown) => {
-        this.logger.warn({ err: error }, 'provider attempt leases not renewed; another instance may verify them too');
-      });
-    }, RENEW_EVERY_MS);
-    renew.unref();
-    try {
-      await Promise.all(
-        leased.map(async (attempt) => {
-          try {
-            await settle(attempt);
-          } catch (error) {
-            this.logger.error({ err: error, reference: attempt.reference }, 'provider attempt check failed; it is checked again later');
-          } finally {
-            running.delete(attempt.reference);
-            await this.attempts.releaseLease(manager, token, attempt.reference).catch((error: unknown) => {
-              this.logger.warn({ err: error, reference: attempt.reference }, 'provider attempt lease not released; it ends by itself');
-            });
-          }
-        }),
-      );
-    } finally {
-      clearInterval(renew);
-    }
+    const renewal = {
+      extend: (references: readonly string[], until: Date) => this.attempts.renewLeases(manager, token, references, until),
+      onRenewalError: (error: unknown) => this.logger.warn({ err: error }, 'provider attempt leases not renewed; another instance may verify them too'),
+      now: () => this.clock.now(),
+    };
+    await keepingClaims(
+      leased.map((a) => a.reference),
+      renewal,
+      (claims) =>
+        Promise.all(
+          leased.map(async (attempt) => {
+            try {
+              await settle(attempt);
+            } catch (error) {
+              this.logger.error({ err: error, reference: attempt.reference }, 'provider attempt check failed; it is checked again at its next turn');
+              await this.attempts.postpone(manager, attempt.reference, this.clock.now()).catch((postponing: unknown) => {
+                this.logger.warn({ err: postponing, reference: attempt.reference }, 'provider attempt not postponed; it is due again once its lease ends');
+              });
+            } finally {
+              claims.release(attempt.reference);
+              await this.attempts.releaseLease(manager, token, attempt.reference).catch((error: unknown) => {
+                this.logger.warn({ err: error, reference: attempt.reference }, 'provider attempt lease not released; it ends by itself');
+              });
+            }
+          }),
+        ),
+    );
   }
 
   /** Runs `work` after the answer; `idle()` waits for it. */
@@ -254,7 +253,7 @@ export class ProviderPayments {
    * session (the customer may try again) but leaves the attempt open: the customer may still pay on the same page,
    * and that payment is recorded whenever it is verified.
    */
-  private async settle(attempt: ProviderAttempt, how: { claimed?: boolean } = {}): Promise<Settled> {
+  private async settle(attempt: ProviderAttempt): Promise<Settled> {
     if (attempt.status === 'succeeded') return { outcome: 'succeeded', late: false, open: false };
     if (attempt.status === 'failed') return { outcome: 'failed', late: false, open: false };
     const provider = this.providers.of(attempt.method, attempt.environment);
@@ -269,7 +268,7 @@ export class ProviderPayments {
         this.logger.warn({ reference: attempt.reference, session: attempt.sessionId, reason }, 'provider attempt unsettled a day after it began, its session over: closed');
         return { outcome: 'failed', late: false, open: false };
       }
-      if (!how.claimed) await this.attempts.postpone(this.dataSource.manager, attempt.reference, now);
+      await this.attempts.postpone(this.dataSource.manager, attempt.reference, now);
       return { outcome: verified?.outcome === 'declined' ? 'failed' : 'pending', late: false, open: true };
     }
     if (verified.outcome === 'failed') {
