@@ -7,8 +7,8 @@ const BATCH = 20;
 /**
  * Asks about refunds pending at their provider in the background, every PROVIDER_REFUND_CHECK_INTERVAL_MS, until each
  * completes or fails: one the provider processes later, or one whose request found sessions or the provider down.
- * Each refund is claimed (pushed to its next check) in the statement that picks it, so instances never ask about
- * one twice at once.
+ * Each refund is claimed in the statement that picks it, under a 2 s lease the pass renews while it asks, so instances
+ * do not ask about one twice at once and a pass that dies holds nothing for longer than the lease.
  */
 export class ProviderRefundScheduler extends IntervalJob<number> {
   constructor(

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { ProviderRefundReply } from '@payments/contracts';
 import type { OutboxWriter } from '@payments/messaging';
 import { formatMoney } from '@payments/money';
-import { ApiError } from '@payments/platform';
+import { ApiError, CLAIM_LEASE_MS, keepingClaims } from '@payments/platform';
 import type { DataSource } from 'typeorm';
 import type { SessionsPayments } from '../sessions-lookup/sessions-payments';
 import { refundEvent } from './refund-events';
@@ -41,10 +41,29 @@ export class ProviderRefundSettlement {
     return this.apply(refund, answer, correlationId, commandId);
   }
 
-  /** The background check: pending refunds due, each asked about again (sent again if sessions never had it). */
+  /**
+   * The background check: pending refunds due, each asked about again (sent again if sessions never had it), claimed
+   * under a short lease this instance renews while it asks them one by one (sessions may take seconds each). Each
+   * check ends its claim: the outcome, or the refund's next turn.
+   */
   async checkDue(limit: number): Promise<number> {
-    const due = await this.repository.claimDue(this.dataSource.manager, new Date(), limit);
-    for (const refund of due) await this.check(refund, `check_${refund.id}`);
+    const manager = this.dataSource.manager;
+    const now = new Date();
+    const due = await this.repository.claimDue(manager, now, limit, new Date(now.getTime() + CLAIM_LEASE_MS));
+    const renewal = {
+      extend: (ids: readonly string[], until: Date) => this.repository.extendClaims(manager, ids, until),
+      onRenewalError: (error: unknown) => this.logger.warn({ err: error }, 'renewing the claims on pending refunds failed; renewed again shortly'),
+    };
+    await keepingClaims(due.map((r) => r.id), renewal, async (claims) => {
+      for (const refund of due) {
+        try {
+          const after = await this.check(refund, `check_${refund.id}`);
+          if (after.status === 'pending') await this.repository.postpone(manager, refund.id, new Date());
+        } finally {
+          claims.release(refund.id);
+        }
+      }
+    });
     return due.length;
   }
 

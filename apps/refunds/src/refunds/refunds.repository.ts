@@ -241,17 +241,33 @@ export class RefundsRepository {
   }
 
   /**
-   * Pending refunds due for a check, each pushed to its next check in the same statement (5 s, doubling, at most
-   * 5 min), so another instance, or the next run while this one is still asking, does not take it too.
+   * Pending refunds due for a check, each claimed until `leaseUntil` in the same statement, so another instance, or
+   * the next run while this one is still asking, does not take it too. The claim is a short lease its owner renews
+   * (extendClaims) while it asks, and the check ends it (postpone, resolve): an owner that dies leaves its refunds
+   * due again once the lease runs out, not at their next turn minutes later.
    */
-  async claimDue(manager: EntityManager, now: Date, limit: number): Promise<StoredRefund[]> {
+  async claimDue(manager: EntityManager, now: Date, limit: number, leaseUntil: Date): Promise<StoredRefund[]> {
     const [rows] = (await manager.query(
-      `UPDATE ${this.refunds} SET checks = checks + 1, next_check_at = $1::timestamptz + make_interval(secs => LEAST(5 * power(2, LEAST(checks, 10)), 300))
+      `UPDATE ${this.refunds} SET next_check_at = $3
         WHERE id IN (SELECT id FROM ${this.refunds} WHERE status = 'pending' AND next_check_at <= $1 ORDER BY next_check_at LIMIT $2 FOR UPDATE SKIP LOCKED)
        RETURNING ${REFUND_COLUMNS}`,
-      [now, limit],
+      [now, limit, leaseUntil],
     )) as [RefundRow[], number];
     return rows.map(refund);
+  }
+
+  /** Renews the claims on these pending refunds until `until`; a later next check (already postponed) stays. */
+  async extendClaims(manager: EntityManager, ids: readonly string[], until: Date): Promise<void> {
+    await manager.query(`UPDATE ${this.refunds} SET next_check_at = GREATEST(next_check_at, $2) WHERE id = ANY($1::text[]) AND status = 'pending'`, [ids, until]);
+  }
+
+  /** Asked about and still pending: its next check after 5 s, doubling, at most 5 min. */
+  async postpone(manager: EntityManager, id: string, now: Date): Promise<void> {
+    await manager.query(
+      `UPDATE ${this.refunds} SET checks = checks + 1, next_check_at = $2::timestamptz + make_interval(secs => LEAST(5 * power(2, LEAST(checks, 10)), 300))
+        WHERE id = $1 AND status = 'pending'`,
+      [id, now],
+    );
   }
 
   /** The refunds of these payments, oldest first. */
