@@ -1,3 +1,4 @@
+import { PG_SESSION_OPTIONS } from '@payments/database';
 import { dataSourceOptions, runMigrationsLocked } from '@payments/platform';
 import { DataSource } from 'typeorm';
 import { standardFeeSchedule, type GatewayConfig } from '../config';
@@ -11,7 +12,7 @@ import { GATEWAY_ENTITIES, GATEWAY_MIGRATIONS } from '../migrations/gateway-sche
  */
 export async function withMerchantAccounts<T>(config: GatewayConfig, work: (accounts: MerchantAccounts) => Promise<T>): Promise<T> {
   const options = dataSourceOptions(config, { entities: GATEWAY_ENTITIES, migrations: GATEWAY_MIGRATIONS });
-  const dataSource = new DataSource({ ...options, extra: { max: 2, connectionTimeoutMillis: 5000 } });
+  const dataSource = new DataSource({ ...options, extra: { max: 2, connectionTimeoutMillis: 5000, options: PG_SESSION_OPTIONS } });
   await dataSource.initialize();
   try {
     await runMigrationsLocked(dataSource, config.DB_SCHEMA);

@@ -4,7 +4,7 @@
 import 'reflect-metadata';
 import { loadConfig } from '@payments/config';
 import { isEnvironment } from '@payments/ids';
-import { qualified } from '@payments/database';
+import { PG_SESSION_OPTIONS, qualified } from '@payments/database';
 import { formatMoney } from '@payments/money';
 import { dataSourceOptions, runMigrationsLocked } from '@payments/platform';
 import { Command, InvalidArgumentError } from 'commander';
@@ -24,7 +24,7 @@ interface Output {
 
 async function withLedger(work: (dataSource: DataSource, config: LedgerConfig) => Promise<Output>, json: boolean): Promise<void> {
   const config = loadConfig(LedgerConfig, process.env, LEDGER_DEFAULTS);
-  const dataSource = new DataSource({ ...dataSourceOptions(config, { migrations: LEDGER_MIGRATIONS }), extra: { max: 2, connectionTimeoutMillis: 5000 } });
+  const dataSource = new DataSource({ ...dataSourceOptions(config, { migrations: LEDGER_MIGRATIONS }), extra: { max: 2, connectionTimeoutMillis: 5000, options: PG_SESSION_OPTIONS } });
   await dataSource.initialize();
   try {
     await runMigrationsLocked(dataSource, config.DB_SCHEMA);

@@ -11,6 +11,12 @@ describe('database options', () => {
     expect(set).toMatchObject({ lock_timeout: 250, statement_timeout: 0 });
   });
 
+  it('has every connection, the migrations\' too, end within a second of its client\'s death', () => {
+    const options = dataSourceOptions(loadConfig(ServiceConfig, {}), {});
+    expect(extraOf(options).options).toBe('-c client_connection_check_interval=1000');
+    expect(extraOf(migrationDataSourceOptions(options)).options).toBe('-c client_connection_check_interval=1000');
+  });
+
   it('runs migrations without either limit, on two connections (the advisory lock and the migrations)', () => {
     const options = dataSourceOptions(loadConfig(ServiceConfig, { DB_POOL_SIZE: '20' }), {});
     expect(extraOf(migrationDataSourceOptions(options))).toMatchObject({ max: 2, lock_timeout: 0, statement_timeout: 0, connectionTimeoutMillis: 5000 });

@@ -1,6 +1,7 @@
 import { DynamicModule, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ServiceConfig } from '@payments/config';
+import { PG_SESSION_OPTIONS } from '@payments/database';
 import { DataSource, DataSourceOptions, EntitySchema, MixedList } from 'typeorm';
 import { runMigrationsLocked } from './run-migrations';
 import { TableStatisticsKeeper } from './table-statistics';
@@ -28,6 +29,8 @@ export function dataSourceOptions(config: ServiceConfig, options: DatabaseOption
       // Session settings of every pooled connection (pg sends them at connect; 0 leaves the server's default).
       lock_timeout: config.DB_LOCK_TIMEOUT_MS,
       statement_timeout: config.DB_STATEMENT_TIMEOUT_MS,
+      // A session whose service died ends within a second, with its locks, even mid-statement.
+      options: PG_SESSION_OPTIONS,
     },
   };
 }
