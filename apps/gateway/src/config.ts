@@ -33,6 +33,16 @@ export class GatewayConfig extends WebhookServiceConfig {
   @Max(64)
   COMMAND_CONNECTIONS: number = 1;
 
+  /**
+   * How long an instance may leave a command unanswered while answering nothing else before it counts as hung (a
+   * stopped process, a blocked loop): it is passed over until it answers a ping, and the command goes to another
+   * instance with the same command id. Capped at half the command's remaining deadline.
+   */
+  @IsInt()
+  @Min(50)
+  @Max(30000)
+  COMMAND_ANSWER_WINDOW_MS: number = 1000;
+
   /** Base of checkout_url and links in docs. */
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   PUBLIC_BASE_URL: string = 'http://localhost:3000';

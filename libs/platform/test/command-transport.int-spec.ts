@@ -6,8 +6,8 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { firstValueFrom } from 'rxjs';
-import { ApiError, CommandClient, CommandServer, CommandUnavailableError, FrameDecoder, ServiceClient, type RpcReply, type RpcRequest } from '../src';
-import { freePort } from '@payments/testing';
+import { ApiError, CommandClient, CommandServer, CommandUnavailableError, encodeFrame, FrameDecoder, ServiceClient, type RpcReply, type RpcRequest } from '../src';
+import { freePort, waitFor } from '@payments/testing';
 
 const INSTANCE = 'INSTANCE';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -51,6 +51,38 @@ async function startDyingOwner(): Promise<{ server: Server; url: string; receive
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return { server, url: `tcp://127.0.0.1:${port}`, received };
+}
+
+/**
+ * Accepts connections and reads commands without answering them: an instance that is connected but hung (a stopped
+ * process, a blocked event loop). Once `answering` is set it answers what it reads from then on, pings included.
+ */
+async function startHungOwner(): Promise<{ url: string; received: Array<{ pattern: string; commandId: string }>; answering: boolean; close: () => Promise<void> }> {
+  const server = createServer();
+  const sockets = new Set<Socket>();
+  const owner = {
+    url: '',
+    received: [] as Array<{ pattern: string; commandId: string }>,
+    answering: false,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    const frames = new FrameDecoder(1 << 20, (id, payload) => {
+      const frame = JSON.parse(payload!.toString('utf8')) as { pattern: string; command_id: string };
+      owner.received.push({ pattern: frame.pattern, commandId: frame.command_id });
+      if (owner.answering) socket.write(encodeFrame(id, JSON.stringify({ status: 200, reply: { ok: true, data: { instance: 'hung', command_id: frame.command_id } } })));
+    });
+    socket.on('data', (chunk: Buffer) => frames.push(chunk));
+    socket.on('error', () => undefined);
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  owner.url = `tcp://127.0.0.1:${port}`;
+  return owner;
 }
 
 /**
@@ -241,5 +273,71 @@ describe('command transport (framed, persistent connections)', () => {
     } finally {
       host.stop();
     }
+  });
+  describe('an instance that is connected but answers nothing', () => {
+    const commandsTo = (owner: { received: Array<{ pattern: string; commandId: string }> }) => owner.received.filter((r) => r.pattern !== 'svc.ping');
+
+    function hedgingClient(urls: string[]) {
+      const raw = new CommandClient({ upstreams: { svc: urls }, connections: 1, answerWindowMs: 300 });
+      clients.push(raw);
+      return { raw, service: new ServiceClient(raw, 5000) };
+    }
+
+    it('sends the retryable commands waiting on it to the other instance with the same command id, and none fails', async () => {
+      const hung = await startHungOwner();
+      const b = await owner('b');
+      try {
+        const { service } = hedgingClient([hung.url, b.url]);
+        const ids = Array.from({ length: 6 }, (_, i) => `hedged_${i}`);
+        const answers = await Promise.all(ids.map((commandId) => service.request<Echo>('svc.echo', {}, { correlationId: 'r', commandId })));
+        expect(answers.map((a) => [a.instance, a.command_id])).toEqual(ids.map((id) => ['b', id]));
+        // Some went to the hung instance first and were sent again, with their own ids, to b.
+        const first = commandsTo(hung).map((r) => r.commandId);
+        expect(first.length).toBeGreaterThan(0);
+        expect(ids).toEqual(expect.arrayContaining(first));
+        // From then on it is passed over: only pings reach it while it stays silent.
+        const later = await Promise.all(Array.from({ length: 6 }, () => service.request<Echo>('svc.echo', {}, { correlationId: 'r' })));
+        expect(new Set(later.map((l) => l.instance))).toEqual(new Set(['b']));
+        expect(commandsTo(hung).map((r) => r.commandId)).toEqual(first);
+      } finally {
+        await hung.close();
+      }
+    });
+
+    it('never sends a command that is not retryable twice: it waits for its deadline there, and the next commands go elsewhere', async () => {
+      const hung = await startHungOwner();
+      const b = await owner('b');
+      try {
+        const { raw, service } = hedgingClient([hung.url, b.url]);
+        // The first pick is the first instance: the hung one.
+        const once = firstValueFrom(raw.send('svc.echo', { command_id: 'not_twice', deadline: Date.now() + 1500, correlation_id: 'r', body: {}, retryable: false }));
+        await expect(once).rejects.toBeInstanceOf(CommandUnavailableError);
+        expect(commandsTo(hung)).toEqual([{ pattern: 'svc.echo', commandId: 'not_twice' }]);
+        const next = await Promise.all(Array.from({ length: 4 }, () => service.request<Echo>('svc.echo', {}, { correlationId: 'r' })));
+        expect(new Set(next.map((n) => n.instance))).toEqual(new Set(['b']));
+        expect(commandsTo(hung)).toHaveLength(1);
+      } finally {
+        await hung.close();
+      }
+    });
+
+    it('takes commands again once it answers a ping', async () => {
+      const hung = await startHungOwner();
+      const b = await owner('b');
+      try {
+        const { service } = hedgingClient([hung.url, b.url]);
+        expect((await service.request<Echo>('svc.echo', {}, { correlationId: 'r', commandId: 'while_hung' })).instance).toBe('b');
+        expect(commandsTo(hung).map((r) => r.commandId)).toEqual(['while_hung']);
+        hung.answering = true;
+        const seen = new Set<string>();
+        await waitFor(async () => {
+          seen.add((await service.request<Echo>('svc.echo', {}, { correlationId: 'r' })).instance);
+          return seen.has('hung');
+        }, 10_000, 'a command answered by the instance that answers again');
+        expect(hung.received.some((r) => r.pattern === 'svc.ping')).toBe(true);
+      } finally {
+        await hung.close();
+      }
+    });
   });
 });

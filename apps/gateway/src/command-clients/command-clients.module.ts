@@ -19,7 +19,7 @@ const COMMAND_CLIENT = Symbol('COMMAND_CLIENT');
           refunds: config.REFUNDS_URL,
           webhooks: config.WEBHOOKS_URL,
         };
-        return new CommandClient({ upstreams, connections: config.COMMAND_CONNECTIONS });
+        return new CommandClient({ upstreams, connections: config.COMMAND_CONNECTIONS, answerWindowMs: config.COMMAND_ANSWER_WINDOW_MS });
       },
     },
     {

@@ -1,7 +1,8 @@
 import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
+import { randomUUID } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { connect, isIP, type Socket } from 'node:net';
-import { serviceOfPattern } from './command-pattern';
+import { commandPattern, serviceOfPattern } from './command-pattern';
 import { encodeFrame, FrameDecoder, MAX_EXCHANGE_ID, type AnswerFrame, type CommandFrame } from './command-frames';
 import type { RpcRequest } from './rpc-message';
 
@@ -28,6 +29,12 @@ export interface CommandClientOptions {
   resolveEveryMs?: number;
   /** How long a connection may take to open before the instance counts as unreachable. */
   connectTimeoutMs?: number;
+  /**
+   * How long one instance may leave a command unanswered, while answering nothing else either, before it counts as
+   * hung (a stopped process, a blocked event loop): it is passed over until it answers a ping, and a retryable
+   * command goes to another instance with the same command id. At most half the command's remaining deadline.
+   */
+  answerWindowMs?: number;
 }
 
 /** The owner could not be reached or did not answer: the caller answers 503 and the merchant retries. */
@@ -104,6 +111,11 @@ class Connection {
     else this.socket.end();
   }
 
+  /** Its writes are queued beyond the socket's buffer: the instance is not reading what it is sent. */
+  get congested(): boolean {
+    return this.socket.writableNeedDrain;
+  }
+
   /** Settles the exchange an answer is for; a connection being closed goes once its last answer is in. */
   private settle(id: number, payload: Buffer | undefined): void {
     const exchange = this.exchanges.get(id);
@@ -133,6 +145,11 @@ class Instance {
   private downUntil = 0;
   private readonly connections: Connection[] = [];
   private next = 0;
+  /** When it last answered anything (a command, a ping). */
+  private answeredAt = 0;
+  /** It left a command unanswered past its window while answering nothing else: passed over until it answers. */
+  private silent = false;
+  private nextProbeAt = 0;
 
   constructor(
     readonly address: string,
@@ -140,18 +157,64 @@ class Instance {
     readonly port: number,
     private readonly size: number,
     private readonly connectTimeoutMs: number,
+    /** The owner's ping command, which every command-serving service answers without touching its database. */
+    private readonly probePattern: string,
   ) {}
 
+  /** Takes commands: no failed connection lately, not silent, and not refusing to read what it is sent. */
   isUp(now: number): boolean {
-    return now >= this.downUntil;
+    return now >= this.downUntil && !this.silent && !this.congested();
   }
 
   markDown(ms: number): void {
     this.downUntil = Date.now() + ms;
   }
 
+  /** Nothing came back since `at`: not even another command's answer. */
+  silentSince(at: number): boolean {
+    return this.answeredAt < at;
+  }
+
+  /** Connected but not answering: passed over until it answers again (see probe()). */
+  markSilent(): void {
+    if (this.silent) return;
+    this.silent = true;
+    this.nextProbeAt = 0;
+  }
+
+  /**
+   * While it is silent, a ping at most every `everyMs`, so it takes commands again as soon as it answers and no
+   * merchant's command is what finds out. Its late answers to earlier commands bring it back too.
+   */
+  probe(now: number, everyMs: number, waitMs: number): void {
+    if (!this.silent || now < this.nextProbeAt) return;
+    this.nextProbeAt = now + everyMs;
+    const frame: CommandFrame = { pattern: this.probePattern, command_id: `probe-${randomUUID()}`, timeout_ms: waitMs, correlation_id: 'probe', body: {} };
+    const timer = setTimeout(() => forget(), waitMs);
+    timer.unref();
+    const forget = this.send(JSON.stringify(frame), { resolve: () => clearTimeout(timer), reject: () => clearTimeout(timer) });
+  }
+
+  /** Sends one frame on its next connection; any answer shows the instance is alive. */
+  send(payload: string, exchange: Exchange): () => void {
+    return this.connection().send(payload, {
+      resolve: (answer) => {
+        this.answeredAt = Date.now();
+        this.silent = false;
+        exchange.resolve(answer);
+      },
+      reject: exchange.reject,
+    });
+  }
+
+  /** Every open connection has writes queued (back-pressure): the instance is not reading. */
+  private congested(): boolean {
+    const open = this.connections.filter((connection) => connection && !connection.closed);
+    return open.length > 0 && open.every((connection) => connection.congested);
+  }
+
   /** The next of its connections, round-robin, opening one where none is or the last one closed. */
-  connection(): Connection {
+  private connection(): Connection {
     const slot = this.next;
     this.next = (slot + 1) % this.size;
     let connection = this.connections[slot];
@@ -227,20 +290,26 @@ class ServiceInstances {
  * connections, command-frames.ts). Commands go round-robin over a service's instances (host names resolved to
  * all their addresses, again every `resolveEveryMs`). An instance that refuses a connection, drops one or is
  * shutting down is passed over for `downForMs` and the command goes to the next at once, so a dead instance's
- * share moves within one attempt. A command whose answer was lost is sent again only when `retryable` (its owner
- * deduplicates it by command id); otherwise the caller gets CommandUnavailableError, never a second effect.
+ * share moves within one attempt. An instance that is connected but answers nothing for `answerWindowMs` (stopped,
+ * blocked, not reading its socket) is passed over until it answers a ping, and a retryable command waiting on it is
+ * sent to another instance with the same command id, the first answer winning. A command whose answer was lost is
+ * sent again only when `retryable` (its owner deduplicates it by command id); otherwise the caller gets
+ * CommandUnavailableError, never a second effect.
  */
 export class CommandClient extends ClientProxy {
   private readonly services = new Map<string, ServiceInstances>();
   private readonly downForMs: number;
+  private readonly answerWindowMs: number;
 
   constructor(options: CommandClientOptions) {
     super();
     this.downForMs = options.downForMs ?? 1000;
+    this.answerWindowMs = options.answerWindowMs ?? 1000;
     const connections = options.connections ?? 1;
     const connectTimeoutMs = options.connectTimeoutMs ?? 2000;
-    const newInstance = (address: string, host: string, port: number) => new Instance(address, host, port, connections, connectTimeoutMs);
     for (const [service, urls] of Object.entries(options.upstreams)) {
+      const probePattern = commandPattern(service, 'ping');
+      const newInstance = (address: string, host: string, port: number) => new Instance(address, host, port, connections, connectTimeoutMs, probePattern);
       this.services.set(service, new ServiceInstances(urls.map((u) => new URL(u)), newInstance, options.resolveEveryMs ?? 5000));
     }
   }
@@ -267,7 +336,7 @@ export class CommandClient extends ClientProxy {
       (response) => callback({ response, isDisposed: true }),
       (err: unknown) => callback({ err, isDisposed: true }),
     );
-    // The caller gave up (its deadline): the exchange in flight is forgotten; the connection stays.
+    // The caller gave up (its deadline): the exchanges in flight are forgotten; the connections stay.
     return () => {
       cancel.cancelled = true;
       cancel.abandon?.();
@@ -283,77 +352,140 @@ export class CommandClient extends ClientProxy {
     const instances = service ? await service.current() : [];
     if (!service || instances.length === 0) throw new CommandUnavailableError(`no instance of the owner of ${pattern}`);
     // Every instance once, plus one more try for the lone instance whose answer was lost.
-    const attempts = instances.length + 1;
+    const maxAttempts = instances.length + 1;
+    let attempts = 0;
+    const inFlight: Attempt[] = [];
     let lastError: unknown;
-    for (let attempt = 0; attempt < attempts; attempt++) {
+    const gaveUp = new Promise<'gave up'>((resolve) => (cancel.abandon = () => resolve('gave up')));
+    const launch = (): boolean => {
       const remaining = command.deadline - Date.now();
-      if (remaining <= 0 || cancel.cancelled) break;
-      const instance = this.pick(service, instances);
-      const frame: CommandFrame = {
-        pattern,
-        command_id: command.command_id,
-        timeout_ms: remaining,
-        correlation_id: command.correlation_id,
-        body: command.body,
-      };
-      try {
-        const answer = await exchange(instance.connection(), JSON.stringify(frame), cancel);
-        if (answer.status === 503) {
+      if (remaining <= 0 || cancel.cancelled || attempts >= maxAttempts) return false;
+      const instance = this.pick(service, instances, inFlight);
+      if (!instance) return false;
+      attempts++;
+      const frame: CommandFrame = { pattern, command_id: command.command_id, timeout_ms: remaining, correlation_id: command.correlation_id, body: command.body };
+      inFlight.push(attempt(instance, JSON.stringify(frame), Math.min(this.answerWindowMs, Math.floor(remaining / 2))));
+      return true;
+    };
+    try {
+      launch();
+      while (inFlight.length > 0) {
+        const remaining = command.deadline - Date.now();
+        if (remaining <= 0 || cancel.cancelled) break;
+        const newest = inFlight[inFlight.length - 1]!;
+        const outcome = await firstOf(inFlight, Math.min(newest.windowEndsAt - Date.now(), remaining), gaveUp);
+        if (outcome === 'gave up') break;
+        if (outcome === 'window passed') {
+          if (Date.now() >= command.deadline) break;
+          if (!newest.instance.silentSince(newest.watchedFrom)) {
+            // It answers other commands: this one is slow, not lost. Sending it elsewhere would only double the work.
+            newest.watchAgain();
+            continue;
+          }
+          newest.instance.markSilent();
+          // A hung instance: the same command id to another one; whichever answers first is the answer.
+          if (!command.retryable || !launch()) newest.stopWatching();
+          continue;
+        }
+        inFlight.splice(inFlight.indexOf(outcome.attempt), 1);
+        const { instance } = outcome.attempt;
+        if (outcome.answer?.status === 503) {
           // Shutting down: the command did not run there.
           instance.markDown(this.downForMs);
           lastError = new CommandUnavailableError(`${instance.address} is shutting down`);
+          if (inFlight.length === 0) launch();
           continue;
         }
-        return answer.reply;
-      } catch (error) {
-        lastError = error;
+        if (outcome.answer) return outcome.answer.reply;
+        lastError = outcome.error;
         if (cancel.cancelled) break;
         instance.markDown(this.downForMs);
-        if (!(error as ExchangeError).sent || command.retryable) continue;
-        break;
+        if (inFlight.length === 0 && (!outcome.error!.sent || command.retryable)) launch();
       }
+    } finally {
+      cancel.abandon = undefined;
+      for (const left of inFlight) left.forget();
     }
     throw new CommandUnavailableError(`no answer to ${pattern}`, { cause: lastError });
   }
 
-  /** The next instance that is up, round-robin; when none is, the next one anyway (it may be back). */
-  private pick(service: ServiceInstances, instances: Instance[]): Instance {
+  /**
+   * The next instance that is up and not already carrying this command, round-robin; when none is, the next one
+   * not carrying it anyway (it may be back); none when every instance carries it. Pings the silent ones.
+   */
+  private pick(service: ServiceInstances, instances: Instance[], carrying: readonly Attempt[]): Instance | undefined {
     const now = Date.now();
     const count = instances.length;
+    let fallback: number | undefined;
     for (let i = 0; i < count; i++) {
-      const instance = instances[(service.next + i) % count]!;
+      const at = (service.next + i) % count;
+      const instance = instances[at]!;
+      instance.probe(now, this.downForMs, this.answerWindowMs);
+      if (carrying.some((a) => a.instance === instance)) continue;
       if (instance.isUp(now)) {
-        service.next = (service.next + i + 1) % count;
+        service.next = (at + 1) % count;
         return instance;
       }
+      fallback ??= at;
     }
-    const instance = instances[service.next % count]!;
-    service.next = (service.next + 1) % count;
-    return instance;
+    if (fallback === undefined) return undefined;
+    service.next = (fallback + 1) % count;
+    return instances[fallback];
   }
 }
 
 interface Cancellation {
   cancelled: boolean;
-  /** Forgets the exchange in flight (set while one is). */
+  /** Stops waiting for the exchanges in flight (set while some are). */
   abandon?: () => void;
 }
 
-function exchange(connection: Connection, payload: string, cancel: Cancellation): Promise<AnswerFrame> {
-  return new Promise((resolve, reject) => {
-    const forget = connection.send(payload, {
-      resolve: (answer) => {
-        cancel.abandon = undefined;
-        resolve(answer);
-      },
-      reject: (error) => {
-        cancel.abandon = undefined;
-        reject(error);
-      },
-    });
-    cancel.abandon = () => {
-      forget();
-      reject(new ExchangeError('the caller gave up', true));
-    };
+/** One sending of a command to one instance, and the window in which that instance is expected to show life. */
+interface Attempt {
+  readonly instance: Instance;
+  readonly settled: Promise<Settled>;
+  /** Since when an answer from the instance (to anything) counts as a sign of life. */
+  watchedFrom: number;
+  windowEndsAt: number;
+  watchAgain(): void;
+  stopWatching(): void;
+  /** Drops the exchange: a late answer is ignored. */
+  forget(): void;
+}
+
+type Settled = { attempt: Attempt; answer: AnswerFrame; error?: undefined } | { attempt: Attempt; answer?: undefined; error: ExchangeError };
+
+function attempt(instance: Instance, payload: string, windowMs: number): Attempt {
+  const sentAt = Date.now();
+  let settle!: (settled: Settled) => void;
+  const created: Attempt = {
+    instance,
+    settled: new Promise<Settled>((resolve) => (settle = resolve)),
+    watchedFrom: sentAt,
+    windowEndsAt: sentAt + windowMs,
+    watchAgain() {
+      this.watchedFrom = Date.now();
+      this.windowEndsAt = this.watchedFrom + windowMs;
+    },
+    stopWatching() {
+      this.windowEndsAt = Number.POSITIVE_INFINITY;
+    },
+    forget: () => undefined,
+  };
+  created.forget = instance.send(payload, {
+    resolve: (answer) => settle({ attempt: created, answer }),
+    reject: (error) => settle({ attempt: created, error }),
   });
+  return created;
+}
+
+/** Whichever comes first: an attempt settling, `waitMs` passing, or the caller giving up. */
+async function firstOf(inFlight: readonly Attempt[], waitMs: number, gaveUp: Promise<'gave up'>): Promise<Settled | 'window passed' | 'gave up'> {
+  let timer: NodeJS.Timeout | undefined;
+  const windowPassed = new Promise<'window passed'>((resolve) => (timer = setTimeout(() => resolve('window passed'), Math.max(0, waitMs))));
+  try {
+    return await Promise.race([...inFlight.map((a) => a.settled), windowPassed, gaveUp]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
