@@ -50,6 +50,9 @@ offsets.topic.num.partitions=10
 transaction.state.log.replication.factor=1
 transaction.state.log.min.isr=1
 group.initial.rebalance.delay.ms=0
+# Consumers ask for a 3 s session (KAFKA_SESSION_TIMEOUT_MS) so a killed member's partitions move within 5 s;
+# Kafka's default floor is 6 s.
+group.min.session.timeout.ms=1000
 log.retention.hours=24
 CONF
   cat > "$dir/log4j2.properties" <<CONF

@@ -71,12 +71,13 @@ export class ServiceConfig {
 
   /**
    * Kafka consumer session timeout: how long a crashed consumer's partitions wait before moving to a live member
-   * (or to its own restart). Heartbeats go every sixth of it. The broker's floor is 6000 by default.
+   * (or to its own restart). Heartbeats go every sixth of it. Brokers accept less than 6000 only with
+   * group.min.session.timeout.ms lowered; against one that is not, the consumers use its floor and warn.
    */
   @IsInt()
-  @Min(6000)
+  @Min(1000)
   @Max(10000)
-  KAFKA_SESSION_TIMEOUT_MS: number = 6000;
+  KAFKA_SESSION_TIMEOUT_MS: number = 3000;
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL: string = 'info';

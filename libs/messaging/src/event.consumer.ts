@@ -10,6 +10,13 @@ import { InboxTransactions } from './inbox.transactions';
 import { errorMessage, jsonLogger, type MessagingLogger } from './messaging.logger';
 import { assertSchemaName, isDatabaseTimeout, qualified } from '@payments/database';
 import { backoffDelay, sleep } from './wakeup';
+import { sessionTimeoutFor } from './session-timeout';
+
+/**
+ * A crashed member's partitions move after this much (plus a fetch wait and a rebalance): within the 5 s in which
+ * a survivor takes over. Brokers accept it only with group.min.session.timeout.ms lowered from Kafka's 6 s.
+ */
+export const DEFAULT_SESSION_TIMEOUT_MS = 3000;
 
 export interface EventConsumerHooks {
   /**
@@ -47,8 +54,8 @@ export interface EventConsumerOptions {
   /** Most events of one partition handled in one transaction; default 200. */
   maxEventsPerTransaction?: number;
   /**
-   * How long a crashed member's partitions wait before moving (default 6000, the broker's floor): a kill -9 costs
-   * this much, not kafkajs's 30 s default. Heartbeats go every sixth of it.
+   * How long a crashed member's partitions wait before moving (default 3000, within the brokers' bounds: see
+   * sessionTimeoutFor): a kill -9 costs this much, not kafkajs's 30 s default. Heartbeats go every sixth of it.
    */
   sessionTimeoutMs?: number;
   /** Longest a fetch waits for data; also bounds how long stop() waits for the fetch in flight. */
@@ -98,6 +105,7 @@ export class EventConsumer {
   private readonly logger: MessagingLogger;
   private readonly stopSignal = new AbortController();
   private consumer?: Consumer;
+  private starting = false;
   private pruning?: Promise<void>;
   private stopping?: Promise<void>;
   private fatalError?: Error;
@@ -132,11 +140,14 @@ export class EventConsumer {
 
   /** Joins the group and starts consuming (returns once the consumer is running). */
   async start(): Promise<void> {
-    if (this.consumer || this.stopping) throw new Error('event consumer already started');
+    if (this.consumer || this.stopping || this.starting) throw new Error('event consumer already started');
+    this.starting = true;
+    const sessionTimeout = await sessionTimeoutFor(this.options.kafka, this.options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS, this.logger);
+    if (this.stopping) return;
     const consumer = this.options.kafka.consumer({
       groupId: this.options.groupId,
-      sessionTimeout: this.options.sessionTimeoutMs ?? 6000,
-      heartbeatInterval: Math.floor((this.options.sessionTimeoutMs ?? 6000) / 6),
+      sessionTimeout,
+      heartbeatInterval: Math.floor(sessionTimeout / 6),
       // A fetch is answered as soon as one byte is there (minBytes 1), so this only bounds an idle wait.
       maxWaitTimeInMs: this.options.maxWaitTimeMs ?? 1000,
       allowAutoTopicCreation: false,

@@ -4,6 +4,7 @@
 // Kafka clients and topics.
 export { createKafka, createKafkaLogCreator, createProducer, ACKS_ALL, type CreateKafkaOptions } from './kafka.factory';
 export { ensureTopics } from './ensure-topics';
+export { brokerSessionTimeoutBounds, sessionTimeoutFor, type SessionTimeoutBounds } from './session-timeout';
 export { jsonLogger, errorMessage, type MessagingLogger } from './messaging.logger';
 
 // The outbox: events written in the business transaction, relayed to Kafka.
@@ -11,7 +12,7 @@ export { OutboxWriter, envelopeHeaders, type OutboxWriterOptions } from './outbo
 export { OutboxRelay, type OutboxRelayHooks, type OutboxRelayOptions, type OutboxRelayStats } from './outbox.relay';
 
 // The consumer: each event handled once, in the handler's transaction.
-export { EventConsumer, type EventConsumerHooks, type EventConsumerOptions, type EventConsumerStats } from './event.consumer';
+export { DEFAULT_SESSION_TIMEOUT_MS, EventConsumer, type EventConsumerHooks, type EventConsumerOptions, type EventConsumerStats } from './event.consumer';
 export { DeadLetterPublisher, type DeadLetter } from './dead-letter.publisher';
 export { EventRefused, type BeforeCommit, type EventHandler, type HandleOutcome, type MessageContext } from './event-handler';
 

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { deadLetterTopic, topicName, STREAMS } from '@payments/events';
-import { createKafka, DeadLetterPublisher, ensureTopics } from '@payments/messaging';
+import { createKafka, DeadLetterPublisher, ensureTopics, sessionTimeoutFor } from '@payments/messaging';
 import { metricsRegistry } from '@payments/platform';
 import type { Consumer, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import { Counter } from 'prom-client';
@@ -65,7 +65,14 @@ export class ResourceInvalidationConsumer {
   }
 
   private async join(kafka: Kafka, topic: string, deadLetters: DeadLetterPublisher): Promise<void> {
-    const { namespace, sessionTimeoutMs } = this.options;
+    const { namespace } = this.options;
+    const logger = this.logger;
+    const sessionTimeoutMs = await sessionTimeoutFor(kafka, this.options.sessionTimeoutMs, {
+      debug: (context, message) => logger.debug(context, message),
+      info: (context, message) => logger.log(context, message),
+      warn: (context, message) => logger.warn(context, message),
+      error: (context, message) => logger.error(context, message),
+    });
     const consumer = kafka.consumer({
       groupId: `${namespace}.gateway.resource-cache`,
       minBytes: FETCH_MIN_BYTES,
