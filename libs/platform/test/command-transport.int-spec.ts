@@ -10,6 +10,8 @@ import { ApiError, CommandClient, CommandServer, CommandUnavailableError, encode
 import { freePort, waitFor } from '@payments/testing';
 
 const INSTANCE = 'INSTANCE';
+/** The command ids svc.slow was run for, on any instance. */
+const slowRuns: string[] = [];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 @Controller()
@@ -23,6 +25,7 @@ class TestHandlers {
 
   @MessagePattern('svc.slow')
   async slow(@Payload() request: RpcRequest<{ ms: number }>): Promise<RpcReply> {
+    slowRuns.push(request.command_id);
     await sleep(request.body.ms);
     return { ok: true, data: { instance: this.instance, slept: request.body.ms } };
   }
@@ -319,6 +322,18 @@ describe('command transport (framed, persistent connections)', () => {
       } finally {
         await hung.close();
       }
+    });
+
+    it('does not send a command elsewhere when it is slow on an instance that answers a ping', async () => {
+      const a = await owner('a');
+      const b = await owner('b');
+      const { service } = hedgingClient([a.url, b.url]);
+      const slow = await service.request<{ instance: string }>('svc.slow', { ms: 1200 }, { correlationId: 'r', commandId: 'slow_once' });
+      expect(slowRuns.filter((id) => id === 'slow_once')).toEqual(['slow_once']);
+      // Neither instance was passed over for it.
+      const next = await Promise.all(Array.from({ length: 4 }, () => service.request<Echo>('svc.echo', {}, { correlationId: 'r' })));
+      expect(new Set(next.map((n) => n.instance))).toEqual(new Set(['a', 'b']));
+      expect(['a', 'b']).toContain(slow.instance);
     });
 
     it('takes commands again once it answers a ping', async () => {

@@ -30,9 +30,10 @@ export interface CommandClientOptions {
   /** How long a connection may take to open before the instance counts as unreachable. */
   connectTimeoutMs?: number;
   /**
-   * How long one instance may leave a command unanswered, while answering nothing else either, before it counts as
-   * hung (a stopped process, a blocked event loop): it is passed over until it answers a ping, and a retryable
-   * command goes to another instance with the same command id. At most half the command's remaining deadline.
+   * How long an instance may leave a command unanswered while answering nothing else, not even a ping sent halfway
+   * through, before it counts as hung (a stopped process, a blocked event loop): it is passed over until it answers
+   * a ping, and a retryable command goes to another instance with the same command id. At most half the command's
+   * remaining deadline.
    */
   answerWindowMs?: number;
 }
@@ -150,6 +151,8 @@ class Instance {
   /** It left a command unanswered past its window while answering nothing else: passed over until it answers. */
   private silent = false;
   private nextProbeAt = 0;
+  /** When the ping on its way was sent (0: none is). */
+  private pingSentAt = 0;
 
   constructor(
     readonly address: string,
@@ -189,10 +192,28 @@ class Instance {
   probe(now: number, everyMs: number, waitMs: number): void {
     if (!this.silent || now < this.nextProbeAt) return;
     this.nextProbeAt = now + everyMs;
+    this.ping(waitMs);
+  }
+
+  /**
+   * Asks whether it is alive with its ping command (no database, so a process whose loop runs answers it at once),
+   * unless a ping is already on its way; the answer counts like any other (silentSince).
+   */
+  ping(waitMs: number): void {
+    const sentAt = Date.now();
+    if (sentAt - this.pingSentAt < waitMs) return;
+    this.pingSentAt = sentAt;
     const frame: CommandFrame = { pattern: this.probePattern, command_id: `probe-${randomUUID()}`, timeout_ms: waitMs, correlation_id: 'probe', body: {} };
-    const timer = setTimeout(() => forget(), waitMs);
+    const done = () => {
+      clearTimeout(timer);
+      if (this.pingSentAt === sentAt) this.pingSentAt = 0;
+    };
+    const timer = setTimeout(() => {
+      forget();
+      done();
+    }, waitMs);
     timer.unref();
-    const forget = this.send(JSON.stringify(frame), { resolve: () => clearTimeout(timer), reject: () => clearTimeout(timer) });
+    const forget = this.send(JSON.stringify(frame), { resolve: done, reject: done });
   }
 
   /** Sends one frame on its next connection; any answer shows the instance is alive. */
@@ -290,9 +311,9 @@ class ServiceInstances {
  * connections, command-frames.ts). Commands go round-robin over a service's instances (host names resolved to
  * all their addresses, again every `resolveEveryMs`). An instance that refuses a connection, drops one or is
  * shutting down is passed over for `downForMs` and the command goes to the next at once, so a dead instance's
- * share moves within one attempt. An instance that is connected but answers nothing for `answerWindowMs` (stopped,
- * blocked, not reading its socket) is passed over until it answers a ping, and a retryable command waiting on it is
- * sent to another instance with the same command id, the first answer winning. A command whose answer was lost is
+ * share moves within one attempt. An instance that is connected but answers nothing for `answerWindowMs`, not even a
+ * ping (stopped, blocked, not reading its socket), is passed over until it answers a ping, and a retryable command
+ * waiting on it is sent to another instance with the same command id, the first answer winning. A command whose answer was lost is
  * sent again only when `retryable` (its owner deduplicates it by command id); otherwise the caller gets
  * CommandUnavailableError, never a second effect.
  */
@@ -364,7 +385,8 @@ export class CommandClient extends ClientProxy {
       if (!instance) return false;
       attempts++;
       const frame: CommandFrame = { pattern, command_id: command.command_id, timeout_ms: remaining, correlation_id: command.correlation_id, body: command.body };
-      inFlight.push(attempt(instance, JSON.stringify(frame), Math.min(this.answerWindowMs, Math.floor(remaining / 2))));
+      // The window in two halves: the command alone, then the command and a ping.
+      inFlight.push(attempt(instance, JSON.stringify(frame), Math.min(this.answerWindowMs, Math.floor(remaining / 2)) / 2));
       return true;
     };
     try {
@@ -377,13 +399,22 @@ export class CommandClient extends ClientProxy {
         if (outcome === 'gave up') break;
         if (outcome === 'window passed') {
           if (Date.now() >= command.deadline) break;
-          if (!newest.instance.silentSince(newest.watchedFrom)) {
-            // It answers other commands: this one is slow, not lost. Sending it elsewhere would only double the work.
+          const { instance } = newest;
+          if (!instance.silentSince(newest.watchedFrom)) {
+            // It answers other commands or a ping: this one is slow (a lock, a provider), not lost. Sending it
+            // elsewhere would only double the work.
             newest.watchAgain();
             continue;
           }
-          newest.instance.markSilent();
-          // A hung instance: the same command id to another one; whichever answers first is the answer.
+          if (!newest.pinged) {
+            // Half the window without a word from it: a ping tells a busy instance from a hung one.
+            instance.ping(this.answerWindowMs);
+            newest.pinged = true;
+            newest.waitOnce();
+            continue;
+          }
+          instance.markSilent();
+          // Hung: the same command id to another instance; whichever answers first is the answer.
           if (!command.retryable || !launch()) newest.stopWatching();
           continue;
         }
@@ -447,7 +478,12 @@ interface Attempt {
   /** Since when an answer from the instance (to anything) counts as a sign of life. */
   watchedFrom: number;
   windowEndsAt: number;
+  /** A ping went to the instance during this window. */
+  pinged: boolean;
+  /** A new window from now (the instance showed life). */
   watchAgain(): void;
+  /** Another half window, still counting from watchedFrom. */
+  waitOnce(): void;
   stopWatching(): void;
   /** Drops the exchange: a late answer is ignored. */
   forget(): void;
@@ -455,17 +491,22 @@ interface Attempt {
 
 type Settled = { attempt: Attempt; answer: AnswerFrame; error?: undefined } | { attempt: Attempt; answer?: undefined; error: ExchangeError };
 
-function attempt(instance: Instance, payload: string, windowMs: number): Attempt {
+function attempt(instance: Instance, payload: string, halfWindowMs: number): Attempt {
   const sentAt = Date.now();
   let settle!: (settled: Settled) => void;
   const created: Attempt = {
     instance,
     settled: new Promise<Settled>((resolve) => (settle = resolve)),
     watchedFrom: sentAt,
-    windowEndsAt: sentAt + windowMs,
+    windowEndsAt: sentAt + halfWindowMs,
+    pinged: false,
     watchAgain() {
       this.watchedFrom = Date.now();
-      this.windowEndsAt = this.watchedFrom + windowMs;
+      this.windowEndsAt = this.watchedFrom + halfWindowMs;
+      this.pinged = false;
+    },
+    waitOnce() {
+      this.windowEndsAt = Date.now() + halfWindowMs;
     },
     stopWatching() {
       this.windowEndsAt = Number.POSITIVE_INFINITY;
