@@ -311,11 +311,11 @@ class ServiceInstances {
  * connections, command-frames.ts). Commands go round-robin over a service's instances (host names resolved to
  * all their addresses, again every `resolveEveryMs`). An instance that refuses a connection, drops one or is
  * shutting down is passed over for `downForMs` and the command goes to the next at once, so a dead instance's
- * share moves within one attempt. An instance that is connected but answers nothing for `answerWindowMs`, not even a
- * ping (stopped, blocked, not reading its socket), is passed over until it answers a ping, and a retryable command
- * waiting on it is sent to another instance with the same command id, the first answer winning. A command whose answer was lost is
- * sent again only when `retryable` (its owner deduplicates it by command id); otherwise the caller gets
- * CommandUnavailableError, never a second effect.
+ * share moves within one attempt. An instance that is connected but answers nothing for `answerWindowMs`, not
+ * even a ping (stopped, blocked, not reading its socket), is passed over until it answers a ping, and a retryable
+ * command waiting on it is sent to another instance with the same command id, the first answer winning. A command
+ * whose answer was lost is sent again only when `retryable` (its owner deduplicates it by command id); otherwise
+ * the caller gets CommandUnavailableError, never a second effect.
  */
 export class CommandClient extends ClientProxy {
   private readonly services = new Map<string, ServiceInstances>();
