@@ -79,6 +79,15 @@ export class ServiceConfig {
   @Max(10000)
   KAFKA_SESSION_TIMEOUT_MS: number = 3000;
 
+  /**
+   * Most bytes the outbox relay sends to Kafka at once: under the broker's `message.max.bytes` (1 MiB by default),
+   * past which it refuses a partition's batch for good. An event larger than this alone is parked (outbox_parked).
+   */
+  @IsInt()
+  @Min(65536)
+  @Max(1_000_000_000)
+  OUTBOX_MAX_BATCH_BYTES: number = 1_000_000;
+
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL: string = 'info';
 

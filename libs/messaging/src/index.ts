@@ -9,7 +9,7 @@ export { jsonLogger, errorMessage, type MessagingLogger } from './messaging.logg
 
 // The outbox: events written in the business transaction, relayed to Kafka.
 export { OutboxWriter, envelopeHeaders, type OutboxWriterOptions } from './outbox.writer';
-export { OutboxRelay, type OutboxRelayHooks, type OutboxRelayOptions, type OutboxRelayStats } from './outbox.relay';
+export { OutboxRelay, DEFAULT_OUTBOX_MAX_BATCH_BYTES, type OutboxRelayHooks, type OutboxRelayOptions, type OutboxRelayStats } from './outbox.relay';
 
 // The consumer: each event handled once, in the handler's transaction.
 export { DEFAULT_SESSION_TIMEOUT_MS, EventConsumer, type EventConsumerHooks, type EventConsumerOptions, type EventConsumerStats } from './event.consumer';
@@ -21,6 +21,7 @@ export { MESSAGING_MIGRATIONS } from './messaging-migrations';
 export { MessagingTables1763769600000 } from './messaging-tables.migration';
 export { InboxPruningIndex1763856000000 } from './inbox-pruning.migration';
 export { OutboxPlainText1764700000000 } from './outbox-plain-text.migration';
+export { OutboxParked1764900000000 } from './outbox-parked.migration';
 
 // Small concurrency tools the services use on their hot paths.
 export { backoffDelay, Wakeup } from './wakeup';

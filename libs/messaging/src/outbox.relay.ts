@@ -12,6 +12,8 @@ import { backoffDelay, sleep, Wakeup } from './wakeup';
 export interface OutboxRelayHooks {
   /** Runs after a batch reached Kafka and before its rows are deleted (tests throw here to die at that point). */
   afterPublish?(ids: readonly string[]): void | Promise<void>;
+  /** A row was moved to outbox_parked (a metric counts them). */
+  onParked?(row: { id: string; eventId: string | undefined; topic: string; reason: string }): void;
 }
 
 export interface OutboxRelayOptions {
@@ -20,6 +22,12 @@ export interface OutboxRelayOptions {
   producer: Producer;
   schema: string;
   batchSize?: number;
+  /**
+   * Most bytes (keys, payloads and headers, plus an allowance per record) one cycle sends: under the broker's
+   * `message.max.bytes` (1 MiB by default), which it checks per partition's record batch and refuses past, for
+   * good. A row larger than this alone is parked (outbox_parked), never sent.
+   */
+  maxBatchBytes?: number;
   pollIntervalMs?: number;
   /**
    * How long the relay lets more rows arrive after it was woken before it reads them (a producer's linger): at a
@@ -40,7 +48,18 @@ export interface OutboxRelayStats {
   published: number;
   batches: number;
   failures: number;
+  /** Rows moved to outbox_parked because no batch could carry them. */
+  parked: number;
 }
+
+/** Room for a record's framing in a batch (lengths, offsets, timestamp, header names as varints). */
+const RECORD_OVERHEAD_BYTES = 64;
+/** Under Kafka's default `message.max.bytes` (1,048,588) with room for a batch's own header. */
+export const DEFAULT_OUTBOX_MAX_BATCH_BYTES = 1_000_000;
+/** How long batches stay at the smaller size the broker accepted before a full-size one is tried again. */
+const BUDGET_RESTORE_MS = 60_000;
+/** The broker's refusals of a batch or record for its size (not retriable: the same batch is refused again). */
+const TOO_LARGE = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE']);
 
 interface OutboxRow {
   id: string;
@@ -49,6 +68,8 @@ interface OutboxRow {
   payload: string;
   /** JSON of the message's headers (string values). */
   headers: string;
+  /** Stored bytes of key, payload and headers: what the record carries, give or take its framing. */
+  bytes: number;
 }
 
 /** First key of the two-key advisory lock: keeps relay locks apart from other advisory locks ('outb'). */
@@ -74,6 +95,10 @@ class ConnectionLost extends Error {}
 export class OutboxRelay {
   private readonly schema: string;
   private readonly batchSize: number;
+  private readonly maxBatchBytes: number;
+  /** The bytes a cycle may send now: maxBatchBytes, or less for a while after the broker refused a batch as too large. */
+  private byteBudget: number;
+  private budgetLoweredAt = 0;
   private readonly pollIntervalMs: number;
   private readonly lingerMs: number;
   private readonly retryInitialMs: number;
@@ -90,11 +115,13 @@ export class OutboxRelay {
   private stopping?: Promise<void>;
   private lastPruneAt = Date.now();
   private unregister?: () => void;
-  private readonly counters = { published: 0, batches: 0, failures: 0 };
+  private readonly counters = { published: 0, batches: 0, failures: 0, parked: 0 };
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.schema = assertSchemaName(options.schema);
     this.batchSize = options.batchSize ?? 500;
+    this.maxBatchBytes = options.maxBatchBytes ?? DEFAULT_OUTBOX_MAX_BATCH_BYTES;
+    this.byteBudget = this.maxBatchBytes;
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
     this.lingerMs = options.lingerMs ?? 3;
     this.retryInitialMs = options.retry?.initialMs ?? 200;
@@ -179,11 +206,11 @@ export class OutboxRelay {
           await sleep(this.pollIntervalMs, this.stopSignal.signal);
           continue;
         }
-        const sent = await this.relayBatch();
+        const more = await this.relayBatch();
         failures = 0;
         await this.pruneIfDue();
-        // A full batch means more may be waiting: go again at once.
-        if (sent < this.batchSize) {
+        // A full batch (by rows or bytes) means more may be waiting: go again at once.
+        if (!more) {
           await this.work.wait(this.pollIntervalMs);
           if (this.lingerMs > 0) await sleep(this.lingerMs, this.stopSignal.signal);
         }
@@ -217,19 +244,36 @@ export class OutboxRelay {
     return true;
   }
 
-  private async relayBatch(): Promise<number> {
+  /** Sends the oldest unsent rows that fit one batch; answers whether more may be waiting. */
+  private async relayBatch(): Promise<boolean> {
     const client = this.client!;
     if (this.connectionLost) throw new ConnectionLost('relay connection lost');
     const outbox = qualified(this.schema, 'outbox');
-    const { rows } = await this.db(() =>
+    const { rows: read } = await this.db(() =>
       client.query<OutboxRow>(
         // id is bigint (pg hands it over as a string); ordering is on the column, never on a text form of it.
-        `SELECT id, topic, key, payload, headers
+        // octet_length of a text reads its stored length (no scan, no detoasting).
+        `SELECT id, topic, key, payload, headers, octet_length(key) + octet_length(payload) + octet_length(headers) AS bytes
          FROM ${outbox} WHERE sent_at IS NULL ORDER BY id LIMIT $1`,
         [this.batchSize],
       ),
     );
-    if (rows.length === 0) return 0;
+    if (read.length === 0) return false;
+    const first = read[0]!;
+    if (first.bytes + RECORD_OVERHEAD_BYTES > this.maxBatchBytes) {
+      await this.park(first, `${first.bytes} bytes, larger than a batch may be (maxBatchBytes ${this.maxBatchBytes} bytes)`);
+      return true;
+    }
+    // The oldest rows, in id order, up to the byte budget (always at least one): the rest wait for the next cycle.
+    let bytes = 0;
+    let take = 0;
+    while (take < read.length) {
+      const next = bytes + read[take]!.bytes + RECORD_OVERHEAD_BYTES;
+      if (take > 0 && next > this.byteBudget) break;
+      bytes = next;
+      take += 1;
+    }
+    const rows = take === read.length ? read : read.slice(0, take);
 
     const byTopic = new Map<string, Message[]>();
     for (const row of rows) {
@@ -238,10 +282,30 @@ export class OutboxRelay {
       byTopic.set(row.topic, messages);
     }
     const ids = rows.map((row) => row.id);
-    await this.options.producer.sendBatch({
-      acks: ACKS_ALL,
-      topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
-    });
+    try {
+      await this.options.producer.sendBatch({
+        acks: ACKS_ALL,
+        topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
+      });
+    } catch (error) {
+      const refusal = tooLargeRefusal(error);
+      if (refusal === undefined) throw error;
+      // The broker (or the topic) allows less than this relay assumed. Alone, the row can never be sent: park it.
+      // Otherwise send smaller batches until the broker takes them: the same batch would be refused for ever.
+      if (rows.length === 1) {
+        await this.park(rows[0]!, `${rows[0]!.bytes} bytes, refused by the broker as too large: ${refusal}`);
+        return true;
+      }
+      this.byteBudget = Math.max(1, Math.floor(bytes / 2));
+      this.budgetLoweredAt = Date.now();
+      this.logger.warn(
+        { schema: this.schema, rows: rows.length, bytes, nextBudget: this.byteBudget },
+        `the broker refused an outbox batch as too large (${refusal}); sending smaller batches`,
+      );
+      return true;
+    }
+    // Full-size batches are tried again a while after the last refusal (a topic's limit may have been raised).
+    if (this.byteBudget < this.maxBatchBytes && Date.now() - this.budgetLoweredAt > BUDGET_RESTORE_MS) this.byteBudget = this.maxBatchBytes;
     await this.options.hooks?.afterPublish?.(ids);
     // A crash before this line only means the batch is sent again by whoever holds the lock next. A sent row is
     // deleted, not marked: a mark (sent_at) wrote the whole row (its payload) to the table and the WAL once more,
@@ -249,7 +313,33 @@ export class OutboxRelay {
     await this.db(() => client.query(`DELETE FROM ${outbox} WHERE id = ANY($1::bigint[])`, [ids]));
     this.counters.published += rows.length;
     this.counters.batches += 1;
-    return rows.length;
+    return read.length === this.batchSize || rows.length < read.length;
+  }
+
+  /**
+   * Moves a row no batch can carry to outbox_parked, whole and with the reason, and says so loudly: the rows behind
+   * it go on (one event withheld, rather than every event of the service). An operator sends it again by moving it
+   * back once the limit allows (docs/decisions.md, "Outbox relay").
+   */
+  private async park(row: OutboxRow, reason: string): Promise<void> {
+    const outbox = qualified(this.schema, 'outbox');
+    const parked = qualified(this.schema, 'outbox_parked');
+    const { rows } = await this.db(() =>
+      this.client!.query<{ event_id: string }>(
+        `WITH moved AS (DELETE FROM ${outbox} WHERE id = $1 RETURNING id, event_id, topic, key, payload, headers, created_at)
+         INSERT INTO ${parked} (id, event_id, topic, key, payload, headers, created_at, reason)
+         SELECT id, event_id, topic, key, payload, headers, created_at, $2 FROM moved
+         RETURNING event_id`,
+        [row.id, reason],
+      ),
+    );
+    this.counters.parked += 1;
+    const eventId = rows[0]?.event_id;
+    this.options.hooks?.onParked?.({ id: row.id, eventId, topic: row.topic, reason });
+    this.logger.error(
+      { schema: this.schema, outboxId: row.id, eventId, topic: row.topic, key: row.key, bytes: row.bytes, reason },
+      `outbox row parked, not sent: ${reason}; it stays in ${parked} for an operator`,
+    );
   }
 
   private async pruneIfDue(): Promise<void> {
@@ -300,4 +390,12 @@ export class OutboxRelay {
       this.logger.warn({ err: error, schema: this.schema }, 'closing the outbox relay connection failed');
     });
   }
+}
+
+/** The broker's reason when it refused a send for its size (kafkajs' protocol error, possibly wrapped), else undefined. */
+function tooLargeRefusal(error: unknown): string | undefined {
+  for (let e = error as { type?: unknown; message?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (typeof e.type === 'string' && TOO_LARGE.has(e.type)) return `${e.type}: ${String(e.message)}`;
+  }
+  return undefined;
 }

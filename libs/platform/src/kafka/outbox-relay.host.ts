@@ -5,6 +5,7 @@ import { OutboxRelay } from '@payments/messaging';
 import type { Producer } from 'kafkajs';
 import { PinoLogger } from 'nestjs-pino';
 import type { DataSource } from 'typeorm';
+import { outboxRowsParked } from '../metrics/metrics';
 import { KAFKA_PRODUCER } from './kafka.tokens';
 
 /**
@@ -22,7 +23,14 @@ export class OutboxRelayHost implements OnApplicationBootstrap, BeforeApplicatio
     logger: PinoLogger,
   ) {
     logger.setContext('OutboxRelay');
-    this.relay = new OutboxRelay({ dataSource, producer, schema: config.DB_SCHEMA, logger });
+    this.relay = new OutboxRelay({
+      dataSource,
+      producer,
+      schema: config.DB_SCHEMA,
+      maxBatchBytes: config.OUTBOX_MAX_BATCH_BYTES,
+      logger,
+      hooks: { onParked: () => outboxRowsParked.inc({ schema: config.DB_SCHEMA }) },
+    });
   }
 
   onApplicationBootstrap(): void {

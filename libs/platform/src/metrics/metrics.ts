@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
 /** One registry a process: default Node metrics plus HTTP timings; services add their own counters to it. */
 export const metricsRegistry = new Registry();
@@ -27,5 +27,13 @@ export const commandHandleDuration = new Histogram({
   help: 'Time a service spends handling a command',
   labelNames: ['command', 'outcome'] as const,
   buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1],
+  registers: [metricsRegistry],
+});
+
+/** Outbox rows the relay set aside because no batch could carry them (each is in `<schema>.outbox_parked`). */
+export const outboxRowsParked = new Counter({
+  name: 'outbox_rows_parked_total',
+  help: 'Outbox rows parked (not sent) because they are larger than Kafka accepts',
+  labelNames: ['schema'] as const,
   registers: [metricsRegistry],
 });
