@@ -38,6 +38,19 @@ describe('TurnBatcher', () => {
     expect(await batcher.submit('c')).toBe('C');
   });
 
+  it('gives each run as many of the oldest waiting items as `take` says, and the rest to the runs after it', async () => {
+    const runs: number[][] = [];
+    const batcher = new TurnBatcher<number, number>(
+      async (items) => {
+        runs.push(items);
+        return items;
+      },
+      (waiting) => (waiting.length >= 4 ? 4 : 1),
+    );
+    expect(await Promise.all([1, 2, 3, 4, 5, 6].map((n) => batcher.submit(n)))).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(runs).toEqual([[1, 2, 3, 4], [5], [6]]);
+  });
+
   it('fails the run when it answers a result count other than its item count', async () => {
     const batcher = new TurnBatcher<number, number>(async () => [1]);
     await expect(Promise.all([batcher.submit(1), batcher.submit(2)])).rejects.toThrow('batch of 2 answered 1 results');

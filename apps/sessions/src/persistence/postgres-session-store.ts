@@ -7,6 +7,7 @@ import { isStreamVersionClash, isUniqueViolation, type StoredEvent, type StreamS
 import { IDEMPOTENCY_KEY_CONSTRAINT, type IdempotencyKeysRepository } from '../idempotency/idempotency-keys.repository';
 import type { PaymentsRepository } from '../payments/payments.repository';
 import type { SessionsDatabase } from '../shared/sessions-database';
+import { createGroupSize } from './create-group-size';
 import type { SessionReadModel, SessionRow } from './session-read-model';
 
 /**
@@ -17,7 +18,9 @@ import type { SessionReadModel, SessionRow } from './session-read-model';
  *
  * Creates that arrive together are written together (group commit): the statements of every create submitted in
  * one event-loop turn, or while the previous group was being written, go to Postgres as one combined statement —
- * one round trip, one commit and one WAL flush for the group instead of one each. A statement is atomic, so if any
+ * one round trip, one commit and one WAL flush for the group instead of one each. A group has one of a few sizes up
+ * to 64 creates, within Postgres' bind parameters (createGroupSize); the rest wait for the next group, so a backlog
+ * (after a stall) goes out as a run of full groups. A statement is atomic, so if any
  * create of the group fails (its key claimed meanwhile, say), nothing of the group is written and each create is
  * written again on its own, to succeed or fail by itself.
  */
@@ -33,7 +36,7 @@ export class PostgresSessionStore<S extends SessionRow, E extends { readonly typ
     private readonly allocate?: (manager: EntityManager, scope: StreamScope) => Promise<Allocation>,
   ) {}
 
-  private readonly creates = new TurnBatcher<readonly SqlStatement[], { error?: unknown }>((group) => this.writeCreates(group));
+  private readonly creates = new TurnBatcher<readonly SqlStatement[], { error?: unknown }>((group) => this.writeCreates(group), createGroupSize);
 
   loadStream(scope: StreamScope, id: string, within?: Transaction): Promise<StoredEvent<E>[]> {
     return this.db.events.load<E>(managerOf(within) ?? this.db.dataSource.manager, scope, id);
