@@ -9,6 +9,7 @@ import { ClientProxy, ClientTCP, MessagePattern, Payload, Transport } from '@nes
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { firstValueFrom } from 'rxjs';
+import { DEVELOPMENT_COMMAND_SECRET } from '@payments/config';
 import { CommandClient, CommandServer } from '@payments/platform';
 import { freePort } from '@payments/testing';
 
@@ -33,7 +34,7 @@ class EchoModule {}
 
 /** Child process: serves the echo handler on the given transport and port. */
 async function serve(kind: string, port: number): Promise<void> {
-  const strategy = kind === 'framed' ? { strategy: new CommandServer({ port, host: '127.0.0.1' }) } : { transport: Transport.TCP, options: { host: '127.0.0.1', port } };
+  const strategy = kind === 'framed' ? { strategy: new CommandServer({ port, host: '127.0.0.1', secrets: [DEVELOPMENT_COMMAND_SECRET] }) } : { transport: Transport.TCP, options: { host: '127.0.0.1', port } };
   const app = await NestFactory.createMicroservice(EchoModule, { ...strategy, logger: false } as never);
   await app.listen();
   process.send?.('ready');
@@ -50,7 +51,7 @@ async function measure(kind: string): Promise<void> {
   await new Promise<void>((resolve) => child.once('message', () => resolve()));
   const client: ClientProxy =
     kind === 'framed'
-      ? new CommandClient({ upstreams: { sessions: [`tcp://127.0.0.1:${port}`] } })
+      ? new CommandClient({ upstreams: { sessions: [`tcp://127.0.0.1:${port}`] }, secrets: [DEVELOPMENT_COMMAND_SECRET] })
       : (new ClientTCP({ host: '127.0.0.1', port }) as unknown as ClientProxy);
   await client.connect();
   const packet = (i: number) =>

@@ -36,12 +36,15 @@ class LossyProxy {
     this.sockets.add(downstream).add(upstream);
     const fates = new Map<number, AnswerFate>();
     const fromGateway = new FrameDecoder(1 << 20, (id, payload) => {
+      // The handshake passes through untouched: the gateway and sessions prove the secret to each other.
+      if (id === 0) return void upstream.write(encodeFrame(id, payload!.toString('utf8')));
       const frame = JSON.parse(payload!.toString('utf8')) as CommandFrame;
       this.commands.push({ pattern: frame.pattern, commandId: frame.command_id });
       fates.set(id, this.fate(this.commands.length, frame.pattern));
       upstream.write(encodeFrame(id, payload!.toString('utf8')));
     });
     const fromSessions = new FrameDecoder(1 << 24, (id, payload) => {
+      if (id === 0) return void downstream.write(encodeFrame(id, payload!.toString('utf8')));
       const fate = fates.get(id);
       fates.delete(id);
       if (fate === 'drop') return void downstream.destroy();

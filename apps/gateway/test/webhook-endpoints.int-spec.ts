@@ -14,8 +14,9 @@ import {
 } from '@payments/testing';
 import { decryptSecret, DEVELOPMENT_WEBHOOK_SECRETS_KEY, parseSecretsKey } from '@payments/webhooks';
 import { Redis } from 'ioredis';
-import { createServer, type Server, type Socket } from 'node:net';
-import { encodeFrame, FrameDecoder, type CommandFrame } from '@payments/platform';
+import { DEVELOPMENT_COMMAND_SECRET } from '@payments/config';
+import { WEBHOOKS_COMMANDS, WEBHOOKS_SERVICE } from '@payments/contracts';
+import { commandPattern, CommandServer, type RpcRequest } from '@payments/platform';
 import type { DataSource } from 'typeorm';
 
 // The webhook endpoint API as a merchant's server uses it: settings kept by the gateway, every change published
@@ -521,31 +522,25 @@ describe('webhook endpoints API', () => {
   });
 
   describe('delivery routes, forwarded to the dispatcher', () => {
-    let fakeDispatcher: Server;
-    const sockets = new Set<Socket>();
+    let fakeDispatcher: CommandServer;
     const received: Array<{ topic: string; body: any }> = [];
     let answer: (topic: string, body: any) => unknown = () => ({ ok: true, data: {} });
 
-    // Stands in for the webhook-dispatcher's command port: records each command and answers as the transport does.
+    // Stands in for the webhook-dispatcher's command port (the transport's own server, handshake and all): records
+    // each command and answers what the test says.
     beforeAll(async () => {
-      const prefix = 'webhooks.';
-      fakeDispatcher = createServer((socket) => {
-        sockets.add(socket);
-        socket.on('close', () => sockets.delete(socket));
-        const frames = new FrameDecoder(1 << 20, (id, payload) => {
-          const command = JSON.parse(payload!.toString('utf8')) as CommandFrame;
-          const topic = command.pattern.slice(prefix.length);
-          received.push({ topic, body: command.body });
-          socket.write(encodeFrame(id, JSON.stringify({ status: 200, reply: answer(topic, command.body) })));
+      fakeDispatcher = new CommandServer({ port: fakeDispatcherPort, host: '127.0.0.1', secrets: [DEVELOPMENT_COMMAND_SECRET] });
+      for (const topic of Object.values(WEBHOOKS_COMMANDS)) {
+        fakeDispatcher.addHandler(commandPattern(WEBHOOKS_SERVICE, topic), async (request: RpcRequest) => {
+          received.push({ topic, body: request.body });
+          return answer(topic, request.body);
         });
-        socket.on('data', (chunk: Buffer) => frames.push(chunk));
-      });
-      await new Promise<void>((resolve) => fakeDispatcher.listen(fakeDispatcherPort, '127.0.0.1', resolve));
+      }
+      await new Promise<void>((resolve, reject) => fakeDispatcher.listen((error) => (error ? reject(error) : resolve())));
     });
 
     afterAll(async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => fakeDispatcher?.close(resolve));
+      await fakeDispatcher?.close();
     });
 
     const delivery = (endpointId: string) => ({

@@ -1,5 +1,6 @@
 import { Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
+import { parseCommandSecrets } from '@payments/config';
 import { STREAMS, topicName } from '@payments/events';
 import { eventConsumerProvider, CommandClient, ServiceClient } from '@payments/platform';
 import type { DataSource } from 'typeorm';
@@ -22,7 +23,7 @@ const PAYMENTS_CONSUMER = Symbol('PAYMENTS_CONSUMER');
     {
       provide: SESSIONS_CLIENT,
       inject: [RefundsConfig],
-      useFactory: (config: RefundsConfig) => new CommandClient({ upstreams: { sessions: config.SESSIONS_URL } }),
+      useFactory: (config: RefundsConfig) => new CommandClient({ upstreams: { sessions: config.SESSIONS_URL }, secrets: parseCommandSecrets(config.COMMAND_SECRET) }),
     },
     {
       provide: REFUNDS,

@@ -2,6 +2,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { SESSIONS_COMMANDS, SESSIONS_SERVICE, type ProviderRefundReply } from '@payments/contracts';
 import { STREAMS, topicName } from '@payments/events';
+import { DEVELOPMENT_COMMAND_SECRET } from '@payments/config';
 import { commandPattern, CommandClient, ServiceClient } from '@payments/platform';
 import { collectMessages, freePort, LahzaStandIn, startStack, TestWebhookReceiver, waitFor, type Stack, type TestMerchant } from '@payments/testing';
 
@@ -193,7 +194,7 @@ describe('refunds of live lahza payments', () => {
     standIn.delayMs = 0;
 
     // The same command again, as a caller whose answer was lost sends it, several at once.
-    const client = new CommandClient({ upstreams: { sessions: [stack.services.sessions!.commandUrl!] } });
+    const client = new CommandClient({ upstreams: { sessions: [stack.services.sessions!.commandUrl!] }, secrets: [DEVELOPMENT_COMMAND_SECRET] });
     try {
       const sessions = new ServiceClient(client, 5000);
       const command = { merchant_id: merchant.merchant_id, environment: 'live', payment_id: paymentId, refund_id: made.id, amount: '12.00' };

@@ -46,7 +46,7 @@ describe('WebhookDispatcherConfig', () => {
 
   it('refuses to start in production with the insecure-targets flag or the development key', () => {
     const key = randomBytes(32).toString('base64');
-    expect(load({ NODE_ENV: 'production', WEBHOOK_SECRETS_KEY: key }).NODE_ENV).toBe('production');
+    expect(load({ NODE_ENV: 'production', WEBHOOK_SECRETS_KEY: key, COMMAND_SECRET: randomBytes(32).toString('base64') }).NODE_ENV).toBe('production');
     expect(problems({ NODE_ENV: 'production', WEBHOOK_SECRETS_KEY: key, WEBHOOK_ALLOW_INSECURE_TARGETS: '1' })).toMatch(
       /WEBHOOK_ALLOW_INSECURE_TARGETS is a development setting and is refused when NODE_ENV=production/,
     );

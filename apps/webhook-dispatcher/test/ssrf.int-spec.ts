@@ -26,6 +26,7 @@ describe('only public HTTPS targets under production settings', () => {
     port = (listener.address() as AddressInfo).port;
     await h.startDispatcher({
       NODE_ENV: 'production',
+      COMMAND_SECRET: randomBytes(32).toString('base64'),
       WEBHOOK_SECRETS_KEY: secretsKey.toString('base64'),
       WEBHOOK_ALLOW_INSECURE_TARGETS: '0',
       WEBHOOK_RETRY_SCHEDULE_MS: '600000',

@@ -43,7 +43,7 @@ describe('config validators', () => {
     expect(load({ NODE_ENV: 'production', TOKEN: 'real-token', DEBUG_ROUTES: '1' })).toThrow(
       'DEBUG_ROUTES is a development setting and is refused when NODE_ENV=production',
     );
-    expect(loadConfig(Sample, { NODE_ENV: 'production', TOKEN: 'real-token' }).TOKEN).toBe('real-token');
+    expect(loadConfig(Sample, { NODE_ENV: 'production', TOKEN: 'real-token', COMMAND_SECRET: 'c'.repeat(40) }).TOKEN).toBe('real-token');
     expect(loadConfig(Sample, { DEBUG_ROUTES: '1' }).DEBUG_ROUTES).toBe(true);
   });
 });

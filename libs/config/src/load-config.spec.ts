@@ -1,5 +1,5 @@
 import { IsInt, Min } from 'class-validator';
-import { ConfigError, loadConfig, ServiceConfig, trustProxyOption } from './index';
+import { ConfigError, DEVELOPMENT_COMMAND_SECRET, loadConfig, parseCommandSecrets, ServiceConfig, trustProxyOption } from './index';
 
 class Sample extends ServiceConfig {
   @IsInt()
@@ -59,5 +59,32 @@ describe('loadConfig', () => {
     expect(message).toContain('[redacted]');
     expect(message).not.toContain('hunter2');
     expect(message).not.toContain('s3cr3t-pass');
+  });
+
+  it('has a development COMMAND_SECRET that production refuses, with every one written in the repository', () => {
+    const problem = (env: Record<string, string>) => {
+      try {
+        loadConfig(Sample, env);
+        return '';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    expect(loadConfig(Sample, {}).COMMAND_SECRET).toBe(DEVELOPMENT_COMMAND_SECRET);
+    expect(problem({ NODE_ENV: 'production' })).toContain('COMMAND_SECRET must be set to a secret when NODE_ENV=production');
+    expect(problem({ NODE_ENV: 'production', COMMAND_SECRET: `${'r'.repeat(40)},${DEVELOPMENT_COMMAND_SECRET}` })).toContain('COMMAND_SECRET must be set');
+    expect(problem({ NODE_ENV: 'production', COMMAND_SECRET: 'dev-only-command-secret-of-the-k8s-dev-overlay' })).toContain('COMMAND_SECRET must be set');
+    const production = loadConfig(Sample, { NODE_ENV: 'production', COMMAND_SECRET: ` ${'n'.repeat(44)} , ${'o'.repeat(32)}` });
+    expect(parseCommandSecrets(production.COMMAND_SECRET)).toEqual(['n'.repeat(44), 'o'.repeat(32)]);
+    // Too short to be a secret, and never printed.
+    const short = problem({ COMMAND_SECRET: 'hunter2-is-short' });
+    expect(short).toContain('COMMAND_SECRET');
+    expect(short).not.toContain('hunter2');
+  });
+
+  it('listens for commands on every interface unless COMMAND_HOST names one', () => {
+    expect(loadConfig(Sample, {}).COMMAND_HOST).toBe('0.0.0.0');
+    expect(loadConfig(Sample, { COMMAND_HOST: '127.0.0.1' }).COMMAND_HOST).toBe('127.0.0.1');
+    expect(() => loadConfig(Sample, { COMMAND_HOST: 'every' })).toThrow(/COMMAND_HOST/);
   });
 });

@@ -1,5 +1,7 @@
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsString, Matches, Max, Min, IsUrl } from 'class-validator';
+import { IsIn, IsInt, IsIP, IsString, Matches, Max, Min, IsUrl } from 'class-validator';
+import { DEVELOPMENT_COMMAND_SECRET, isPublishedCommandSecret, MIN_COMMAND_SECRET_LENGTH, parseCommandSecrets } from './command-secret';
+import { NotDefaultInProduction, Parses } from './config.validators';
 
 const csv = ({ value }: { value: unknown }) =>
   typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : value;
@@ -68,6 +70,26 @@ export class ServiceConfig {
   @Min(1)
   @Max(65535)
   COMMAND_PORT: number = 4000;
+
+  /**
+   * The address the command port listens on: every interface by default (a container's port is reached through its
+   * pod or network address); `127.0.0.1` when every caller runs on the same host.
+   */
+  @IsIP()
+  COMMAND_HOST: string = '0.0.0.0';
+
+  /**
+   * Shared secret of the command transport: a caller proves it when it connects (and the owner proves it back),
+   * so a peer without it runs no command. Every service and the gateway need the same one. While it is replaced,
+   * several may be given comma-separated: callers prove the first, owners accept each. The default is a
+   * development secret; it and every secret written in the repository are refused in production.
+   */
+  @Parses(parseCommandSecrets, `one or more secrets of at least ${MIN_COMMAND_SECRET_LENGTH} characters, comma-separated (e.g. \`openssl rand -base64 32\`)`)
+  @NotDefaultInProduction(DEVELOPMENT_COMMAND_SECRET, {
+    equals: isPublishedCommandSecret,
+    message: '$property must be set to a secret when NODE_ENV=production (the built-in one and every one in the repository are public)',
+  })
+  COMMAND_SECRET: string = DEVELOPMENT_COMMAND_SECRET;
 
   /**
    * Kafka consumer session timeout: how long a crashed consumer's partitions wait before moving to a live member

@@ -4,7 +4,7 @@ import { MicroserviceOptions } from '@nestjs/microservices';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
 import { getPriority, setPriority } from 'node:os';
-import { ConfigError, loadConfig, ServiceConfig, trustProxyOption } from '@payments/config';
+import { ConfigError, loadConfig, parseCommandSecrets, ServiceConfig, trustProxyOption } from '@payments/config';
 import { buildAsyncApiDocument } from '@payments/events';
 import { Logger } from 'nestjs-pino';
 import pino, { type Logger as PinoInstance } from 'pino';
@@ -114,7 +114,7 @@ export async function bootstrapService<C extends ServiceConfig>(definition: Serv
     if (logsRequests && !QUIET_ROUTES.test(request.url)) logger.info(requestLogLine(request, reply.statusCode, reply.elapsedTime), 'request completed');
   });
 
-  const commands = definition.servesCommands ? new CommandServer({ port: config.COMMAND_PORT }) : undefined;
+  const commands = definition.servesCommands ? new CommandServer({ port: config.COMMAND_PORT, host: config.COMMAND_HOST, secrets: parseCommandSecrets(config.COMMAND_SECRET) }) : undefined;
   if (commands) app.connectMicroservice<MicroserviceOptions>({ strategy: commands }, { inheritAppConfig: true });
   await definition.configure?.(app, config);
 

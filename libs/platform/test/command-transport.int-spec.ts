@@ -8,11 +8,17 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { firstValueFrom } from 'rxjs';
 import { ApiError, CommandClient, CommandServer, CommandUnavailableError, encodeFrame, FrameDecoder, ServiceClient, type RpcReply, type RpcRequest } from '../src';
 import { freePort, waitFor } from '@payments/testing';
+import { CommandSecret, HANDSHAKE_EXCHANGE_ID, newNonce } from '../src/rpc/command-auth';
+
+const SECRET = 'a-command-secret-of-this-test-0123456789';
+const OTHER_SECRET = 'another-command-secret-of-this-test-0123';
 
 const INSTANCE = 'INSTANCE';
 /** The command ids svc.slow was run for, on any instance. */
 const slowRuns: string[] = [];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Command ids the test owners' echo handler ran, whichever owner. */
+const echoed: string[] = [];
 
 @Controller()
 class TestHandlers {
@@ -20,6 +26,7 @@ class TestHandlers {
 
   @MessagePattern('svc.echo')
   echo(@Payload() request: RpcRequest<unknown>): RpcReply {
+    echoed.push(request.command_id);
     return { ok: true, data: { instance: this.instance, body: request.body, command_id: request.command_id, correlation_id: request.correlation_id } };
   }
 
@@ -31,29 +38,42 @@ class TestHandlers {
   }
 }
 
-async function startOwner(instance: string): Promise<{ app: INestMicroservice; url: string }> {
+async function startOwner(instance: string, secrets: string[] = [SECRET]): Promise<{ app: INestMicroservice; url: string }> {
   const port = await freePort();
   @Module({ controllers: [TestHandlers], providers: [{ provide: INSTANCE, useValue: instance }] })
   class OwnerModule {}
-  const app = await NestFactory.createMicroservice(OwnerModule, { strategy: new CommandServer({ port, host: '127.0.0.1' }), logger: false });
+  const app = await NestFactory.createMicroservice(OwnerModule, { strategy: new CommandServer({ port, host: '127.0.0.1', secrets }), logger: false });
   await app.listen();
   return { app, url: `tcp://127.0.0.1:${port}` };
 }
 
-/** Reads commands and closes the connection without answering: an owner that died after receiving them. */
-async function startDyingOwner(): Promise<{ server: Server; url: string; received: string[] }> {
+/**
+ * Reads commands and closes the connection without answering: an owner that died after receiving them. It stands
+ * in front of a real owner and passes the handshake through, so the caller takes it for an owner.
+ */
+async function startDyingOwner(): Promise<{ server: Server; url: string; received: string[]; backend: INestMicroservice }> {
+  const behind = await startOwner('behind-the-dying-one');
+  const backend = new URL(behind.url);
   const received: string[] = [];
   const server = createServer((socket: Socket) => {
-    const frames = new FrameDecoder(1 << 20, (_id, payload) => {
+    const upstream = connect({ host: backend.hostname, port: Number(backend.port) });
+    const fromCaller = new FrameDecoder(1 << 20, (id, payload) => {
+      if (id === 0) return void upstream.write(encodeFrame(id, payload!.toString('utf8')));
       received.push(JSON.parse(payload!.toString('utf8')).command_id);
       socket.destroy();
+      upstream.destroy();
     });
-    socket.on('data', (chunk: Buffer) => frames.push(chunk));
+    const fromOwner = new FrameDecoder(1 << 20, (id, payload) => {
+      if (id === 0) socket.write(encodeFrame(id, payload!.toString('utf8')));
+    });
+    socket.on('data', (chunk: Buffer) => fromCaller.push(chunk));
+    upstream.on('data', (chunk: Buffer) => fromOwner.push(chunk));
     socket.on('error', () => undefined);
+    upstream.on('error', () => undefined);
   });
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { server, url: `tcp://127.0.0.1:${port}`, received };
+  return { server, url: `tcp://127.0.0.1:${port}`, received, backend: behind.app };
 }
 
 /**
@@ -75,6 +95,13 @@ async function startHungOwner(): Promise<{ url: string; received: Array<{ patter
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     const frames = new FrameDecoder(1 << 20, (id, payload) => {
+      // It does its side of the handshake (it holds the secret), then answers nothing.
+      if (id === HANDSHAKE_EXCHANGE_ID) {
+        const hello = JSON.parse(payload!.toString('utf8')) as { nonce?: string };
+        if (hello.nonce === undefined) return; // the caller's proof
+        const nonce = newNonce();
+        return void socket.write(encodeFrame(id, JSON.stringify({ nonce, proof: new CommandSecret(SECRET).proof('owner', hello.nonce, nonce) })));
+      }
       const frame = JSON.parse(payload!.toString('utf8')) as { pattern: string; command_id: string };
       owner.received.push({ pattern: frame.pattern, commandId: frame.command_id });
       if (owner.answering) socket.write(encodeFrame(id, JSON.stringify({ status: 200, reply: { ok: true, data: { instance: 'hung', command_id: frame.command_id } } })));
@@ -133,14 +160,14 @@ describe('command transport (framed, persistent connections)', () => {
     await Promise.all(owners.map((o) => o.close().catch(() => undefined)));
   });
 
-  async function owner(name: string) {
-    const started = await startOwner(name);
+  async function owner(name: string, secrets?: string[]) {
+    const started = await startOwner(name, secrets);
     owners.push(started.app);
     return started;
   }
 
-  function client(urls: string[], timeoutMs = 5000): { raw: CommandClient; service: ServiceClient } {
-    const raw = new CommandClient({ upstreams: { svc: urls }, connections: 1 });
+  function client(urls: string[], timeoutMs = 5000, secrets = [SECRET]): { raw: CommandClient; service: ServiceClient } {
+    const raw = new CommandClient({ upstreams: { svc: urls }, connections: 1, secrets });
     clients.push(raw);
     return { raw, service: new ServiceClient(raw, timeoutMs) };
   }
@@ -228,6 +255,7 @@ describe('command transport (framed, persistent connections)', () => {
       expect(dying.received).toEqual(['once', 'twice', 'twice']);
     } finally {
       await new Promise((resolve) => dying.server.close(resolve));
+      await dying.backend.close();
     }
   });
 
@@ -259,7 +287,7 @@ describe('command transport (framed, persistent connections)', () => {
     const b = await owner('b');
     const host = await startUnansweringHost();
     const client = (urls: string[]) => {
-      const raw = new CommandClient({ upstreams: { svc: urls }, connections: 1, connectTimeoutMs: 300 });
+      const raw = new CommandClient({ upstreams: { svc: urls }, connections: 1, connectTimeoutMs: 300, secrets: [SECRET] });
       clients.push(raw);
       return new ServiceClient(raw, 10_000);
     };
@@ -281,7 +309,7 @@ describe('command transport (framed, persistent connections)', () => {
     const commandsTo = (owner: { received: Array<{ pattern: string; commandId: string }> }) => owner.received.filter((r) => r.pattern !== 'svc.ping');
 
     function hedgingClient(urls: string[]) {
-      const raw = new CommandClient({ upstreams: { svc: urls }, connections: 1, answerWindowMs: 300 });
+      const raw = new CommandClient({ upstreams: { svc: urls }, connections: 1, answerWindowMs: 300, secrets: [SECRET] });
       clients.push(raw);
       return { raw, service: new ServiceClient(raw, 5000) };
     }
@@ -353,6 +381,92 @@ describe('command transport (framed, persistent connections)', () => {
       } finally {
         await hung.close();
       }
+    });
+  });
+
+  describe('authentication (COMMAND_SECRET)', () => {
+    /** Connects a raw socket, writes the frames, and gives what came back (frame by frame) once the owner closed it. */
+    async function rawExchange(url: string, frames: Array<[number, string]>): Promise<Array<{ id: number; body: string }>> {
+      const { hostname, port } = new URL(url);
+      const socket = connect({ host: hostname, port: Number(port) });
+      socket.on('error', () => undefined);
+      const answers: Array<{ id: number; body: string }> = [];
+      const decoder = new FrameDecoder(1 << 20, (id, payload) => answers.push({ id, body: payload!.toString('utf8') }));
+      socket.on('data', (chunk: Buffer) => decoder.push(chunk));
+      for (const [id, body] of frames) socket.write(encodeFrame(id, body));
+      await new Promise((resolve) => socket.once('close', resolve));
+      return answers;
+    }
+
+    const command = (commandId: string) => JSON.stringify({ pattern: 'svc.echo', command_id: commandId, timeout_ms: 5000, correlation_id: 'r', body: {} });
+
+    it('runs no command of a caller with another secret: the owner refuses its connection and the caller answers 503', async () => {
+      const a = await owner('a');
+      const { service } = client([a.url], 5000, [OTHER_SECRET]);
+      const refused = await service.request('svc.echo', {}, { correlationId: 'r', commandId: 'wrong-secret' }).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ApiError);
+      expect((refused as ApiError).code).toBe('service_unavailable');
+      expect(echoed).not.toContain('wrong-secret');
+      // The port goes on serving callers that hold the secret.
+      expect((await client([a.url]).service.request<Echo>('svc.echo', {}, { correlationId: 'r', commandId: 'right-secret' })).instance).toBe('a');
+      expect(echoed).toContain('right-secret');
+    });
+
+    it('refuses a command sent without the handshake, a hello naming no secret of its own, and one that never proves it', async () => {
+      const a = await owner('a');
+      const refusal = { id: 0, body: expect.stringContaining('"refused"') };
+      expect(await rawExchange(a.url, [[1, command('no-handshake')]])).toEqual([refusal]);
+      const unknownKey = JSON.stringify({ hello: 1, key: 'AAAAAAAAAAAAAAAA', nonce: 'n'.repeat(24) });
+      expect(await rawExchange(a.url, [[0, unknownKey], [1, command('unknown-key')]])).toEqual([refusal]);
+      // A hello that names a key the owner knows still needs the proof, which only the secret makes.
+      const { hostname, port } = new URL(a.url);
+      const keyId = await new Promise<string>((resolve) => {
+        // Read the key id off a real caller's hello, as a listener on the network could.
+        const spy = createServer((socket) =>
+          socket.on('data', (chunk: Buffer) => {
+            resolve(JSON.parse(chunk.subarray(8).toString('utf8')).key);
+            socket.destroy();
+            spy.close();
+          }),
+        );
+        spy.listen(0, '127.0.0.1', () => {
+          const address = spy.address() as { port: number };
+          void client([`tcp://127.0.0.1:${address.port}`], 500).service.request('svc.echo', {}, { correlationId: 'r' }).catch(() => undefined);
+        });
+      });
+      const hello = JSON.stringify({ hello: 1, key: keyId, nonce: 'n'.repeat(24) });
+      const answers = await rawExchange(`tcp://${hostname}:${port}`, [[0, hello], [0, JSON.stringify({ proof: 'x'.repeat(43) })], [1, command('bad-proof')]]);
+      expect(answers).toEqual([{ id: 0, body: expect.stringContaining('"proof"') }, refusal]);
+      expect(echoed).not.toContain('no-handshake');
+      expect(echoed).not.toContain('unknown-key');
+      expect(echoed).not.toContain('bad-proof');
+    });
+
+    it('sends no command to a port that does not prove the secret back', async () => {
+      const received: string[] = [];
+      const impostor = createServer((socket: Socket) => {
+        socket.on('error', () => undefined);
+        const frames = new FrameDecoder(1 << 20, (id, payload) => {
+          if (id === 0) return void socket.write(encodeFrame(0, JSON.stringify({ nonce: 'm'.repeat(24), proof: 'y'.repeat(43) })));
+          received.push(payload!.toString('utf8'));
+        });
+        socket.on('data', (chunk: Buffer) => frames.push(chunk));
+      });
+      const port = await freePort();
+      await new Promise<void>((resolve) => impostor.listen(port, '127.0.0.1', resolve));
+      try {
+        const answer = await client([`tcp://127.0.0.1:${port}`], 1000).service.request('svc.echo', { card: 'secret' }, { correlationId: 'r' }).catch((e: unknown) => e);
+        expect((answer as ApiError).code).toBe('service_unavailable');
+        expect(received).toEqual([]);
+      } finally {
+        await new Promise((resolve) => impostor.close(resolve));
+      }
+    });
+
+    it('accepts each secret an owner lists while the secret is replaced', async () => {
+      const a = await owner('a', [OTHER_SECRET, SECRET]);
+      expect((await client([a.url], 5000, [SECRET]).service.request<Echo>('svc.echo', {}, { correlationId: 'r' })).instance).toBe('a');
+      expect((await client([a.url], 5000, [OTHER_SECRET, SECRET]).service.request<Echo>('svc.echo', {}, { correlationId: 'r' })).instance).toBe('a');
     });
   });
 });

@@ -1,4 +1,5 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { parseCommandSecrets } from '@payments/config';
 import { CommandClient, ServiceClient } from '@payments/platform';
 import { GatewayConfig } from '../config';
 import type { ServiceName } from './service-names';
@@ -19,7 +20,12 @@ const COMMAND_CLIENT = Symbol('COMMAND_CLIENT');
           refunds: config.REFUNDS_URL,
           webhooks: config.WEBHOOKS_URL,
         };
-        return new CommandClient({ upstreams, connections: config.COMMAND_CONNECTIONS, answerWindowMs: config.COMMAND_ANSWER_WINDOW_MS });
+        return new CommandClient({
+          upstreams,
+          connections: config.COMMAND_CONNECTIONS,
+          answerWindowMs: config.COMMAND_ANSWER_WINDOW_MS,
+          secrets: parseCommandSecrets(config.COMMAND_SECRET),
+        });
       },
     },
     {

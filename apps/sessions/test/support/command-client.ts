@@ -1,4 +1,5 @@
 // A command client built like the gateway's: sends sessions commands to the given instances' command ports.
+import { DEVELOPMENT_COMMAND_SECRET } from '@payments/config';
 import { commandPattern, CommandClient, ServiceClient, type CommandOptions, type PingAnswer } from '@payments/platform';
 import { uniqueName, type RunningService } from '@payments/testing';
 import { SESSIONS_SERVICE, type SessionsCommandMap } from '@payments/contracts';
@@ -17,7 +18,7 @@ export interface SessionsCommandClient {
 
 export function connectSessionsCommandClient(instances: Array<RunningService | string>, timeoutMs = 20_000): SessionsCommandClient {
   const urls = instances.map((instance) => (typeof instance === 'string' ? instance : instance.commandUrl!));
-  const client = new CommandClient({ upstreams: { [SESSIONS_SERVICE]: urls } });
+  const client = new CommandClient({ upstreams: { [SESSIONS_SERVICE]: urls }, secrets: [DEVELOPMENT_COMMAND_SECRET] });
   const service = new ServiceClient(client, timeoutMs);
   return {
     request: (command, body, correlationId = uniqueName('req'), options = {}) =>

@@ -14,6 +14,7 @@ import {
 } from '@payments/contracts';
 import { STREAMS, topicName, validateEnvelope, type EventEnvelope } from '@payments/events';
 import { createKafka, createProducer, ensureTopics, envelopeHeaders } from '@payments/messaging';
+import { DEVELOPMENT_COMMAND_SECRET } from '@payments/config';
 import { commandPattern, CommandClient, ServiceClient } from '@payments/platform';
 import {
   createTestDatabase,
@@ -159,7 +160,7 @@ export async function createHarness(prefix: string): Promise<Harness> {
       if (commandClient) return commandClient.commands;
       const dispatcher = services.find((service) => service.commandUrl && service.process.exitCode === null);
       if (!dispatcher) throw new Error('start the dispatcher before sending it commands');
-      const client = new CommandClient({ upstreams: { [WEBHOOKS_SERVICE]: [dispatcher.commandUrl!] } });
+      const client = new CommandClient({ upstreams: { [WEBHOOKS_SERVICE]: [dispatcher.commandUrl!] }, secrets: [dispatcher.env.COMMAND_SECRET ?? DEVELOPMENT_COMMAND_SECRET] });
       const service = new ServiceClient(client, 20_000);
       const send = <T>(name: string, body: unknown, commandId?: string) =>
         service.request<T>(commandPattern(WEBHOOKS_SERVICE, name), body, { correlationId: uniqueName('req'), retryable: false, commandId });

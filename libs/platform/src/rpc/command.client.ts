@@ -1,8 +1,10 @@
+import { Logger } from '@nestjs/common';
 import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
 import { randomUUID } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { connect, isIP, type Socket } from 'node:net';
 import { commandPattern, serviceOfPattern } from './command-pattern';
+import { CommandSecrets, HANDSHAKE_EXCHANGE_ID, isNonce, newNonce, readHandshake, type CallerProof, type CommandSecret, type Hello } from './command-auth';
 import { encodeFrame, FrameDecoder, MAX_EXCHANGE_ID, type AnswerFrame, type CommandFrame } from './command-frames';
 import type { RpcRequest } from './rpc-message';
 
@@ -27,7 +29,7 @@ export interface CommandClientOptions {
    * Service answers one per ready pod), and each address is an instance of its own.
    */
   resolveEveryMs?: number;
-  /** How long a connection may take to open before the instance counts as unreachable. */
+  /** How long a connection may take to open (and finish its handshake) before the instance counts as unreachable. */
   connectTimeoutMs?: number;
   /**
    * How long an instance may leave a command unanswered while answering nothing else, not even a ping sent halfway
@@ -36,6 +38,8 @@ export interface CommandClientOptions {
    * remaining deadline.
    */
   answerWindowMs?: number;
+  /** COMMAND_SECRET's entries: the first is proved to every owner when a connection opens (command-auth.ts). */
+  secrets: readonly string[];
 }
 
 /** The owner could not be reached or did not answer: the caller answers 503 and the merchant retries. */
@@ -66,31 +70,46 @@ interface Exchange {
 /** Answers are JSON of any size the owner sends (a page of 100 records); this only bounds a corrupt length. */
 const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
+const logger = new Logger('CommandClient');
+
 /**
  * One persistent connection to one instance, carrying any number of commands at once: each frame has an
- * exchange id, and an answer settles the exchange with that id, in whatever order they come.
+ * exchange id, and an answer settles the exchange with that id, in whatever order they come. It opens with the
+ * handshake (command-auth.ts): commands sent meanwhile wait, and go only to an owner that proved the secret.
  */
 class Connection {
   private readonly socket: Socket;
   private readonly exchanges = new Map<number, Exchange>();
+  /** Commands waiting for the handshake, written in order once it is done. */
+  private readonly waiting: Array<{ id: number; frame: Buffer }> = [];
+  private readonly callerNonce = newNonce();
+  private readonly connectTimer: NodeJS.Timeout;
   private nextId = 0;
+  /** The handshake is done: a command written from now on may reach the owner. */
   private connected = false;
   closed = false;
 
-  constructor(host: string, port: number, connectTimeoutMs: number) {
+  constructor(
+    host: string,
+    port: number,
+    connectTimeoutMs: number,
+    private readonly secret: CommandSecret,
+  ) {
     const socket = connect({ host, port, noDelay: true, keepAlive: true, keepAliveInitialDelay: 10_000 });
     this.socket = socket;
-    // Closing it fails its exchanges as not sent (it never opened).
+    // Closing it fails its exchanges as not sent (it never opened, or the owner never proved the secret).
     const connectTimer = setTimeout(() => socket.destroy(), connectTimeoutMs);
+    this.connectTimer = connectTimer;
     socket.once('connect', () => {
-      clearTimeout(connectTimer);
-      this.connected = true;
+      const hello: Hello = { hello: 1, key: secret.keyId, nonce: this.callerNonce };
+      socket.write(encodeFrame(HANDSHAKE_EXCHANGE_ID, JSON.stringify(hello)));
     });
-    const decoder = new FrameDecoder(MAX_ANSWER_BYTES, (id, payload) => this.settle(id, payload));
+    const decoder = new FrameDecoder(MAX_ANSWER_BYTES, (id, payload) => (id === HANDSHAKE_EXCHANGE_ID ? this.handshake(payload) : this.settle(id, payload)));
     socket.on('data', (chunk: Buffer) => decoder.push(chunk));
     socket.on('error', () => undefined); // 'close' follows and fails what is in flight
     socket.on('close', () => {
       clearTimeout(connectTimer);
+      this.waiting.length = 0;
       this.fail();
     });
     // The owner ended the connection (it is shutting down): nothing more will be answered on it.
@@ -102,19 +121,46 @@ class Connection {
     this.nextId = this.nextId === MAX_EXCHANGE_ID ? 1 : this.nextId + 1;
     const id = this.nextId;
     this.exchanges.set(id, exchange);
-    this.socket.write(encodeFrame(id, payload));
+    const frame = encodeFrame(id, payload);
+    if (this.connected) this.socket.write(frame);
+    else this.waiting.push({ id, frame });
     return () => this.exchanges.delete(id);
   }
 
   close(): void {
     this.closed = true;
-    if (this.exchanges.size === 0) this.socket.destroy();
+    // Before the handshake nothing was sent: what waits fails as not sent and goes to another instance.
+    if (this.exchanges.size === 0 || !this.connected) this.socket.destroy();
     else this.socket.end();
   }
 
   /** Its writes are queued beyond the socket's buffer: the instance is not reading what it is sent. */
   get congested(): boolean {
     return this.socket.writableNeedDrain;
+  }
+
+  /** The owner's challenge: checks its proof, proves the secret back and sends what waited; or its refusal. */
+  private handshake(payload: Buffer | undefined): void {
+    if (this.connected) return;
+    const frame = readHandshake(payload);
+    const owner = `${this.socket.remoteAddress}:${this.socket.remotePort}`;
+    if (typeof frame?.refused === 'string') {
+      logger.warn(`the command port at ${owner} refused the connection: ${frame.refused}`);
+      return void this.socket.destroy();
+    }
+    if (!frame || !isNonce(frame.nonce) || !this.secret.verifies(frame.proof, 'owner', this.callerNonce, frame.nonce)) {
+      logger.warn(`the command port at ${owner} did not prove COMMAND_SECRET (another service, or a different secret): no command sent`);
+      return void this.socket.destroy();
+    }
+    const proof: CallerProof = { proof: this.secret.proof('caller', this.callerNonce, frame.nonce) };
+    this.socket.cork();
+    this.socket.write(encodeFrame(HANDSHAKE_EXCHANGE_ID, JSON.stringify(proof)));
+    clearTimeout(this.connectTimer);
+    this.connected = true;
+    // A command forgotten meanwhile (its caller gave up) is not sent at all.
+    for (const { id, frame: command } of this.waiting.splice(0)) if (this.exchanges.has(id)) this.socket.write(command);
+    this.socket.uncork();
+    if (this.closed && this.exchanges.size === 0) this.socket.destroy();
   }
 
   /** Settles the exchange an answer is for; a connection being closed goes once its last answer is in. */
@@ -162,6 +208,7 @@ class Instance {
     private readonly connectTimeoutMs: number,
     /** The owner's ping command, which every command-serving service answers without touching its database. */
     private readonly probePattern: string,
+    private readonly secret: CommandSecret,
   ) {}
 
   /** Takes commands: no failed connection lately, not silent, and not refusing to read what it is sent. */
@@ -240,7 +287,7 @@ class Instance {
     this.next = (slot + 1) % this.size;
     let connection = this.connections[slot];
     if (!connection || connection.closed) {
-      connection = new Connection(this.host, this.port, this.connectTimeoutMs);
+      connection = new Connection(this.host, this.port, this.connectTimeoutMs, this.secret);
       this.connections[slot] = connection;
     }
     return connection;
@@ -328,9 +375,10 @@ export class CommandClient extends ClientProxy {
     this.answerWindowMs = options.answerWindowMs ?? 1000;
     const connections = options.connections ?? 1;
     const connectTimeoutMs = options.connectTimeoutMs ?? 2000;
+    const secret = new CommandSecrets(options.secrets).current;
     for (const [service, urls] of Object.entries(options.upstreams)) {
       const probePattern = commandPattern(service, 'ping');
-      const newInstance = (address: string, host: string, port: number) => new Instance(address, host, port, connections, connectTimeoutMs, probePattern);
+      const newInstance = (address: string, host: string, port: number) => new Instance(address, host, port, connections, connectTimeoutMs, probePattern, secret);
       this.services.set(service, new ServiceInstances(urls.map((u) => new URL(u)), newInstance, options.resolveEveryMs ?? 5000));
     }
   }

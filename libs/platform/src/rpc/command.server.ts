@@ -2,6 +2,17 @@ import { BaseRpcContext, CustomTransportStrategy, Server } from '@nestjs/microse
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import { lastValueFrom } from 'rxjs';
 import { commandHandleDuration } from '../metrics/metrics';
+import {
+  CommandSecrets,
+  HANDSHAKE_EXCHANGE_ID,
+  isNonce,
+  MAX_HANDSHAKE_BYTES,
+  newNonce,
+  readHandshake,
+  type Challenge,
+  type CommandSecret,
+  type Refusal,
+} from './command-auth';
 import { encodeFrame, FrameDecoder, type AnswerFrame, type CommandFrame } from './command-frames';
 import type { RpcReply, RpcRequest } from './rpc-message';
 
@@ -19,6 +30,8 @@ export class CommandContext extends BaseRpcContext<[string, string]> {
 export interface CommandServerOptions {
   port: number;
   host?: string;
+  /** COMMAND_SECRET's entries: a caller must prove one of them before its commands run (command-auth.ts). */
+  secrets: readonly string[];
   /** Deadline of a command that arrives without one. */
   defaultTimeoutMs?: number;
 }
@@ -30,6 +43,8 @@ const MAX_COMMAND_BYTES = 256 * 1024;
  * about a gigabyte): the connection is closed instead of skipping it.
  */
 const NOT_FRAMES_BYTES = 64 * 1024 * 1024;
+/** A connection that has not proved the secret by then is closed: unauthenticated sockets do not pile up. */
+const HANDSHAKE_TIMEOUT_MS = 10_000;
 
 // The process's command servers, for readiness: an instance that cannot take commands must not look ready.
 const servers = new Set<CommandServer>();
@@ -43,16 +58,20 @@ export function commandServersServing(): boolean | null {
  * The owner's side of the command transport: length-prefixed JSON frames (command-frames.ts) on the service's
  * internal port, many commands in flight per connection, each answered by its exchange id as soon as it is done.
  * A connection costs one parse per command and no HTTP machinery (docs/decisions.md). While the service shuts
- * down it answers 503 without running the command, so the caller sends it to another instance.
+ * down it answers 503 without running the command, so the caller sends it to another instance. A connection runs
+ * commands only once its caller has proved the shared secret (command-auth.ts); any other peer is refused, logged
+ * by address, and closed.
  */
 export class CommandServer extends Server implements CustomTransportStrategy {
   private server?: NetServer;
   private closing = false;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly sockets = new Set<Socket>();
+  private readonly secrets: CommandSecrets;
 
   constructor(private readonly options: CommandServerOptions) {
     super();
+    this.secrets = new CommandSecrets(options.secrets);
     servers.add(this);
   }
 
@@ -97,15 +116,27 @@ export class CommandServer extends Server implements CustomTransportStrategy {
     socket.setNoDelay(true);
     socket.setKeepAlive(true, 10_000);
     this.sockets.add(socket);
-    socket.on('close', () => this.sockets.delete(socket));
     // A caller that went away: its commands' answers have nowhere to go, and its retries carry the same ids.
     socket.on('error', () => undefined);
+    const handshake = new OwnerHandshake(this.secrets, socket, (reason) => this.refuse(socket, reason));
+    socket.on('close', () => {
+      this.sockets.delete(socket);
+      handshake.cancel();
+    });
     const decoder = new FrameDecoder(MAX_COMMAND_BYTES, (id, payload, length) => {
       if (length > NOT_FRAMES_BYTES) return void socket.destroy();
+      if (!handshake.done) return handshake.take(id, payload);
       const handled = this.handle(socket, id, payload).finally(() => this.inFlight.delete(handled));
       this.inFlight.add(handled);
     });
     socket.on('data', (chunk: Buffer) => decoder.push(chunk));
+  }
+
+  /** Tells the peer why (never anything of the secret), logs it by address, and closes the connection. */
+  private refuse(socket: Socket, reason: string): void {
+    this.logger.warn({ peer: `${socket.remoteAddress}:${socket.remotePort}`, reason }, `command connection refused: ${reason}`);
+    if (socket.writable) socket.write(encodeFrame(HANDSHAKE_EXCHANGE_ID, JSON.stringify({ refused: reason } satisfies Refusal)));
+    socket.end(() => socket.destroy());
   }
 
   private async handle(socket: Socket, id: number, payload: Buffer | undefined): Promise<void> {
@@ -153,4 +184,54 @@ function answer(socket: Socket, id: number, status: AnswerFrame['status'], reply
   // The caller is gone: nothing to answer (a retry with the same command id gets the result again).
   if (!socket.writable) return;
   socket.write(encodeFrame(id, `{"status":${status},"reply":${JSON.stringify(reply) ?? 'null'}}`));
+}
+
+/** The owner's side of one connection's handshake (command-auth.ts): hello, then the caller's proof. */
+class OwnerHandshake {
+  done = false;
+  private refused = false;
+  private secret?: CommandSecret;
+  private callerNonce = '';
+  private ownerNonce = '';
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly secrets: CommandSecrets,
+    private readonly socket: Socket,
+    private readonly onRefused: (reason: string) => void,
+  ) {
+    this.timer = setTimeout(() => this.refuse(`no handshake within ${HANDSHAKE_TIMEOUT_MS} ms`), HANDSHAKE_TIMEOUT_MS);
+  }
+
+  take(id: number, payload: Buffer | undefined): void {
+    if (this.refused) return;
+    if (id !== HANDSHAKE_EXCHANGE_ID) return this.refuse('a command before the handshake (is the caller a version without it?)');
+    const frame = readHandshake(payload);
+    if (!frame) return this.refuse(`the handshake is not readable (at most ${MAX_HANDSHAKE_BYTES} bytes of JSON)`);
+    if (!this.secret) {
+      if (frame.hello !== 1 || !isNonce(frame.nonce)) return this.refuse('the first frame is not a hello');
+      const secret = this.secrets.find(frame.key);
+      if (!secret) return this.refuse("the caller's COMMAND_SECRET is not one this service accepts");
+      this.secret = secret;
+      this.callerNonce = frame.nonce;
+      this.ownerNonce = newNonce();
+      const challenge: Challenge = { nonce: this.ownerNonce, proof: secret.proof('owner', this.callerNonce, this.ownerNonce) };
+      this.socket.write(encodeFrame(HANDSHAKE_EXCHANGE_ID, JSON.stringify(challenge)));
+      return;
+    }
+    if (!this.secret.verifies(frame.proof, 'caller', this.callerNonce, this.ownerNonce)) return this.refuse("the caller's proof of COMMAND_SECRET is wrong");
+    this.done = true;
+    clearTimeout(this.timer);
+  }
+
+  cancel(): void {
+    clearTimeout(this.timer);
+  }
+
+  private refuse(reason: string): void {
+    if (this.refused) return;
+    this.refused = true;
+    clearTimeout(this.timer);
+    this.onRefused(reason);
+  }
 }
