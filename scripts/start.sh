@@ -15,6 +15,8 @@ ready_timeout=${START_TIMEOUT_SECONDS:-90}
 # is set. The other services keep their own ports.
 gateway_port=${PORT:-3000}
 export PUBLIC_BASE_URL=${PUBLIC_BASE_URL:-http://localhost:$gateway_port}
+# Every service runs on this machine, so command ports listen on loopback only (COMMAND_HOST).
+export COMMAND_HOST=${COMMAND_HOST:-127.0.0.1}
 
 replicas=${REPLICAS:-2}
 [[ "$replicas" =~ ^[1-9]$ ]] || { echo "start: REPLICAS must be 1..9 (got '$replicas')" >&2; exit 1; }

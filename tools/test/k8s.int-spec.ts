@@ -57,6 +57,9 @@ interface Resource {
     scaleTargetRef?: { kind: string; name: string };
     minReplicas?: number;
     maxReplicas?: number;
+    podSelector?: { matchLabels?: Record<string, string> };
+    policyTypes?: string[];
+    ingress?: Array<{ from?: Array<{ podSelector?: { matchLabels?: Record<string, string> }; namespaceSelector?: unknown; ipBlock?: unknown }>; ports?: Array<{ port?: string | number }> }>;
   };
   data?: Record<string, string>;
   stringData?: Record<string, string>;
@@ -208,6 +211,42 @@ describe.each(['k8s/base', 'k8s/overlays/dev', 'k8s/overlays/production'])('comm
     const gateway = deployment(docs, 'gateway').pod.containers[0];
     const gatewayEnv = Object.fromEntries((gateway.env ?? []).map((e) => [e.name, e.value]));
     expect(gatewayEnv[setting]).toBe(`tcp://${name}-commands:${commandPort}`);
+  });
+
+  test.each(owners)('%s: its command port takes connections from the gateway only (and from refunds, for sessions)', (name) => {
+    const { podLabels, pod } = deployment(docs, name);
+    const callers = name === 'sessions' ? ['gateway', 'refunds'] : ['gateway'];
+    const labelsOf = (caller: string) => deployment(docs, caller).podLabels;
+    const policies = byKind(docs, 'NetworkPolicy').filter((p) => matches(p.spec?.podSelector?.matchLabels, podLabels));
+    // A pod no policy selects takes every connection.
+    expect(policies.length).toBeGreaterThan(0);
+    for (const policy of policies) expect(policy.spec?.policyTypes).toContain('Ingress');
+    const commandPort = pod.containers[0].ports?.find((p) => p.name === 'commands')?.containerPort;
+    const reaches = (rule: NonNullable<NonNullable<Resource['spec']>['ingress']>[number], port: string | number | undefined) =>
+      !rule.ports || rule.ports.length === 0 || rule.ports.some((p) => p.port === port || p.port === 'commands' && port === commandPort);
+    const rules = policies.flatMap((p) => p.spec?.ingress ?? []);
+    for (const rule of rules.filter((r) => reaches(r, commandPort))) {
+      // Every source of a rule that opens the command port is one of the callers' pods, by their labels.
+      expect(rule.from?.length).toBeGreaterThan(0);
+      for (const source of rule.from ?? []) {
+        expect(source.ipBlock).toBeUndefined();
+        expect(source.namespaceSelector).toBeUndefined();
+        expect(callers.some((caller) => matches(source.podSelector?.matchLabels, labelsOf(caller)))).toBe(true);
+      }
+    }
+    for (const caller of callers) {
+      expect(rules.some((r) => reaches(r, commandPort) && r.from?.some((source) => matches(source.podSelector?.matchLabels, labelsOf(caller))))).toBe(true);
+    }
+    // Probes and metrics still reach the HTTP and operations ports.
+    for (const port of ['http', 'ops']) expect(rules.some((r) => !r.from && r.ports?.some((p) => p.port === port))).toBe(true);
+  });
+
+  test.each(services)('%s: reads COMMAND_SECRET from a Secret', (name) => {
+    const [container] = deployment(docs, name).pod.containers;
+    const setting = container.env?.find((e) => e.name === 'COMMAND_SECRET');
+    expect(setting?.value).toBeUndefined();
+    // The dev overlay's generated Secret carries a content hash in its name.
+    expect(setting?.valueFrom?.secretKeyRef).toEqual({ name: expect.stringMatching(/^payments-command-secret(-\w+)?$/), key: 'COMMAND_SECRET' });
   });
 
   it('keeps command ports off the gateway\'s public Service', () => {
