@@ -132,3 +132,5 @@ export {
   REFUND_SCHEMA,
   REFUNDS_COMMAND_SCHEMAS,
 } from './refund.schemas';
+export { LEDGER_COMMAND_SCHEMAS } from './ledger.schemas';
+export { WEBHOOKS_COMMAND_SCHEMAS } from './webhooks.schemas';

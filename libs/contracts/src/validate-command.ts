@@ -2,12 +2,16 @@ import { parseMoneyString } from '@payments/money';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { SESSIONS_COMMAND_SCHEMAS } from './command.schemas';
+import type { LedgerCommandName } from './ledger.contract';
+import { LEDGER_COMMAND_SCHEMAS } from './ledger.schemas';
 import { REFUNDS_COMMAND_SCHEMAS } from './refund.schemas';
 import type { RefundsCommandName } from './refunds.contract';
 import type { SessionsCommandName } from './sessions.contract';
+import type { WebhooksCommandName } from './webhooks.contract';
+import { WEBHOOKS_COMMAND_SCHEMAS } from './webhooks.schemas';
 
 /** Every command with a schema (the names are unique across services). */
-export type CheckedCommandName = SessionsCommandName | RefundsCommandName;
+export type CheckedCommandName = SessionsCommandName | RefundsCommandName | LedgerCommandName | WebhooksCommandName;
 
 export type CommandCheck = { ok: true } | { ok: false; param: string; message: string };
 
@@ -34,9 +38,13 @@ ajv.addKeyword({
 });
 
 // Compiled once, at load: a command is checked on every call.
-const validators = new Map<CheckedCommandName, ValidateFunction>(
-  Object.entries({ ...SESSIONS_COMMAND_SCHEMAS, ...REFUNDS_COMMAND_SCHEMAS }).map(([name, { request }]) => [name as CheckedCommandName, ajv.compile(request)]),
-);
+const validators = new Map<CheckedCommandName, ValidateFunction>();
+for (const schemas of [SESSIONS_COMMAND_SCHEMAS, REFUNDS_COMMAND_SCHEMAS, LEDGER_COMMAND_SCHEMAS, WEBHOOKS_COMMAND_SCHEMAS]) {
+  for (const [name, { request }] of Object.entries(schemas)) {
+    if (validators.has(name as CheckedCommandName)) throw new Error(`two services name a command ${name}`);
+    validators.set(name as CheckedCommandName, ajv.compile(request));
+  }
+}
 
 const emailFormat = ajv.compile({ type: 'string', format: 'email' });
 

@@ -1,24 +1,34 @@
-import type {
-  BalanceResource,
-  BalanceTransactionList,
-  GetBalanceCommand,
-  ListBalanceTransactionsCommand,
+import {
+  LEDGER_COMMANDS,
+  type BalanceResource,
+  type BalanceTransactionList,
+  type GetBalanceCommand,
+  type ListBalanceTransactionsCommand,
 } from '@payments/contracts';
 import { ApiError } from '@payments/platform';
 import { formatMoney } from '@payments/money';
 import type { JournalRepository, StoredPosting } from '../journal/journal.repository';
 import { toBalanceTransaction } from './balance-transaction';
+import { parseCommand } from './command-input';
 
-/** Balance reads: straight from the balances the postings keep current, never a scan of the journal. */
+/**
+ * Balance reads: straight from the balances the postings keep current, never a scan of the journal. Each command is
+ * checked against its schema first: the scope comes from it, so nothing unchecked reaches a query.
+ */
 export class BalanceHandlers {
   constructor(private readonly journal: JournalRepository) {}
 
-  async getBalance(command: GetBalanceCommand): Promise<BalanceResource> {
+  async getBalance(body: unknown): Promise<BalanceResource> {
+    const command = parseCommand<GetBalanceCommand>(LEDGER_COMMANDS.getBalance, body);
     const cents = await this.journal.availableCents(command.merchant_id, command.environment);
     return { object: 'balance', environment: command.environment, available: [{ amount: formatMoney(cents), currency: 'USD' }] };
   }
 
-  async listBalanceTransactions(command: ListBalanceTransactionsCommand): Promise<BalanceTransactionList> {
+  async listBalanceTransactions(body: unknown): Promise<BalanceTransactionList> {
+    const command = parseCommand<ListBalanceTransactionsCommand>(LEDGER_COMMANDS.listBalanceTransactions, body);
+    if (command.starting_after && command.ending_before) {
+      throw new ApiError('invalid_request', 'Use starting_after or ending_before, not both.', 'ending_before');
+    }
     const { postings, hasMore } = await this.journal.listPostings({
       merchantId: command.merchant_id,
       environment: command.environment,

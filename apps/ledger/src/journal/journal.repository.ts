@@ -191,8 +191,10 @@ export class JournalRepository {
     if (cursor) add((p) => `(created_at, id) ${before ? '>' : '<'} (SELECT created_at, id FROM ${this.table('postings')} WHERE id = ${p})`, cursor.id);
     // Newest first; paging backwards (ending_before) reads oldest first from the cursor, then turns the page round.
     const order = before ? 'created_at ASC, id ASC' : 'created_at DESC, id DESC';
+    // The limit is a parameter like every value: spliced into the text, a command's `limit` was SQL.
+    params.push(query.limit + 1);
     const rows = (await this.dataSource.query(
-      `SELECT * FROM ${this.table('postings')} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${query.limit + 1}`,
+      `SELECT * FROM ${this.table('postings')} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT $${params.length}`,
       params,
     )) as PostingRow[];
     const hasMore = rows.length > query.limit;
