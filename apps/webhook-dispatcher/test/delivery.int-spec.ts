@@ -428,5 +428,17 @@ describe('webhook delivery', () => {
       await expect(commands.sendTest({ ...scope(merchant, endpoint), endpoint_id: 'we_nothing' })).rejects.toMatchObject({ code: 'not_found' });
       await expect(commands.resend({ ...scope(merchant, endpoint), delivery_id: 'wd_nothing' })).rejects.toMatchObject({ code: 'not_found' });
     });
+
+    it('refuses a command that breaks its schema as the gateway would (400 naming the field), and schedules nothing', async () => {
+      const { merchant, endpoint } = await merchantWithEndpoint();
+      const refused = (param: string) => ({ code: 'invalid_request', param });
+      await expect(commands.list({ ...scope(merchant, endpoint), limit: 1.5 } as never)).rejects.toMatchObject(refused('limit'));
+      await expect(commands.list({ ...scope(merchant, endpoint), limit: '10' } as never)).rejects.toMatchObject(refused('limit'));
+      await expect(commands.resend({ ...scope(merchant, endpoint), delivery_id: "wd_x' OR '1'='1" })).rejects.toMatchObject(refused('delivery_id'));
+      await expect(commands.sendTest({ ...scope(merchant, endpoint), endpoint_id: 'acct_not_an_endpoint' })).rejects.toMatchObject(refused('endpoint_id'));
+      await expect(commands.sendTest({ ...scope(merchant, endpoint), merchant_id: 'm'.repeat(65) })).rejects.toMatchObject(refused('merchant_id'));
+      await expect(commands.replay({ ...scope(merchant, endpoint), from: 'x'.repeat(65), to: new Date().toISOString() })).rejects.toMatchObject(refused('from'));
+      expect((await commands.list(scope(merchant, endpoint))).data).toEqual([]);
+    });
   });
 });

@@ -1,13 +1,16 @@
-import type {
-  DeliveryAttemptView,
-  DeliveryList,
-  DeliveryView,
-  EndpointScope,
-  ListDeliveriesCommand,
-  ReplayEndpointCommand,
-  ReplayResult,
-  ResendDeliveryCommand,
-  SendTestEventCommand,
+import {
+  validateCommand,
+  WEBHOOKS_COMMANDS,
+  type DeliveryAttemptView,
+  type DeliveryList,
+  type DeliveryView,
+  type EndpointScope,
+  type ListDeliveriesCommand,
+  type ReplayEndpointCommand,
+  type ReplayResult,
+  type ResendDeliveryCommand,
+  type SendTestEventCommand,
+  type WebhooksCommandName,
 } from '@payments/contracts';
 import { newEventId } from '@payments/events';
 import { ApiError } from '@payments/platform';
@@ -21,7 +24,6 @@ import type { CommandResultsRepository } from './command-results.repository';
 import type { DeliveriesRepository } from './deliveries.repository';
 
 const DEFAULT_LIMIT = 50;
-const MAX_LIMIT = 100;
 
 interface DeliveryRow {
   id: string;
@@ -46,18 +48,12 @@ interface AttemptRow {
 
 const invalid = (message: string, param: string) => new ApiError('invalid_request', message, param);
 
-function requireString(body: Record<string, unknown>, name: string): string {
-  const value = body[name];
-  if (typeof value !== 'string' || value.length === 0 || value.length > 255) throw invalid(`${name} is required.`, name);
-  return value;
-}
-
-function scopeOf(body: unknown): EndpointScope {
-  if (typeof body !== 'object' || body === null) throw new ApiError('invalid_request', 'The command has no body.');
-  const fields = body as Record<string, unknown>;
-  const environment = requireString(fields, 'environment');
-  if (environment !== 'live' && environment !== 'test') throw invalid('environment must be live or test.', 'environment');
-  return { merchant_id: requireString(fields, 'merchant_id'), environment, endpoint_id: requireString(fields, 'endpoint_id') };
+/** The command checked against its schema in @payments/contracts (400 naming the field), and its endpoint's scope. */
+function parseCommand<T extends EndpointScope>(name: WebhooksCommandName, body: unknown): { scope: EndpointScope; command: T } {
+  const check = validateCommand(name, body);
+  if (!check.ok) throw invalid(check.message, check.param);
+  const command = body as T;
+  return { scope: { merchant_id: command.merchant_id, environment: command.environment, endpoint_id: command.endpoint_id }, command };
 }
 
 function parseTime(value: unknown, param: string): Date {
@@ -87,10 +83,9 @@ export class DeliveriesService {
     return { merchantId: scope.merchant_id, environment: scope.environment, commandId, fingerprint: `${name}:${JSON.stringify(command)}` };
   }
 
-  async list(command: ListDeliveriesCommand): Promise<DeliveryList> {
-    const scope = scopeOf(command);
+  async list(body: unknown): Promise<DeliveryList> {
+    const { scope, command } = parseCommand<ListDeliveriesCommand>(WEBHOOKS_COMMANDS.listDeliveries, body);
     const limit = command.limit ?? DEFAULT_LIMIT;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw invalid(`limit must be 1 to ${MAX_LIMIT}.`, 'limit');
     const manager = this.db.dataSource.manager;
     await this.requireEndpoint(manager, scope);
     const t = (name: string) => this.db.table(name);
@@ -119,9 +114,9 @@ export class DeliveriesService {
   }
 
   /** A new delivery of the same event (same id and body) to the endpoint, due now; once per command id. */
-  async resend(command: ResendDeliveryCommand, commandId?: string): Promise<DeliveryView> {
-    const scope = scopeOf(command);
-    const deliveryId = requireString(command as unknown as Record<string, unknown>, 'delivery_id');
+  async resend(body: unknown, commandId?: string): Promise<DeliveryView> {
+    const { scope, command } = parseCommand<ResendDeliveryCommand>(WEBHOOKS_COMMANDS.resendDelivery, body);
+    const deliveryId = command.delivery_id;
     return this.db.dataSource.transaction(async (manager) => {
       const id = await this.commandResults.once(manager, this.origin('resend', scope, command, commandId), () => this.scheduleResend(manager, scope, deliveryId));
       return this.view(manager, id);
@@ -142,8 +137,8 @@ export class DeliveriesService {
   }
 
   /** New deliveries of every event of the endpoint that occurred in [from, to) (events are kept 30 days). */
-  async replay(command: ReplayEndpointCommand, commandId?: string): Promise<ReplayResult> {
-    const scope = scopeOf(command);
+  async replay(body: unknown, commandId?: string): Promise<ReplayResult> {
+    const { scope, command } = parseCommand<ReplayEndpointCommand>(WEBHOOKS_COMMANDS.replayEndpoint, body);
     const from = parseTime(command.from, 'from');
     const requestedTo = parseTime(command.to, 'to');
     if (from.getTime() >= requestedTo.getTime()) throw invalid('from must be before to.', 'from');
@@ -164,8 +159,8 @@ export class DeliveriesService {
   }
 
   /** A signed `webhook_endpoint.test` event to the endpoint (one attempt; also to a disabled endpoint). */
-  async sendTest(command: SendTestEventCommand, commandId?: string): Promise<DeliveryView> {
-    const scope = scopeOf(command);
+  async sendTest(body: unknown, commandId?: string): Promise<DeliveryView> {
+    const { scope, command } = parseCommand<SendTestEventCommand>(WEBHOOKS_COMMANDS.sendTestEvent, body);
     return this.db.dataSource.transaction(async (manager) => {
       const deliveryId = await this.commandResults.once(manager, this.origin('test', scope, command, commandId), () => this.scheduleTest(manager, scope));
       return this.view(manager, deliveryId);
