@@ -40,6 +40,13 @@ const REPORT_ROWS = 20;
  * booked less than this ago whose payment is not: the two events come on different topics, in no set order.
  */
 const GRACE_SECONDS = 60;
+/** The grace period in SQL: always the second parameter, never spliced into the text. */
+const GRACE = 'make_interval(secs => $2::float8)';
+
+/** A query's parameters: the merchant (or null for all) and, where it reads the grace period, the seconds. */
+function paramsOf(sql: string, merchantId: string | null, graceSeconds: number): unknown[] {
+  return sql.includes(GRACE) ? [merchantId, graceSeconds] : [merchantId];
+}
 
 interface Invariant {
   name: string;
@@ -59,7 +66,8 @@ export async function checkLedger(
   { graceSeconds = GRACE_SECONDS, journalOnly = false }: { graceSeconds?: number; journalOnly?: boolean } = {},
 ): Promise<LedgerCheckReport> {
   const t = (table: string) => qualified(schemas.ledger, table);
-  const grace = `make_interval(secs => ${Math.max(0, Math.trunc(graceSeconds))})`;
+  const grace = GRACE;
+  const seconds = Math.max(0, Math.trunc(graceSeconds));
   // A refund's payment: the payment posting of the same merchant, environment and payment id.
   const paymentOfRefund = `p.kind = 'payment' AND p.payment_id = r.payment_id AND p.merchant_id = r.merchant_id AND p.environment = r.environment`;
   const merchantOfAccount = `split_part(account, ':', 1)`;
@@ -131,7 +139,7 @@ export async function checkLedger(
 
   const findings: CheckFinding[] = [];
   for (const invariant of invariants) {
-    const rows = (await dataSource.query(invariant.sql, [merchantId])) as Array<Record<string, unknown>>;
+    const rows = (await dataSource.query(invariant.sql, paramsOf(invariant.sql, merchantId, seconds))) as Array<Record<string, unknown>>;
     if (rows.length > 0) findings.push({ invariant: invariant.name, count: rows.length, examples: rows.slice(0, REPORT_ROWS) });
   }
 
@@ -143,12 +151,12 @@ export async function checkLedger(
     `SELECT count(*)::int AS n FROM ${t('postings')} r
      WHERE r.kind = 'refund' AND ($1::text IS NULL OR r.merchant_id = $1) AND r.created_at >= now() - ${grace}
        AND NOT EXISTS (SELECT 1 FROM ${t('postings')} p WHERE ${paymentOfRefund})`,
-    [merchantId],
+    [merchantId, seconds],
   )) as [{ n: number }];
 
   const owners: OwnersComparison = journalOnly
     ? { findings: [], unreadable: [], compared: null, pendingPayments: 0, pendingCompletedRefunds: 0 }
-    : await compareWithOwners(dataSource, schemas, merchantId, grace);
+    : await compareWithOwners(dataSource, schemas, merchantId, seconds);
   findings.push(...owners.findings);
 
   return {
@@ -200,12 +208,13 @@ async function compareWithOwners(
   dataSource: DataSource,
   schemas: { ledger: string; sessions: string; refunds: string },
   merchantId: string | null,
-  grace: string,
+  graceSeconds: number,
 ): Promise<OwnersComparison> {
+  const grace = GRACE;
   const t = (table: string) => qualified(schemas.ledger, table);
   const scope = (alias: string) => `($1::text IS NULL OR ${alias}.merchant_id = $1)`;
-  const rows = async (sql: string) => (await dataSource.query(sql, [merchantId])) as Array<Record<string, unknown>>;
-  const count = async (sql: string) => ((await dataSource.query(sql, [merchantId])) as Array<{ n: number }>)[0]!.n;
+  const rows = async (sql: string) => (await dataSource.query(sql, paramsOf(sql, merchantId, graceSeconds))) as Array<Record<string, unknown>>;
+  const count = async (sql: string) => ((await dataSource.query(sql, paramsOf(sql, merchantId, graceSeconds))) as Array<{ n: number }>)[0]!.n;
   const finding = (invariant: string, broken: Array<Record<string, unknown>>): CheckFinding[] =>
     broken.length > 0 ? [{ invariant, count: broken.length, examples: broken.slice(0, REPORT_ROWS) }] : [];
   const result: OwnersComparison = { findings: [], unreadable: [], compared: null, pendingPayments: 0, pendingCompletedRefunds: 0 };

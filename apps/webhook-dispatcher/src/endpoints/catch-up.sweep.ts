@@ -51,11 +51,12 @@ export class CatchUpSweep implements OnApplicationBootstrap, OnModuleDestroy {
         `SELECT ep.id AS endpoint_id, ev.id AS event_id
          FROM ${t('endpoints')} ep
          JOIN ${t('events')} ev ON ev.merchant_id = ep.merchant_id AND ev.environment = ep.environment
-         WHERE ep.first_seen_at > now() - interval '${SWEEP_WINDOW}' AND ${activeEndpointSql('ep')}
+         WHERE ep.first_seen_at > now() - $1::interval AND ${activeEndpointSql('ep')}
            AND ev.endpoint_id IS NULL AND ev.occurred_at >= ep.created_at
            AND (ep.events IS NULL OR ev.type = ANY(ep.events))
            AND NOT EXISTS (SELECT 1 FROM ${t('deliveries')} d WHERE d.event_id = ev.id AND d.endpoint_id = ep.id)
          ORDER BY ev.occurred_at, ev.id`,
+        [SWEEP_WINDOW],
       )) as Array<{ endpoint_id: string; event_id: string }>;
       const byEndpoint = new Map<string, string[]>();
       for (const row of missed) byEndpoint.set(row.endpoint_id, [...(byEndpoint.get(row.endpoint_id) ?? []), row.event_id]);
