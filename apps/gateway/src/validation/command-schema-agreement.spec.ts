@@ -1,8 +1,10 @@
 import type { ArgumentMetadata } from '@nestjs/common';
-import { validateCommand, type SessionsCommandName } from '@payments/contracts';
+import { LEDGER_COMMANDS, validateCommand, WEBHOOKS_COMMANDS, type SessionsCommandName } from '@payments/contracts';
 import { ApiError } from '@payments/platform';
+import { ListBalanceTransactionsQuery } from '../balance/list-balance-transactions.query';
 import { CreateInvoiceDto } from '../invoices/create-invoice.dto';
 import { CreatePaymentIntentDto } from '../payment-intents/create-payment-intent.dto';
+import { ListDeliveriesQuery } from '../webhook-endpoints/list-deliveries.query';
 import { apiValidationPipe } from './api-validation.pipe';
 
 // The gateway validates the API body with its DTOs; sessions validates the command with the schema in
@@ -90,5 +92,46 @@ describe.each(surfaces)('the gateway and sessions agree on the limits of %s', (_
     const value = { amount: '10.00', currency: 'USD', customer: { email } };
     expect(await atGateway(dto, value)).toEqual({ ok: true });
     expect(atOwner(command, value)).toEqual({ ok: true });
+  });
+});
+
+// The ledger and the webhook-dispatcher check the list commands the gateway builds from these queries against their
+// schemas (they trusted the gateway before): the same limits, so a command the gateway sends is never refused and
+// one it would refuse never runs.
+async function queryAtGateway(dto: typeof ListBalanceTransactionsQuery | typeof ListDeliveriesQuery, query: Record<string, string>): Promise<Outcome> {
+  try {
+    await apiValidationPipe({ forbidUnknown: true }).transform(query, { type: 'query', metatype: dto });
+    return { ok: true };
+  } catch (error) {
+    if (error instanceof ApiError) return { ok: false, param: error.param };
+    throw error;
+  }
+}
+
+const lists = [
+  ['balance transactions', ListBalanceTransactionsQuery, LEDGER_COMMANDS.listBalanceTransactions, { merchant_id: 'acct_1', environment: 'test' }, 'txn_'],
+  ['webhook deliveries', ListDeliveriesQuery, WEBHOOKS_COMMANDS.listDeliveries, { merchant_id: 'acct_1', environment: 'test', endpoint_id: `we_${'e'.repeat(24)}` }, 'wd_'],
+] as const;
+
+describe.each(lists)('the gateway and the owner agree on the list query of %s', (_list, dto, command, scope, idPrefix) => {
+  test.each([
+    ['1', true],
+    ['100', true],
+    ['0', false],
+    ['101', false],
+  ])('limit %s', async (limit, accepted) => {
+    const expected: Outcome = accepted ? { ok: true } : { ok: false, param: 'limit' };
+    expect(await queryAtGateway(dto, { limit })).toEqual(expected);
+    const check = validateCommand(command, { ...scope, limit: Number(limit) });
+    expect(check.ok ? { ok: true } : { ok: false, param: check.param }).toEqual(expected);
+  });
+
+  test.each([`${'a'.repeat(24)}`, `${'a'.repeat(23)}`, 'a-b', 'a'.repeat(65), "x' OR '1'='1"])('starting_after %s', async (id) => {
+    const starting_after = `${idPrefix}${id}`;
+    const check = validateCommand(command, { ...scope, limit: 10, starting_after });
+    const atOwner: Outcome = check.ok ? { ok: true } : { ok: false, param: check.param };
+    expect(atOwner).toEqual(await queryAtGateway(dto, { starting_after }));
+    // An id the API issues passes both.
+    if (id === 'a'.repeat(24)) expect(atOwner).toEqual({ ok: true });
   });
 });
