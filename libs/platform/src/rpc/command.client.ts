@@ -363,6 +363,8 @@ class ServiceInstances {
  * command waiting on it is sent to another instance with the same command id, the first answer winning. A command
  * whose answer was lost is sent again only when `retryable` (its owner deduplicates it by command id); otherwise
  * the caller gets CommandUnavailableError, never a second effect.
+ * Every connection first proves COMMAND_SECRET to the owner and has the owner prove it back (command-auth.ts); an
+ * owner that refuses or cannot counts as unreachable, and no command is sent to it.
  */
 export class CommandClient extends ClientProxy {
   private readonly services = new Map<string, ServiceInstances>();
