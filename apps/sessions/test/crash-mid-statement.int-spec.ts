@@ -129,8 +129,10 @@ async function rowFree(probe: Client, id: string): Promise<boolean> {
   try {
     await probe.query('SELECT id FROM sessions.payment_intents WHERE id = $1 FOR UPDATE NOWAIT', [id]);
     return true;
-  } catch {
-    return false;
+  } catch (error) {
+    // lock_not_available: another transaction holds the row; anything else is the probe's own failure.
+    if ((error as { code?: string }).code === '55P03') return false;
+    throw error;
   } finally {
     await probe.query('ROLLBACK');
   }

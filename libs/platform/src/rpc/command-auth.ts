@@ -86,8 +86,10 @@ export function readHandshake(payload: Buffer | undefined): Record<string, unkno
   try {
     const value: unknown = JSON.parse(payload.toString('utf8'));
     return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
+  } catch (error) {
+    // Not JSON: not a handshake (the caller refuses the peer).
+    if (error instanceof SyntaxError) return undefined;
+    throw error;
   }
 }
 
