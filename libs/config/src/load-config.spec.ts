@@ -67,7 +67,8 @@ describe('loadConfig', () => {
         loadConfig(Sample, env);
         return '';
       } catch (error) {
-        return (error as Error).message;
+        if (error instanceof ConfigError) return error.message;
+        throw error;
       }
     };
     expect(loadConfig(Sample, {}).COMMAND_SECRET).toBe(DEVELOPMENT_COMMAND_SECRET);
