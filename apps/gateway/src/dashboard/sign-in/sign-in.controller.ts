@@ -1,0 +1,202 @@
+import { Body, Controller, Get, Inject, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { parseCookies, serializeCookie } from '../session/cookies';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { html } from '../../checkout/page/html';
+import { DashboardAuth } from '../session/dashboard-auth';
+import { SessionStore } from '../session/session-store';
+import { DashboardExceptionFilter } from '../web/dashboard-exception.filter';
+import { sendPublicPage } from '../web/respond';
+import { SIGN_IN_ACCOUNTS, type SignInAccounts, type SignInResult } from './accounts-port';
+import { forgotForm, messageCard, resetForm, secondFactorForm, signInForm, signUpForm, type Notice } from './sign-in-pages';
+import { signInText } from './sign-in-messages';
+
+type Form = Record<string, unknown> | undefined;
+const field = (form: Form, name: string, max = 1000): string => {
+  const value = form?.[name];
+  return typeof value === 'string' ? value.slice(0, max) : '';
+};
+const PENDING_COOKIE = '__Host-dashboard_pending';
+/** Only a path of the dashboard itself is a place to go back to after sign-in. */
+const safeNext = (next: string): string => (/^\/dashboard\/(live|test)\/[A-Za-z0-9/_?=&%.-]*$/.test(next) && !next.includes('//') ? next : '/dashboard');
+
+/** Signing up, in and out, confirming the address, resetting the password, unlocking: the pages before a session. */
+@ApiExcludeController()
+@UseFilters(DashboardExceptionFilter)
+@Controller('dashboard')
+export class SignInController {
+  constructor(
+    private readonly auth: DashboardAuth,
+    private readonly store: SessionStore,
+    @Inject(SIGN_IN_ACCOUNTS) private readonly accounts: SignInAccounts,
+  ) {}
+
+  @Get()
+  async root(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const page = await this.auth.signedInPage(request, reply, 'test');
+    if (page) await reply.redirect(`/dashboard/${page.session.environment ?? 'test'}/home`, 303);
+  }
+
+  @Get('login')
+  async loginPage(@Query('next') next: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const page = this.auth.publicPage(request, reply);
+    await sendPublicPage(reply, page, signInText(page.lang, 'signInTitle'), signInForm(page, { next: typeof next === 'string' ? next : '' }));
+  }
+
+  @Post('login')
+  async login(@Body() form: Form, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const page = this.auth.publicForm(request, reply, form);
+    const t = (key: Parameters<typeof signInText>[1]) => signInText(page.lang, key);
+    const email = field(form, 'email', 254);
+    const next = safeNext(field(form, 'next', 2048));
+    const result = await this.accounts.login(email, field(form, 'password', 128));
+    if ('refused' in result && result.refused === 'second_factor_required' && result.userId) {
+      const pending = await this.store.createPendingSignIn(result.userId);
+      void reply.header('set-cookie', serializeCookie(PENDING_COOKIE, pending, { path: '/', httpOnly: true, secure: true, sameSite: 'strict', maxAge: 300 }));
+      return sendPublicPage(reply, page, t('secondFactorTitle'), secondFactorForm(page));
+    }
+    if (await this.signedIn(request, reply, result, next)) return;
+    const refused = 'refused' in result ? result.refused : 'invalid_credentials';
+    const text: Notice =
+      refused === 'locked'
+        ? { tone: 'error', text: t('locked') }
+        : refused === 'email_not_confirmed'
+          ? { tone: 'error', text: html`${t('notConfirmed')}<form class="inline" method="post" action="/dashboard/confirm/resend"><input type="hidden" name="_csrf" value="${page.csrf}"><input type="hidden" name="email" value="${email}"><button class="link" type="submit">${t('resend')}</button></form>` }
+          : { tone: 'error', text: t('invalidCredentials') };
+    await sendPublicPage(reply, page, t('signInTitle'), signInForm(page, { email, next }, text), refused === 'locked' ? 423 : 401);
+  }
+
+  @Post('login/second-factor')
+  async secondFactor(@Body() form: Form, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const page = this.auth.publicForm(request, reply, form);
+    const t = (key: Parameters<typeof signInText>[1]) => signInText(page.lang, key);
+    const pendingId = parseCookies(request.headers.cookie)[PENDING_COOKIE];
+    const userId = await this.store.pendingSignIn(pendingId);
+    if (!userId) return sendPublicPage(reply, page, t('signInTitle'), signInForm(page, {}), 401);
+    const result = await this.accounts.secondFactor(userId, field(form, 'code', 32).trim());
+    if ('user' in result) await this.store.endPendingSignIn(pendingId);
+    if (await this.signedIn(request, reply, result, '/dashboard')) return;
+    if ('refused' in result && result.refused === 'locked') return sendPublicPage(reply, page, t('signInTitle'), signInForm(page, {}, { tone: 'error', text: t('locked') }), 423);
+    await sendPublicPage(reply, page, t('secondFactorTitle'), secondFactorForm(page, { tone: 'error', text: t('secondFactorInvalid') }), 401);
+  }
+
+  @Post('logout')
+  async logout(@Body() form: Form, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    // Refused like any form without its token: a cross-site page must not be able to sign anyone out either.
+    await this.auth.signedInForm(request, reply, 'test', form);
+    await this.auth.signOut(request, reply);
+    const page = this.auth.publicPage(request, reply);
+    await sendPublicPage(reply, page, signInText(page.lang, 'signedOutTitle'), messageCard(page, 'signedOutTitle', 'signedOutBody', {}, { href: '/dashboard/login', label: 'signIn' }));
+  }
+
+  @Post('logout-everywhere')
+  async logoutEverywhere(@Body() form: Form, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const signedIn = await this.auth.signedInForm(request, reply, 'test', form);
+    await this.accounts.logoutEverywhere(signedIn.user.id);
+    await this.auth.signOut(request, reply);
+    const page = this.auth.publicPage(request, reply);
+    await sendPublicPage(reply, page, signInText(page.lang, 'signedOutTitle'), messageCard(page, 'signedOutTitle', 'signedOutBody', {}, { href: '/dashboard/login', label: 'signIn' }));
+  }
+
+  @Get('signup')
+  async signUpPage(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const page = this.auth.publicPage(request, reply);
+    await sendPublicPage(reply, page, signInText(page.lang, 'signUpTitle'), signUpForm(page, {}));
+  }
+
+  @Post('signup')
+  async signUp(@Body() form: Form, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const page = this.auth.publicForm(request, reply, form);
+    const values = { email: field(form, 'email', 254).trim(), businessName: field(form, 'business_name', 200).trim() };
+    try {
+      await this.accounts.signUp({ ...values, password: field(form, 'password', 129), language: page.lang });
+    } catch (error) {
+      const message = accountMessage(error);
+      if (!message) throw error;
+      return sendPublicPage(reply, page, signInText(page.lang, 'signUpTitle'), signUpForm(page, values, { tone: 'error', text: message }), 400);
+    }
+    await sendPublicPage(reply, page, signInText(page.lang, 'checkMailTitle'), messageCard(page, 'checkMailTitle', 'checkMailBody', { email: values.email }));
+  }
+
+  @Get('confirm')
+  async confirm(@Query('token') token: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const page = this.auth.publicPage(request, reply);
+    const done = await this.tokenStep(() => this.accounts.confirmEmail(String(token ?? '')));
+    if (!done) return sendPublicPage(reply, page, signInText(page.lang, 'linkInvalidTitle'), messageCard(page, 'linkInvalidTitle', 'linkInvalidBody'), 400);
+    await sendPublicPage(reply, page, signInText(page.lang, 'confirmedTitle'), messageCard(page, 'confirmedTitle', 'confirmedBody', {}, { href: '/dashboard/login', label: 'signIn' }));
+  }
+
+  @Post('confirm/resend')
+  async resendConfirmation(@Body() form: Form, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const page = this.auth.publicForm(request, reply, form);
+    const email = field(form, 'email', 254);
+    await this.accounts.resendConfirmation(email);
+    await sendPublicPage(reply, page, signInText(page.lang, 'checkMailTitle'), messageCard(page, 'checkMailTitle', 'checkMailBody', { email }));
+  }
+
+  @Get('unlock')
+  async unlock(@Query('token') token: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const page = this.auth.publicPage(request, reply);
+    const done = await this.tokenStep(() => this.accounts.unlock(String(token ?? '')));
+    if (!done) return sendPublicPage(reply, page, signInText(page.lang, 'linkInvalidTitle'), messageCard(page, 'linkInvalidTitle', 'linkInvalidBody'), 400);
+    await sendPublicPage(reply, page, signInText(page.lang, 'unlockedTitle'), messageCard(page, 'unlockedTitle', 'unlockedBody', {}, { href: '/dashboard/login', label: 'signIn' }));
+  }
+
+  @Get('password/forgot')
+  async forgotPage(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const page = this.auth.publicPage(request, reply);
+    await sendPublicPage(reply, page, signInText(page.lang, 'forgotTitle'), forgotForm(page));
+  }
+
+  @Post('password/forgot')
+  async forgot(@Body() form: Form, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const page = this.auth.publicForm(request, reply, form);
+    const email = field(form, 'email', 254).trim();
+    await this.accounts.requestPasswordReset(email);
+    await sendPublicPage(reply, page, signInText(page.lang, 'forgotTitle'), messageCard(page, 'forgotTitle', 'forgotSentBody', { email }));
+  }
+
+  @Get('password/reset')
+  async resetPage(@Query('token') token: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const page = this.auth.publicPage(request, reply);
+    await sendPublicPage(reply, page, signInText(page.lang, 'resetTitle'), resetForm(page, String(token ?? '').slice(0, 200)));
+  }
+
+  @Post('password/reset')
+  async reset(@Body() form: Form, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const page = this.auth.publicForm(request, reply, form);
+    const token = field(form, 'token', 200);
+    try {
+      await this.accounts.resetPassword(token, field(form, 'password', 129));
+    } catch (error) {
+      const message = accountMessage(error);
+      if (!message) throw error;
+      return sendPublicPage(reply, page, signInText(page.lang, 'resetTitle'), resetForm(page, token, { tone: 'error', text: message }), 400);
+    }
+    await sendPublicPage(reply, page, signInText(page.lang, 'resetTitle'), messageCard(page, 'resetTitle', 'resetDoneBody', {}, { href: '/dashboard/login', label: 'signIn' }));
+  }
+
+  /** Starts the session of a signed-in result and sends the browser on; false when the result is a refusal. */
+  private async signedIn(request: FastifyRequest, reply: FastifyReply, result: SignInResult, next: string): Promise<boolean> {
+    if (!('user' in result)) return false;
+    await this.auth.signIn(request, reply, result.user);
+    await reply.redirect(next, 303);
+    return true;
+  }
+
+  /** A step taken with a mailed token: true when it was taken, false for a token that is unknown, used or expired. */
+  private async tokenStep(step: () => Promise<unknown>): Promise<boolean> {
+    try {
+      await step();
+      return true;
+    } catch (error) {
+      if (accountMessage(error) !== null) return false;
+      throw error;
+    }
+  }
+}
+
+/** The message of an accounts error meant for the user (bad input, used link, ...); null for anything else. */
+function accountMessage(error: unknown): string | null {
+  return error instanceof Error && error.name === 'AccountError' ? error.message : null;
+}
