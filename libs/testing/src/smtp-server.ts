@@ -2,6 +2,7 @@
 import { simpleParser, type AddressObject } from 'mailparser';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
+import { freePort } from './services';
 
 export interface ReceivedMail {
   /** The envelope's recipients (RCPT TO). */
@@ -22,6 +23,8 @@ export interface ReceivedMail {
 export interface TestSmtpServerOptions {
   /** When given, a client must log in with these (AUTH PLAIN/LOGIN over the plain connection). */
   auth?: { user: string; password: string };
+  /** How long the server takes to accept each message (a slow server: senders overlap); changeable later. */
+  answerDelayMs?: number;
 }
 
 type SmtpError = Error & { responseCode: number };
@@ -32,14 +35,19 @@ export class TestSmtpServer {
   readonly received: ReceivedMail[] = [];
   /** Attempts refused (by refuseNext), for a test that wants to see the retries happen. */
   refused = 0;
+  /** How long the server takes to accept each message from now on. */
+  answerDelayMs: number;
   private refusals: number[] = [];
   private server?: SMTPServer;
   private port = 0;
 
-  constructor(private readonly options: TestSmtpServerOptions = {}) {}
+  constructor(private readonly options: TestSmtpServerOptions = {}) {
+    this.answerDelayMs = options.answerDelayMs ?? 0;
+  }
 
-  /** Listens on loopback (on `port`, e.g. the one it had before a stop, or a free one); answers the port. */
-  async start(port = this.port): Promise<number> {
+  /** Listens on loopback (on the port it had before a stop, or a free one); answers the port. */
+  async start(): Promise<number> {
+    const port = this.port || (await freePort());
     const server = this.create();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -112,7 +120,8 @@ export class TestSmtpServer {
       },
       onData: (stream, session, callback) => {
         simpleParser(stream)
-          .then((parsed) => {
+          .then(async (parsed) => {
+            if (this.answerDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.answerDelayMs));
             this.received.push({
               to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
               from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
@@ -144,6 +153,6 @@ function userOf(session: SMTPServerSession): string | null {
 /** A started TestSmtpServer. */
 export async function startTestSmtpServer(options: TestSmtpServerOptions = {}): Promise<TestSmtpServer> {
   const server = new TestSmtpServer(options);
-  await server.start(0);
+  await server.start();
   return server;
 }

@@ -112,7 +112,8 @@ export class MailOutboxRepository {
   async markFailed(id: string, owner: string, attempts: number, error: string, retryAt: Date | null, at: Date): Promise<boolean> {
     const [, affected] = (await this.dataSource.query(
       `UPDATE ${this.table}
-          SET attempts = $3, last_error = $4, next_attempt_at = COALESCE($5, next_attempt_at), given_up_at = CASE WHEN $5::timestamptz IS NULL THEN $6 END,
+          SET attempts = $3, last_error = $4, next_attempt_at = COALESCE($5::timestamptz, next_attempt_at),
+              given_up_at = CASE WHEN $5::timestamptz IS NULL THEN $6::timestamptz END,
               lease_owner = NULL
         WHERE id = $1 AND lease_owner = $2 AND sent_at IS NULL AND given_up_at IS NULL`,
       [id, owner, attempts, error.slice(0, 1000), retryAt, at],
