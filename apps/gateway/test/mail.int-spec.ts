@@ -1,4 +1,4 @@
-import { freePort, startService, startStack, startTestSmtpServer, waitFor, type RunningService, type Stack, type TestSmtpServer } from '@payments/testing';
+import { exitOf, freePort, startService, startStack, startTestSmtpServer, waitFor, type RunningService, type Stack, type TestSmtpServer } from '@payments/testing';
 import type { DataSource } from 'typeorm';
 import { MailOutbox } from '../src/mail/mail-outbox';
 import { MailOutboxRepository } from '../src/mail/mail-outbox.repository';
@@ -96,6 +96,14 @@ describe('mail from the gateway', () => {
       smtp.answerDelayMs = 0;
       await second.stop();
     }
+  });
+
+  it('refuses to start in production with the development mail page', async () => {
+    const production = { ...stack.services.gateway!.env, NODE_ENV: 'production', WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 9).toString('base64'), COMMAND_SECRET: 'c'.repeat(40) };
+    const refused = await exitOf(await startService('gateway', { ...production, MAIL_TRANSPORT: 'page', PORT: String(await freePort()), OPS_PORT: String(await freePort()) }, { waitReady: false }));
+    expect(refused.code).toBe(1);
+    expect(refused.output).toContain('MAIL_TRANSPORT=page is a development setting');
+    expect(refused.output).not.toContain(SMTP_PASSWORD.replace(' ', '%20'));
   });
 
   it('has no development mail page while it sends over SMTP', async () => {
