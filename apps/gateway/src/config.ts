@@ -1,7 +1,8 @@
 import { WebhookServiceConfig } from '@payments/webhooks';
-import { CommandUrls, Parses } from '@payments/config';
+import { CommandUrls, NotDefaultInProduction, Parses } from '@payments/config';
 import { parseFeeSchedule, type FeeSchedule } from '@payments/money';
-import { IsInt, IsUrl, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsUrl, Matches, Max, Min, ValidateIf } from 'class-validator';
+import { parseRetryDelays } from './mail/mail-retry.policy';
 
 /** Settings of the gateway (environment variables; see README); the webhook settings are shared with the dispatcher. */
 export class GatewayConfig extends WebhookServiceConfig {
@@ -107,6 +108,46 @@ export class GatewayConfig extends WebhookServiceConfig {
   @Min(0)
   @Max(60000)
   IDEMPOTENCY_WAIT_MS: number = 10000;
+
+  /**
+   * How e-mail to merchants leaves: `smtp` sends it through SMTP_URL; `page` (development only, refused when
+   * NODE_ENV=production) sends nothing and shows every message on the development mail page, /dev/mail.
+   */
+  @IsIn(['smtp', 'page'])
+  @NotDefaultInProduction('page', {
+    message: '$property=page is a development setting and is refused when NODE_ENV=production (set smtp and SMTP_URL)',
+  })
+  MAIL_TRANSPORT: 'smtp' | 'page' = 'page';
+
+  /**
+   * The SMTP server mail goes through, when MAIL_TRANSPORT=smtp: `smtp://user:password@host:587` (STARTTLS when
+   * the server offers it) or `smtps://…:465` (TLS from the start); nodemailer's URL options may follow `?`.
+   */
+  @ValidateIf((config: GatewayConfig) => config.MAIL_TRANSPORT === 'smtp')
+  @Matches(/^smtps?:\/\/[^\s/?#]+(:\d{1,5})?\/?(\?\S*)?$/, { message: 'SMTP_URL must be an smtp:// or smtps:// URL (smtp://user:password@host:587) when MAIL_TRANSPORT=smtp' })
+  SMTP_URL: string = '';
+
+  /** The From of every message: an address, or `Name <address>`. */
+  @Matches(/^(?:[^<>\r\n]{1,100} <[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, { message: 'MAIL_FROM must be an address or "Name <address>"' })
+  MAIL_FROM: string = 'Payments <no-reply@localhost>';
+
+  /**
+   * Waits between attempts at a message the SMTP server did not take, in ms, comma-separated; the last one repeats.
+   * A message still unsent MAIL_GIVE_UP_AFTER_MS after it was written is given up (logged as an error, counted).
+   */
+  @Parses(parseRetryDelays, 'waits in ms, comma-separated, each 100 to 86400000 (e.g. 10000,60000,300000)')
+  MAIL_RETRY_DELAYS_MS: string = '10000,60000,300000,1800000,3600000';
+
+  @IsInt()
+  @Min(1000)
+  @Max(30 * 86400_000)
+  MAIL_GIVE_UP_AFTER_MS: number = 86400_000;
+
+  /** How often each instance looks for mail to send (another instance's writes, retries coming due). */
+  @IsInt()
+  @Min(50)
+  @Max(60000)
+  MAIL_POLL_MS: number = 1000;
 }
 
 export const GATEWAY_DEFAULTS = { PORT: '3000', OPS_PORT: '9000', DB_SCHEMA: 'gateway' };

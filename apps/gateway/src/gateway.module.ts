@@ -9,8 +9,9 @@ import { CommandClientsModule } from './command-clients/command-clients.module';
 import { SessionsClientModule } from './sessions-client/sessions-client.module';
 import { WebhookEndpointsModule } from './webhook-endpoints/webhook-endpoints.module';
 import { BalanceModule } from './balance/balance.module';
+import { MailModule } from './mail/mail.module';
 
 @Module({
-  imports: [CommandClientsModule, ResourceCacheModule, MerchantsModule, ApiAccessModule, IdempotencyModule, SessionsClientModule, WebhookEndpointsModule, BalanceModule, RefundsModule, CheckoutModule],
+  imports: [CommandClientsModule, ResourceCacheModule, MerchantsModule, ApiAccessModule, IdempotencyModule, SessionsClientModule, WebhookEndpointsModule, BalanceModule, RefundsModule, CheckoutModule, MailModule],
 })
 export class GatewayModule {}

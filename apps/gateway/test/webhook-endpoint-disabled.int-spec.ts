@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startStack, waitFor, type Stack, type TestMerchant } from '@payments/testing';
+import { startStack, startTestSmtpServer, waitFor, type ReceivedMail, type Stack, type TestMerchant, type TestSmtpServer } from '@payments/testing';
 
 // An endpoint the dispatcher disables on its own (here: it answered 410) shows as disabled, with the reason,
-// in the gateway's API; enabling it again clears that and sends what it missed. Real sessions, dispatcher and
-// gateway; loopback receiver (insecure targets on for this test).
+// in the gateway's API, and its merchant gets one e-mail saying so; enabling it again clears that and sends what
+// it missed. Real sessions, dispatcher and gateway; loopback receiver (insecure targets on for this test); a real
+// SMTP server in this process.
 describe('an endpoint the dispatcher disabled', () => {
   let stack: Stack;
   let merchant: TestMerchant;
@@ -13,6 +14,10 @@ describe('an endpoint the dispatcher disabled', () => {
   let receiverUrl: string;
   let answer = 200;
   const received: Array<{ type: string; status: number }> = [];
+  let smtp: TestSmtpServer;
+  let merchantEmail: string;
+  const PUBLIC_BASE_URL = 'https://pay.example.test';
+  const noticesOf = (endpointId: string) => smtp.matching((mail) => mail.text.includes(`Endpoint id: ${endpointId}`));
 
   const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
     stack.call(method, path, { key: merchant.test_key, body, headers });
@@ -28,12 +33,22 @@ describe('an endpoint the dispatcher disabled', () => {
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-    stack = await startStack(['sessions', 'webhook-dispatcher', 'gateway'], { WEBHOOK_ALLOW_INSECURE_TARGETS: '1' });
+    smtp = await startTestSmtpServer();
+    stack = await startStack(['sessions', 'webhook-dispatcher', 'gateway'], {
+      WEBHOOK_ALLOW_INSECURE_TARGETS: '1',
+      PUBLIC_BASE_URL,
+      MAIL_TRANSPORT: 'smtp',
+      SMTP_URL: smtp.url,
+      MAIL_POLL_MS: '200',
+    });
     merchant = await stack.createMerchant({ testLimit: 10000 });
+    const gatewayDb = await stack.db.dataSource('gateway');
+    merchantEmail = ((await gatewayDb.query('SELECT email FROM gateway.merchants WHERE id = $1', [merchant.merchant_id])) as Array<{ email: string }>)[0]!.email;
   });
 
   afterAll(async () => {
     await stack?.stop();
+    await smtp?.stop();
     await new Promise((resolve) => receiver?.close(resolve));
   });
 
@@ -74,6 +89,13 @@ describe('an endpoint the dispatcher disabled', () => {
     const listed = await call('GET', '/api/v1/webhook-endpoints');
     expect(listed.body.data).toEqual([expect.objectContaining({ id, status: 'disabled', disabled_reason: 'gone' })]);
 
+    // The merchant hears of it: which endpoint, in which mode, why, and where to enable it again.
+    const notice: ReceivedMail = await smtp.waitFor((mail) => mail.text.includes(`Endpoint id: ${id}`), 15_000);
+    expect(notice).toMatchObject({ to: [merchantEmail], subject: 'Webhook endpoint disabled (test mode)' });
+    expect(notice.text).toContain(receiverUrl);
+    expect(notice.text).toContain('410 Gone');
+    expect(notice.text).toContain(`${PUBLIC_BASE_URL}/dashboard/test/developers/webhooks/${id}`);
+
     // Enabled again: the status clears, and the event that met the 410 is sent again.
     answer = 200;
     const enabled = await call('POST', `/api/v1/webhook-endpoints/${id}/enable`);
@@ -103,6 +125,17 @@ describe('an endpoint the dispatcher disabled', () => {
       200,
     );
     expect(shown).toMatchObject({ status: 'disabled', disabled_reason: 'gone', disabled_at: expect.any(String) });
+    await smtp.waitFor((mail) => mail.text.includes(`Endpoint id: ${id}`), 15_000);
     answer = 200;
+  });
+
+  it('e-mailed each disabling exactly once', async () => {
+    // Time for a second message (a redelivered event, a second sender) to show if there were one.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const notices = smtp.matching((mail) => mail.subject.startsWith('Webhook endpoint disabled'));
+    const endpointIds = notices.map((mail) => /Endpoint id: (\S+)/.exec(mail.text)![1]!);
+    expect(endpointIds).toHaveLength(2);
+    expect(new Set(endpointIds).size).toBe(2);
+    for (const id of endpointIds) expect(noticesOf(id)).toHaveLength(1);
   });
 });

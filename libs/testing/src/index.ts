@@ -1,6 +1,6 @@
 // Test helpers over the real infrastructure: databases, Kafka topics, service processes and the whole stack,
 // a Kafka broker and a PostgreSQL cluster of a test's own (to stop and restart), a DNS server whose answers a
-// test controls, and a merchant's verifying webhook endpoint.
+// test controls, a merchant's verifying webhook endpoint, and an SMTP server that keeps what services e-mail.
 export {
   COMMAND_URL_SETTINGS,
   exitOf,
@@ -27,3 +27,4 @@ export { startTestDnsServer, type TestDnsServer, type TestDnsServerOptions } fro
 export { HangingUpProxy, PrivateKafka, PrivatePostgres } from './private-infra';
 export { LahzaStandIn, localCertificate, type LahzaStandInOptions, type LocalCertificate, type StandInRefund } from './lahza-standin';
 export { TestWebhookReceiver, type TestWebhookReceiverOptions, type WebhookArrival } from './webhook-receiver';
+export { startTestSmtpServer, TestSmtpServer, type ReceivedMail, type TestSmtpServerOptions } from './smtp-server';

@@ -5,6 +5,10 @@ import { eventConsumerProvider, type ConsumerDefinition } from '@payments/platfo
 import { DataSource } from 'typeorm';
 import { GatewayConfig } from '../config';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { MailOutbox } from '../mail/mail-outbox';
+import { MailRecipients } from '../mail/mail-recipients';
+import { MailModule } from '../mail/mail.module';
+import { EndpointDisabledNotifier } from './endpoint-disabled.notifier';
 import { OptionalIdempotencyInterceptor } from './optional-idempotency.interceptor';
 import { WebhookDeliveriesController } from './webhook-deliveries.controller';
 import { WebhookEndpointsController } from './webhook-endpoints.controller';
@@ -14,7 +18,10 @@ import { WebhookSecrets } from './webhook-secrets';
 import { WebhookTargetPolicy } from './webhook-target.policy';
 import { WebhooksClient } from './webhooks.client';
 
-/** What the webhook-dispatcher decides about endpoints on its own: disabling one shows here as its status. */
+/**
+ * What the webhook-dispatcher decides about endpoints on its own: disabling one shows here as its status, and
+ * its merchant is e-mailed.
+ */
 export const DISPATCHER_EVENTS: ConsumerDefinition = {
   name: 'gateway.webhook-endpoint-status',
   topics: (namespace) => [topicName(namespace, STREAMS.webhooks)],
@@ -23,7 +30,7 @@ const DISPATCHER_EVENTS_CONSUMER = Symbol('DISPATCHER_EVENTS_CONSUMER');
 
 /** Webhook endpoint settings (owned here, published to the dispatcher) and delivery visibility routes. */
 @Module({
-  imports: [IdempotencyModule],
+  imports: [IdempotencyModule, MailModule],
   controllers: [WebhookEndpointsController, WebhookDeliveriesController],
   providers: [
     {
@@ -41,9 +48,13 @@ const DISPATCHER_EVENTS_CONSUMER = Symbol('DISPATCHER_EVENTS_CONSUMER');
           },
         ),
     },
-    eventConsumerProvider(DISPATCHER_EVENTS_CONSUMER, DISPATCHER_EVENTS, WebhookEndpointsService, (service) => async (envelope, manager) => {
-      await service.applyDispatcherEvent(envelope, manager);
-    }),
+    {
+      provide: EndpointDisabledNotifier,
+      inject: [WebhookEndpointsService, MailOutbox, MailRecipients, GatewayConfig],
+      useFactory: (service: WebhookEndpointsService, outbox: MailOutbox, recipients: MailRecipients, config: GatewayConfig) =>
+        new EndpointDisabledNotifier(service, outbox, recipients, config.PUBLIC_BASE_URL),
+    },
+    eventConsumerProvider(DISPATCHER_EVENTS_CONSUMER, DISPATCHER_EVENTS, EndpointDisabledNotifier, (notifier) => (envelope, manager) => notifier.handle(envelope, manager)),
     WebhooksClient,
     OptionalIdempotencyInterceptor,
   ],

@@ -162,15 +162,18 @@ export class WebhookEndpointsService {
    * The dispatcher's `webhook_endpoint.auto_disabled` (it answered 410, or failed for 5 days): the endpoint shows
    * as disabled with the reason until the merchant enables it. Runs in the consumer's transaction (inbox).
    */
-  async applyDispatcherEvent(envelope: EventEnvelope, manager: EntityManager): Promise<'applied' | 'stale' | 'ignored'> {
-    if (envelope.type !== 'webhook_endpoint.auto_disabled') return 'ignored';
+  async applyDispatcherEvent(
+    envelope: EventEnvelope,
+    manager: EntityManager,
+  ): Promise<{ outcome: 'applied'; endpoint: WebhookEndpointState } | { outcome: 'stale' | 'ignored' }> {
+    if (envelope.type !== 'webhook_endpoint.auto_disabled') return { outcome: 'ignored' };
     const before = await this.repository.findForUpdate(manager, envelope.aggregate_id);
-    if (!before || before.merchantId !== envelope.merchant_id || before.environment !== envelope.environment) return 'ignored';
+    if (!before || before.merchantId !== envelope.merchant_id || before.environment !== envelope.environment) return { outcome: 'ignored' };
     const data = envelope.data as unknown as EndpointAutoDisabled;
     const after = markDisabledByDispatcher(before, envelope.sequence, data.reason, new Date(data.disabled_at));
-    if (after === null) return 'stale';
+    if (after === null) return { outcome: 'stale' };
     await this.repository.update(manager, before, after);
-    return 'applied';
+    return { outcome: 'applied', endpoint: after };
   }
 
   private async change(

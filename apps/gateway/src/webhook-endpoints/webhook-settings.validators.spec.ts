@@ -39,6 +39,6 @@ describe('gateway webhook settings', () => {
     expect(problems({ NODE_ENV: 'production', WEBHOOK_SECRETS_KEY: secretKey, WEBHOOK_ALLOW_INSECURE_TARGETS: '1' })).toContain(
       'WEBHOOK_ALLOW_INSECURE_TARGETS is a development setting',
     );
-    expect(loadConfig(GatewayConfig, { NODE_ENV: 'production', WEBHOOK_SECRETS_KEY: secretKey, COMMAND_SECRET: 'c'.repeat(40) }).WEBHOOK_ALLOW_INSECURE_TARGETS).toBe(false);
+    expect(loadConfig(GatewayConfig, { NODE_ENV: 'production', WEBHOOK_SECRETS_KEY: secretKey, COMMAND_SECRET: 'c'.repeat(40), MAIL_TRANSPORT: 'smtp', SMTP_URL: 'smtp://mail:587' }).WEBHOOK_ALLOW_INSECURE_TARGETS).toBe(false);
   });
 });
