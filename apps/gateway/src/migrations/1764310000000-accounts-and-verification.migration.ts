@@ -19,7 +19,7 @@ export class AccountsAndVerification1764310000000 implements MigrationInterface 
         ADD COLUMN verification_submitted_at timestamptz NULL,
         ADD COLUMN verification_decided_at timestamptz NULL,
         ADD COLUMN rejection_reason text NULL CHECK (char_length(rejection_reason) BETWEEN 1 AND 500),
-        ADD CONSTRAINT merchants_rejection_reason_check CHECK ((verification_status = 'rejected') = (rejection_reason IS NOT NULL))`);
+        ADD CONSTRAINT merchants_rejected_has_reason CHECK ((verification_status = 'rejected') = (rejection_reason IS NOT NULL))`);
     await queryRunner.query(`
       CREATE TABLE ${s}.users (
         id text PRIMARY KEY CHECK (id ~ '^usr_[A-Za-z0-9]{24}$'),
@@ -78,7 +78,7 @@ export class AccountsAndVerification1764310000000 implements MigrationInterface 
     await queryRunner.query(`DROP TABLE IF EXISTS ${s}.users`);
     await queryRunner.query(`
       ALTER TABLE ${s}.merchants
-        DROP CONSTRAINT IF EXISTS merchants_rejection_reason_check,
+        DROP CONSTRAINT IF EXISTS merchants_rejected_has_reason,
         DROP COLUMN IF EXISTS business_name, DROP COLUMN IF EXISTS country, DROP COLUMN IF EXISTS owner_name,
         DROP COLUMN IF EXISTS contact, DROP COLUMN IF EXISTS verification_submitted_at,
         DROP COLUMN IF EXISTS verification_decided_at, DROP COLUMN IF EXISTS rejection_reason`);
