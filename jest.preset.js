@@ -24,7 +24,11 @@ module.exports = (kind, name) => ({
         module: { type: 'commonjs' },
       },
     ],
+    '/node_modules/@(scure|noble)/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
+  // otplib's base32 and HMAC plugins (@scure/base, @noble/hashes) ship ES modules only: Node 20.19+ requires them
+  // natively, jest's module system does not, so they are compiled to CommonJS for tests.
+  transformIgnorePatterns: ['/node_modules/(?!(@scure|@noble)/)'],
   moduleNameMapper,
   setupFiles: ['reflect-metadata'],
 });

@@ -35,3 +35,24 @@ describe('the standard fee schedule setting (FEE_SCHEDULE_BPS)', () => {
     }
   });
 });
+
+describe('the verification auto-approval setting (VERIFICATION_AUTO_APPROVE)', () => {
+  const production = { NODE_ENV: 'production', WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 3).toString('base64'), COMMAND_SECRET: 'c'.repeat(40) };
+
+  it('is off unless set', () => {
+    expect(loadConfig(GatewayConfig, {}, GATEWAY_DEFAULTS).VERIFICATION_AUTO_APPROVE).toBe(false);
+    expect(loadConfig(GatewayConfig, { VERIFICATION_AUTO_APPROVE: '1' }, GATEWAY_DEFAULTS).VERIFICATION_AUTO_APPROVE).toBe(true);
+    expect(loadConfig(GatewayConfig, production, GATEWAY_DEFAULTS).VERIFICATION_AUTO_APPROVE).toBe(false);
+  });
+
+  it('stops the service at start in production', () => {
+    let refusal: unknown;
+    try {
+      loadConfig(GatewayConfig, { ...production, VERIFICATION_AUTO_APPROVE: '1' }, GATEWAY_DEFAULTS);
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(ConfigError);
+    expect((refusal as Error).message).toContain('VERIFICATION_AUTO_APPROVE is a development setting');
+  });
+});

@@ -1,8 +1,15 @@
 import { WebhookServiceConfig } from '@payments/webhooks';
+<<<<<<< HEAD
 import { CommandUrls, NotDefaultInProduction, Parses } from '@payments/config';
 import { parseFeeSchedule, type FeeSchedule } from '@payments/money';
 import { IsIn, IsInt, IsUrl, Matches, Max, Min, ValidateIf } from 'class-validator';
 import { parseRetryDelays } from './mail/mail-retry.policy';
+=======
+import { CommandUrls, OffInProduction, parseFlag, Parses } from '@payments/config';
+import { Transform } from 'class-transformer';
+import { parseFeeSchedule, type FeeSchedule } from '@payments/money';
+import { IsBoolean, IsInt, IsUrl, Max, Min } from 'class-validator';
+>>>>>>> h-accounts
 
 /** Settings of the gateway (environment variables; see README); the webhook settings are shared with the dispatcher. */
 export class GatewayConfig extends WebhookServiceConfig {
@@ -96,6 +103,15 @@ export class GatewayConfig extends WebhookServiceConfig {
   @Min(0)
   @Max(7 * 86400)
   RESOURCE_CACHE_TTL_SECONDS: number = 3600;
+
+  /**
+   * Development only (refused when NODE_ENV=production): a merchant's identity-verification submission is verified
+   * at once, so live mode can be tried without an operator.
+   */
+  @Transform(parseFlag)
+  @IsBoolean()
+  @OffInProduction()
+  VERIFICATION_AUTO_APPROVE: boolean = false;
 
   /** How long a completed response is kept for replay under its Idempotency-Key. */
   @IsInt()

@@ -5,6 +5,8 @@ export class MerchantAccountError extends Error {
   constructor(
     readonly reason: MerchantAccountErrorReason,
     message: string,
+    /** The input at fault, for a form to mark (e.g. a verification detail). */
+    readonly field?: string,
   ) {
     super(message);
     this.name = 'MerchantAccountError';

@@ -8,6 +8,15 @@ import { newMerchantId } from './merchant-id';
 import { MerchantEntity } from './merchant.entity';
 import { MerchantsRepository } from './merchants.repository';
 import { isPaymentMethod, PaymentMethod, PAYMENT_METHODS } from './payment-methods';
+import {
+  checkRejectionReason,
+  checkVerificationDetails,
+  REJECTABLE_FROM,
+  REJECTION_REASON_MAX_LENGTH,
+  SUBMITTABLE_FROM,
+  VERIFIABLE_FROM,
+  type VerificationDetails,
+} from '../accounts/verification';
 
 export const DEMO_MERCHANT = { name: 'Demo Store', email: 'demo@example.com' } as const;
 
@@ -15,6 +24,12 @@ export const DEMO_MERCHANT = { name: 'Demo Store', email: 'demo@example.com' } a
 export interface CreatedApiKey {
   key: ApiKeyEntity;
   token: string;
+}
+
+export interface MerchantAccountsOptions {
+  /** Development only (VERIFICATION_AUTO_APPROVE): a verification submission is verified at once. */
+  autoApproveVerification?: boolean;
+  now?: () => Date;
 }
 
 export interface CreatedMerchant {
@@ -39,20 +54,27 @@ export class MerchantAccounts {
     private readonly repository: MerchantsRepository,
     /** The operator's standard fee schedule (FEE_SCHEDULE_BPS), under each merchant's own rates. */
     private readonly standardFees: FeeSchedule = DEFAULT_FEE_SCHEDULE,
+    private readonly options: MerchantAccountsOptions = {},
   ) {}
+
+  private now(): Date {
+    return this.options.now?.() ?? new Date();
+  }
 
   /** What a merchant's new sessions are charged, per method: the standard schedule with its own rates over it. */
   feeScheduleOf(merchant: Pick<MerchantEntity, 'feeOverrides'>): FeeSchedule {
     return merchantFeeSchedule(merchant.feeOverrides ?? {}, this.standardFees);
   }
 
-  async createMerchant(input: { name: string; email: string; verified?: boolean }): Promise<CreatedMerchant> {
+  /** Given a manager, the merchant and its keys are written in the caller's transaction (sign-up adds its owner). */
+  async createMerchant(input: { name: string; email: string; verified?: boolean }, manager?: EntityManager): Promise<CreatedMerchant> {
     const name = input.name.trim();
     const email = input.email.trim();
     if (name.length === 0 || name.length > 200) throw new MerchantAccountError('invalid', 'name must be 1 to 200 characters');
     if (!EMAIL.test(email) || email.length > 254) throw new MerchantAccountError('invalid', `not an e-mail address: ${email}`);
+    const inTransaction = <T>(work: (m: EntityManager) => Promise<T>) => (manager ? work(manager) : this.repository.transaction(work));
     try {
-      return await this.repository.transaction(async (manager) => {
+      return await inTransaction(async (manager) => {
         if (await this.repository.findMerchantByEmail(email, manager)) {
           throw new MerchantAccountError('conflict', `a merchant with e-mail ${email} already exists`);
         }
@@ -66,6 +88,13 @@ export class MerchantAccounts {
             rateLimitLivePerSec: null,
             rateLimitTestPerSec: null,
             feeOverrides: null,
+            businessName: null,
+            country: null,
+            ownerName: null,
+            contact: null,
+            verificationSubmittedAt: null,
+            verificationDecidedAt: input.verified ? this.now() : null,
+            rejectionReason: null,
           },
           manager,
         );
@@ -90,9 +119,47 @@ export class MerchantAccounts {
     return this.repository.listKeys(merchantId);
   }
 
-  /** The operator's decision on identity verification; live keys start working within a second. */
+  /**
+   * The merchant's verification details: unverified or rejected -> pending (resubmission after a rejection is
+   * allowed), or straight to verified with VERIFICATION_AUTO_APPROVE. Refused (conflict) while pending or verified.
+   */
+  async submitVerification(id: string, input: Partial<Record<keyof VerificationDetails, unknown>>): Promise<MerchantEntity> {
+    const checked = checkVerificationDetails(input);
+    if (!checked.ok) throw new MerchantAccountError('invalid', checked.message, checked.field);
+    const now = this.now();
+    const approve = this.options.autoApproveVerification === true;
+    const moved = await this.repository.transitionVerification(id, SUBMITTABLE_FROM, {
+      ...checked.details,
+      verificationStatus: approve ? 'verified' : 'pending',
+      verificationSubmittedAt: now,
+      verificationDecidedAt: approve ? now : null,
+      rejectionReason: null,
+    });
+    if (!moved) {
+      const merchant = await this.getMerchant(id);
+      throw new MerchantAccountError('conflict', `merchant ${id} is ${merchant.verificationStatus}: nothing to submit`);
+    }
+    return this.getMerchant(id);
+  }
+
+  /** The operator's decision on identity verification; live keys start working within a second. Verifying again changes nothing. */
   async verifyMerchant(id: string): Promise<MerchantEntity> {
-    if (!(await this.repository.updateMerchant(id, { verificationStatus: 'verified' }))) {
+    await this.repository.transitionVerification(id, VERIFIABLE_FROM, {
+      verificationStatus: 'verified',
+      verificationDecidedAt: this.now(),
+      rejectionReason: null,
+    });
+    return this.getMerchant(id);
+  }
+
+  /**
+   * The operator refuses the details, with a reason the merchant reads (1 to 500 characters); they may submit again.
+   * A verified merchant can be rejected too: its live keys stop within a second.
+   */
+  async rejectMerchant(id: string, reason: string): Promise<MerchantEntity> {
+    const text = checkRejectionReason(reason);
+    if (text === null) throw new MerchantAccountError('invalid', `give a reason of 1 to ${REJECTION_REASON_MAX_LENGTH} characters`, 'reason');
+    if (!(await this.repository.transitionVerification(id, REJECTABLE_FROM, { verificationStatus: 'rejected', verificationDecidedAt: this.now(), rejectionReason: text }))) {
       throw new MerchantAccountError('not_found', `no merchant ${id}`);
     }
     return this.getMerchant(id);

@@ -32,6 +32,31 @@ export class MerchantEntity {
   @Column({ name: 'fee_overrides', type: 'jsonb', nullable: true })
   feeOverrides!: Partial<Record<FeeMethod, number>> | null;
 
+  /** Identity-verification details as the merchant last submitted them (null before a submission). */
+  @Column({ name: 'business_name', type: 'text', nullable: true })
+  businessName!: string | null;
+
+  /** ISO 3166-1 alpha-2. */
+  @Column({ type: 'text', nullable: true })
+  country!: string | null;
+
+  @Column({ name: 'owner_name', type: 'text', nullable: true })
+  ownerName!: string | null;
+
+  /** A phone number or an e-mail address. */
+  @Column({ type: 'text', nullable: true })
+  contact!: string | null;
+
+  @Column({ name: 'verification_submitted_at', type: 'timestamptz', nullable: true })
+  verificationSubmittedAt!: Date | null;
+
+  @Column({ name: 'verification_decided_at', type: 'timestamptz', nullable: true })
+  verificationDecidedAt!: Date | null;
+
+  /** Set exactly while the status is `rejected`: what the merchant reads and fixes before submitting again. */
+  @Column({ name: 'rejection_reason', type: 'text', nullable: true })
+  rejectionReason!: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 }

@@ -11,7 +11,7 @@ import { MerchantsRepository } from './merchants.repository';
     {
       provide: MerchantAccounts,
       inject: [MerchantsRepository, GatewayConfig],
-      useFactory: (repository: MerchantsRepository, config: GatewayConfig) => new MerchantAccounts(repository, standardFeeSchedule(config)),
+      useFactory: (repository: MerchantsRepository, config: GatewayConfig) => new MerchantAccounts(repository, standardFeeSchedule(config), { autoApproveVerification: config.VERIFICATION_AUTO_APPROVE }),
     },
   ],
   exports: [MerchantsRepository, MerchantAccounts],

@@ -5,6 +5,14 @@ import { MerchantEntity } from './merchant.entity';
 import type { PaymentMethod } from './payment-methods';
 import type { VerificationStatus } from './verification-status';
 
+/** The verification columns a step writes. */
+export type VerificationChange = Partial<
+  Pick<
+    MerchantEntity,
+    'businessName' | 'country' | 'ownerName' | 'contact' | 'verificationSubmittedAt' | 'verificationDecidedAt' | 'rejectionReason'
+  >
+> & { verificationStatus: VerificationStatus };
+
 /** Every query on merchants and API keys. */
 export class MerchantsRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -50,6 +58,21 @@ export class MerchantsRepository {
     manager?: EntityManager,
   ): Promise<boolean> {
     const result = await this.merchants(manager).update({ id }, changes);
+    return (result.affected ?? 0) > 0;
+  }
+
+  /**
+   * Moves a merchant's verification on, only from one of `from` (checked in the UPDATE itself, so two steps at
+   * once cannot both pass). False when the merchant is not in one of those statuses (or does not exist).
+   */
+  async transitionVerification(id: string, from: readonly VerificationStatus[], change: VerificationChange, manager?: EntityManager): Promise<boolean> {
+    const result = await this.merchants(manager)
+      .createQueryBuilder()
+      .update()
+      .set(change)
+      .where('id = :id', { id })
+      .andWhere('verification_status IN (:...from)', { from })
+      .execute();
     return (result.affected ?? 0) > 0;
   }
 
