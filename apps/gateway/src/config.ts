@@ -1,15 +1,9 @@
 import { WebhookServiceConfig } from '@payments/webhooks';
-<<<<<<< HEAD
-import { CommandUrls, NotDefaultInProduction, Parses } from '@payments/config';
-import { parseFeeSchedule, type FeeSchedule } from '@payments/money';
-import { IsIn, IsInt, IsUrl, Matches, Max, Min, ValidateIf } from 'class-validator';
-import { parseRetryDelays } from './mail/mail-retry.policy';
-=======
-import { CommandUrls, OffInProduction, parseFlag, Parses } from '@payments/config';
+import { CommandUrls, NotDefaultInProduction, OffInProduction, parseFlag, Parses } from '@payments/config';
 import { Transform } from 'class-transformer';
 import { parseFeeSchedule, type FeeSchedule } from '@payments/money';
-import { IsBoolean, IsInt, IsUrl, Max, Min } from 'class-validator';
->>>>>>> h-accounts
+import { IsBoolean, IsIn, IsInt, IsUrl, Matches, Max, Min, ValidateIf } from 'class-validator';
+import { parseRetryDelays } from './mail/mail-retry.policy';
 
 /** Settings of the gateway (environment variables; see README); the webhook settings are shared with the dispatcher. */
 export class GatewayConfig extends WebhookServiceConfig {
