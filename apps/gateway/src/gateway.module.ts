@@ -10,8 +10,9 @@ import { SessionsClientModule } from './sessions-client/sessions-client.module';
 import { WebhookEndpointsModule } from './webhook-endpoints/webhook-endpoints.module';
 import { BalanceModule } from './balance/balance.module';
 import { MailModule } from './mail/mail.module';
+import { DashboardModule } from './dashboard/dashboard.module';
 
 @Module({
-  imports: [CommandClientsModule, ResourceCacheModule, MerchantsModule, ApiAccessModule, IdempotencyModule, SessionsClientModule, WebhookEndpointsModule, BalanceModule, RefundsModule, CheckoutModule, MailModule],
+  imports: [CommandClientsModule, ResourceCacheModule, MerchantsModule, ApiAccessModule, IdempotencyModule, SessionsClientModule, WebhookEndpointsModule, BalanceModule, RefundsModule, CheckoutModule, MailModule, DashboardModule],
 })
 export class GatewayModule {}

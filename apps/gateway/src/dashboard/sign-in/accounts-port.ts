@@ -9,7 +9,7 @@ export type SignInResult =
 
 /** What the sign-in pages ask of the accounts (apps/gateway/src/accounts). */
 export interface SignInAccounts {
-  signUp(input: { email: string; password: string; businessName: string; language: string }): Promise<unknown>;
+  signUp(input: { email: string; password: string; businessName: string; language: string }): Promise<{ testKey: { token: string } }>;
   confirmEmail(token: string): Promise<unknown>;
   resendConfirmation(email: string): Promise<void>;
   /** The user, or why not; a user with two-step sign-in on gets `second_factor_required` and their id. */

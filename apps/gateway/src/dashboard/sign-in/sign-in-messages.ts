@@ -46,6 +46,9 @@ const en = {
   testKeyBody: 'Copy it now: it is shown only once. Test mode works right away; live mode unlocks once your account is verified.',
   copy: 'Copy',
   copied: 'Copied',
+  errorEmail: 'Enter a valid e-mail address.',
+  errorPassword: 'Choose a password of 10 to 128 characters that is not your e-mail address.',
+  errorEmailTaken: 'An account with this e-mail already exists. Sign in, or reset its password.',
 };
 
 const ar: Record<keyof typeof en, string> = {
@@ -94,6 +97,9 @@ const ar: Record<keyof typeof en, string> = {
   testKeyBody: 'انسخه الآن: يُعرض مرة واحدة فقط. وضع الاختبار يعمل فوراً، والوضع الحقيقي يُفتح بعد التحقق من حسابك.',
   copy: 'نسخ',
   copied: 'تم النسخ',
+  errorEmail: 'أدخل عنوان بريد إلكتروني صالحاً.',
+  errorPassword: 'اختر كلمة مرور من 10 إلى 128 حرفاً لا تكون بريدك الإلكتروني.',
+  errorEmailTaken: 'يوجد حساب بهذا البريد الإلكتروني. سجّل الدخول أو أعد تعيين كلمة المرور.',
 };
 
 export const signInText = defineMessages({ en, ar });

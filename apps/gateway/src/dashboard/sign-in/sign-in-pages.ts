@@ -1,6 +1,7 @@
 import { html, type SafeHtml } from '../../checkout/page/html';
 import type { PageRequest } from '../session/dashboard-auth';
 import { csrfField } from '../web/respond';
+import { secretOnce } from '../web/components';
 import type { DashboardLanguage } from '../web/i18n';
 import { signInText } from './sign-in-messages';
 
@@ -20,7 +21,7 @@ export function signInForm(page: PageRequest, values: { email?: string; next?: s
 <label for="email">${t('email')}</label><input id="email" name="email" type="email" autocomplete="username" required maxlength="254" value="${values.email ?? ''}">
 <label for="password">${t('password')}</label><input id="password" name="password" type="password" autocomplete="current-password" required maxlength="128">
 <div class="actions"><button type="submit">${t('signIn')}</button></div></form>
-<p><a href="/dashboard/signup">${t('noAccount')}</a> · <a href="/dashboard/password/forgot">${t('forgot')}</a></p></div>`;
+<p><a href="/dashboard/signup">${t('noAccount')}</a> · <a href="/dashboard/forgot-password">${t('forgot')}</a></p></div>`;
 }
 
 export function secondFactorForm(page: PageRequest, n: Notice = null): SafeHtml {
@@ -50,7 +51,7 @@ export function messageCard(page: PageRequest, title: Key, body: Key, vars: Reco
 export function forgotForm(page: PageRequest, n: Notice = null): SafeHtml {
   const t = tr(page.lang);
   return html`<div class="card"><h1>${t('forgotTitle')}</h1>${notice(n)}<p>${t('forgotBody')}</p>
-<form method="post" action="/dashboard/password/forgot">${csrfField(page)}
+<form method="post" action="/dashboard/forgot-password">${csrfField(page)}
 <label for="email">${t('email')}</label><input id="email" name="email" type="email" autocomplete="username" required maxlength="254">
 <div class="actions"><button type="submit">${t('sendLink')}</button></div></form></div>`;
 }
@@ -58,7 +59,7 @@ export function forgotForm(page: PageRequest, n: Notice = null): SafeHtml {
 export function resetForm(page: PageRequest, token: string, n: Notice = null): SafeHtml {
   const t = tr(page.lang);
   return html`<div class="card"><h1>${t('resetTitle')}</h1>${notice(n)}
-<form method="post" action="/dashboard/password/reset">${csrfField(page)}<input type="hidden" name="token" value="${token}">
+<form method="post" action="/dashboard/reset-password">${csrfField(page)}<input type="hidden" name="token" value="${token}">
 <label for="password">${t('newPassword')}</label><input id="password" name="password" type="password" autocomplete="new-password" required minlength="10" maxlength="128" aria-describedby="pw-hint"><p class="hint" id="pw-hint">${t('passwordHint')}</p>
 <div class="actions"><button type="submit">${t('savePassword')}</button></div></form></div>`;
 }
@@ -72,3 +73,10 @@ export function invitationForm(page: PageRequest, token: string, invitation: { m
 <div class="actions"><button type="submit">${t('join')}</button></div></form></div>`;
 }
 
+
+/** After sign-up: the confirmation mail is on its way, and the first test key, shown this once. */
+export function signedUpCard(page: PageRequest, email: string, testKey: string): SafeHtml {
+  const t = tr(page.lang);
+  return html`<div class="card"><h1>${t('checkMailTitle')}</h1><p>${t('checkMailBody', { email })}</p></div>
+<div class="card"><h2>${t('testKeyTitle')}</h2><p>${t('testKeyBody')}</p>${secretOnce(page, 'test-key', testKey, t('copy'), t('copied'))}</div>`;
+}

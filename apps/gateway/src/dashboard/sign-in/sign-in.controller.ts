@@ -3,12 +3,14 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { parseCookies, serializeCookie } from '../session/cookies';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { html } from '../../checkout/page/html';
+import { AccountError } from '../../accounts/account.error';
+import type { DashboardLanguage } from '../web/i18n';
 import { DashboardAuth } from '../session/dashboard-auth';
 import { SessionStore } from '../session/session-store';
 import { DashboardExceptionFilter } from '../web/dashboard-exception.filter';
 import { sendPublicPage } from '../web/respond';
 import { SIGN_IN_ACCOUNTS, type SignInAccounts, type SignInResult } from './accounts-port';
-import { forgotForm, messageCard, resetForm, secondFactorForm, signInForm, signUpForm, type Notice } from './sign-in-pages';
+import { forgotForm, messageCard, signedUpCard, resetForm, secondFactorForm, signInForm, signUpForm, type Notice } from './sign-in-pages';
 import { signInText } from './sign-in-messages';
 
 type Form = Record<string, unknown> | undefined;
@@ -108,14 +110,16 @@ export class SignInController {
   async signUp(@Body() form: Form, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const page = this.auth.publicForm(request, reply, form);
     const values = { email: field(form, 'email', 254).trim(), businessName: field(form, 'business_name', 200).trim() };
+    let testKey: string;
     try {
-      await this.accounts.signUp({ ...values, password: field(form, 'password', 129), language: page.lang });
+      testKey = (await this.accounts.signUp({ ...values, password: field(form, 'password', 129), language: page.lang })).testKey.token;
     } catch (error) {
-      const message = accountMessage(error);
+      const message = accountMessage(error, page.lang);
       if (!message) throw error;
       return sendPublicPage(reply, page, signInText(page.lang, 'signUpTitle'), signUpForm(page, values, { tone: 'error', text: message }), 400);
     }
-    await sendPublicPage(reply, page, signInText(page.lang, 'checkMailTitle'), messageCard(page, 'checkMailTitle', 'checkMailBody', { email: values.email }));
+    // The test key at once: test mode works from the first minute, before the address is even confirmed.
+    await sendPublicPage(reply, page, signInText(page.lang, 'checkMailTitle'), signedUpCard(page, values.email, testKey));
   }
 
   @Get('confirm')
@@ -142,13 +146,13 @@ export class SignInController {
     await sendPublicPage(reply, page, signInText(page.lang, 'unlockedTitle'), messageCard(page, 'unlockedTitle', 'unlockedBody', {}, { href: '/dashboard/login', label: 'signIn' }));
   }
 
-  @Get('password/forgot')
+  @Get('forgot-password')
   async forgotPage(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const page = this.auth.publicPage(request, reply);
     await sendPublicPage(reply, page, signInText(page.lang, 'forgotTitle'), forgotForm(page));
   }
 
-  @Post('password/forgot')
+  @Post('forgot-password')
   async forgot(@Body() form: Form, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const page = this.auth.publicForm(request, reply, form);
     const email = field(form, 'email', 254).trim();
@@ -156,20 +160,20 @@ export class SignInController {
     await sendPublicPage(reply, page, signInText(page.lang, 'forgotTitle'), messageCard(page, 'forgotTitle', 'forgotSentBody', { email }));
   }
 
-  @Get('password/reset')
+  @Get('reset-password')
   async resetPage(@Query('token') token: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const page = this.auth.publicPage(request, reply);
     await sendPublicPage(reply, page, signInText(page.lang, 'resetTitle'), resetForm(page, String(token ?? '').slice(0, 200)));
   }
 
-  @Post('password/reset')
+  @Post('reset-password')
   async reset(@Body() form: Form, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const page = this.auth.publicForm(request, reply, form);
     const token = field(form, 'token', 200);
     try {
       await this.accounts.resetPassword(token, field(form, 'password', 129));
     } catch (error) {
-      const message = accountMessage(error);
+      const message = accountMessage(error, page.lang);
       if (!message) throw error;
       return sendPublicPage(reply, page, signInText(page.lang, 'resetTitle'), resetForm(page, token, { tone: 'error', text: message }), 400);
     }
@@ -190,13 +194,22 @@ export class SignInController {
       await step();
       return true;
     } catch (error) {
-      if (accountMessage(error) !== null) return false;
+      if (error instanceof AccountError) return false;
       throw error;
     }
   }
 }
 
-/** The message of an accounts error meant for the user (bad input, used link, ...); null for anything else. */
-function accountMessage(error: unknown): string | null {
-  return error instanceof Error && error.name === 'AccountError' ? error.message : null;
+/** The message of an accounts error meant for the user (bad input, used link, ...), in the page's language; null for anything else. */
+function accountMessage(error: unknown, lang: DashboardLanguage): string | null {
+  if (!(error instanceof AccountError)) return null;
+  const known: Partial<Record<AccountError['reason'], Parameters<typeof signInText>[1]>> = {
+    invalid_email: 'errorEmail',
+    weak_password: 'errorPassword',
+    email_taken: 'errorEmailTaken',
+    invalid_token: 'linkInvalidBody',
+    token_expired: 'linkInvalidBody',
+  };
+  const key = known[error.reason];
+  return key ? signInText(lang, key) : error.message;
 }
