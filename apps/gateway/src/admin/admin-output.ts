@@ -17,6 +17,15 @@ export function merchantJson(merchant: MerchantEntity): Record<string, unknown> 
     rate_limit_live_per_sec: merchant.rateLimitLivePerSec,
     rate_limit_test_per_sec: merchant.rateLimitTestPerSec,
     fee_overrides: merchant.feeOverrides,
+    verification: {
+      business_name: merchant.businessName,
+      country: merchant.country,
+      owner_name: merchant.ownerName,
+      contact: merchant.contact,
+      submitted_at: merchant.verificationSubmittedAt?.toISOString() ?? null,
+      decided_at: merchant.verificationDecidedAt?.toISOString() ?? null,
+      rejection_reason: merchant.rejectionReason,
+    },
     created_at: merchant.createdAt.toISOString(),
   };
 }

@@ -50,6 +50,19 @@ export function adminProgram(run: Runner): Command {
       }, o.json),
     );
 
+  withJson(merchant.command('reject').description('refuse a merchant\'s verification details with a reason it reads (it may submit again)'))
+    .requiredOption('--id <merchant_id>', 'merchant id (acct_...)')
+    .requiredOption('--reason <text>', 'what the merchant must fix (1 to 500 characters)')
+    .action((o: { id: string; reason: string; json: boolean }) =>
+      run(async (accounts) => {
+        const m = await accounts.rejectMerchant(o.id, o.reason);
+        return {
+          json: { merchant_id: m.id, verification_status: m.verificationStatus, rejection_reason: m.rejectionReason },
+          lines: [`Merchant ${m.id} is rejected: ${m.rejectionReason}`],
+        };
+      }, o.json),
+    );
+
   withJson(merchant.command('limits').description('set requests per second per key ("default" = the operator setting)'))
     .requiredOption('--id <merchant_id>', 'merchant id (acct_...)')
     .option('--live <n>', 'per live key: a number or "default"', parseLimit)
@@ -101,7 +114,10 @@ export function adminProgram(run: Runner): Command {
         return {
           json: { ...merchantJson(m), keys: keys.map(keyJson) },
           lines: [
-            `${m.id} ${m.name} <${m.email}> ${m.verificationStatus}`,
+            `${m.id} ${m.name} <${m.email}> ${m.verificationStatus}${m.rejectionReason ? ` (reason: ${m.rejectionReason})` : ''}`,
+            ...(m.verificationSubmittedAt
+              ? [`verification details (${m.verificationSubmittedAt.toISOString()}): ${m.businessName}, ${m.country}, owner ${m.ownerName}, contact ${m.contact}`]
+              : ['verification details: none submitted']),
             `methods: ${m.enabledMethods.join(', ')}; limits: live ${limitText(m.rateLimitLivePerSec)}, test ${limitText(m.rateLimitTestPerSec)}`,
             ...keys.map((k) => `key ${k.keyId} ${k.environment} ${k.name ?? ''}${k.revokedAt ? ` revoked ${k.revokedAt.toISOString()}` : ''}`),
           ],
