@@ -122,6 +122,8 @@ echo "All five services are ready ($replicas instance(s) of each but the gateway
 echo "  Gateway                             $base"
 echo "  API                                 $base/api/v1"
 echo "  API docs (OpenAPI)                  $base/docs"
+# Mail is kept for the development mail page unless MAIL_TRANSPORT=smtp (with SMTP_URL) is exported.
+if [ "${MAIL_TRANSPORT:-page}" = page ]; then echo "  Development mail (nothing is sent)  $base/dev/mail"; fi
 for entry in "${services[@]}"; do
   IFS=: read -r name port _ ops _ <<<"$entry"
   # Metrics and detailed readiness are on each service's operations port (OPS_PORT, 9000..9004).

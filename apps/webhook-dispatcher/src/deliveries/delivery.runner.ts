@@ -28,7 +28,8 @@ export type AttemptResult = NextStep['action'] | 'abandoned' | 'lease_lost';
  * by the lease (a success in one statement batched with others, a failure in a transaction). Endpoint health
  * follows from it: a success clears the failing streak, a failure holds the endpoint's pending deliveries in its
  * own queue, a 410 disables the endpoint at once, and failing without a success for WEBHOOK_DISABLE_AFTER_MS
- * disables it too; each disabling ends its pending deliveries and leaves an e-mail notification row.
+ * disables it too; each disabling ends its pending deliveries, leaves a notification row and publishes
+ * `webhook_endpoint.auto_disabled` (from which the gateway shows it and e-mails the merchant).
  */
 export class DeliveryRunner {
   private readonly logger = new Logger('DeliveryRunner');

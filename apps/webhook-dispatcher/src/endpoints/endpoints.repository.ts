@@ -91,7 +91,10 @@ export class EndpointsRepository {
     return rows[0][0] ?? null;
   }
 
-  /** An "endpoint disabled" e-mail for the merchant, in the notifications outbox (sent by the mailer). */
+  /**
+   * The dispatcher's record of a disabling, with what it knew then. The merchant's e-mail is not sent from here: the
+   * gateway (which has the addresses) writes it when it applies the `webhook_endpoint.auto_disabled` event.
+   */
   async addDisabledNotification(manager: EntityManager, endpoint: EndpointRow, reason: AutoDisableReason, detail: Record<string, unknown>): Promise<void> {
     await manager.query(
       `INSERT INTO ${this.db.table('notifications')} (kind, merchant_id, environment, endpoint_id, payload)
