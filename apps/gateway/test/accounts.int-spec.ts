@@ -10,6 +10,7 @@ import { Accounts, type LoginResult } from '../src/accounts/accounts.service';
 import type { Mailer, OutgoingMail } from '../src/accounts/mailer';
 import { TotpSecrets } from '../src/accounts/totp';
 import { GatewayConfig, GATEWAY_DEFAULTS } from '../src/config';
+import { MailRecipients } from '../src/mail/mail-recipients';
 import { MerchantAccounts } from '../src/merchants/merchant-accounts.service';
 import { MerchantsRepository } from '../src/merchants/merchants.repository';
 import { GATEWAY_ENTITIES, GATEWAY_MIGRATIONS } from '../src/migrations/gateway-schema';
@@ -292,5 +293,23 @@ describe('Accounts', () => {
     await accounts.removeUser(first.merchantId, owners[0]!.id, viewer.id);
     expect(await accounts.findForSession(viewer.id)).toBeNull();
     expect(await accounts.sessionValid(viewer.id, 0)).toBe(false);
+  });
+
+  it('mails a merchant\'s notices to its confirmed owners; to the merchant\'s own address while none has confirmed', async () => {
+    const recipients = new MailRecipients(dataSource, 'gateway');
+    const owner = await confirmedOwner('notices-owner@example.com');
+    expect(await recipients.ownerAddressesOf(owner.merchantId)).toEqual(['notices-owner@example.com']);
+    // A second owner (confirmed) hears too; a developer and an unconfirmed owner do not.
+    const inviteAndAccept = async (email: string, role: string) => {
+      await accounts.invite(owner.merchantId, owner.id, email, role);
+      return accounts.acceptInvitation(mailer.token(email, 'invitation'), PASSWORD);
+    };
+    await inviteAndAccept('second-owner@example.com', 'owner');
+    await inviteAndAccept('notices-dev@example.com', 'developer');
+    expect((await recipients.ownerAddressesOf(owner.merchantId)).sort()).toEqual(['notices-owner@example.com', 'second-owner@example.com']);
+
+    const unconfirmed = await accounts.signUp({ email: 'not-yet@example.com', password: PASSWORD, businessName: 'Later', language: 'en' });
+    expect(await recipients.ownerAddressesOf(unconfirmed.user.merchantId)).toEqual(['not-yet@example.com']);
+    expect(await recipients.ownerAddressesOf('acct_nobody')).toEqual([]);
   });
 });
