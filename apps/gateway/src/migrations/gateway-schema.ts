@@ -6,9 +6,10 @@ import { MerchantsAndApiKeys1763780000000 } from './1763780000000-merchants-and-
 import { WebhookEndpoints1763790000000 } from './1763790000000-webhook-endpoints.migration';
 import { WebhookEndpointDisabling1763800000000 } from './1763800000000-webhook-endpoint-disabling.migration';
 import { WebhookEndpointActions1763810000000 } from './1763810000000-webhook-endpoint-actions.migration';
+import { ApiKeyExpiry1764320000000 } from './1764320000000-api-key-expiry.migration';
 
 /** Every migration of the gateway's schema, in order: the service and the admin CLI run the same list. */
-export const GATEWAY_MIGRATIONS = [...MESSAGING_MIGRATIONS, MerchantsAndApiKeys1763780000000, WebhookEndpoints1763790000000, WebhookEndpointDisabling1763800000000, WebhookEndpointActions1763810000000];
+export const GATEWAY_MIGRATIONS = [...MESSAGING_MIGRATIONS, MerchantsAndApiKeys1763780000000, WebhookEndpoints1763790000000, WebhookEndpointDisabling1763800000000, WebhookEndpointActions1763810000000, ApiKeyExpiry1764320000000];
 
 /** Every TypeORM entity of the gateway's schema. */
 export const GATEWAY_ENTITIES = [MerchantEntity, ApiKeyEntity, WebhookEndpointEntity];
