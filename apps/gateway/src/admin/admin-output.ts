@@ -40,6 +40,7 @@ export function keyJson(key: ApiKeyEntity): Record<string, unknown> {
     created_at: key.createdAt.toISOString(),
     last_used_at: key.lastUsedAt?.toISOString() ?? null,
     revoked_at: key.revokedAt?.toISOString() ?? null,
+    expires_at: key.expiresAt?.toISOString() ?? null,
   };
 }
 

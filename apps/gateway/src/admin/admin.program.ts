@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { FEE_METHODS, type FeeMethod } from '@payments/money';
 import type { MerchantAccounts } from '../merchants/merchant-accounts.service';
+import { KEY_ROLL_OVERLAPS, type KeyRollOverlap } from '../merchants/api-key-lifetime';
 import { PAYMENT_METHODS } from '../merchants/payment-methods';
 import { CommandOutput, keyJson, limitText, merchantJson } from './admin-output';
 
@@ -149,6 +150,20 @@ export function adminProgram(run: Runner): Command {
         return {
           json: { key_id: revoked.keyId, merchant_id: revoked.merchantId, revoked_at: revoked.revokedAt?.toISOString() ?? null },
           lines: [`Key ${revoked.keyId} revoked at ${revoked.revokedAt?.toISOString()}.`],
+        };
+      }, o.json),
+    );
+
+  withJson(key.command('roll').description('replace an API key with a new one; the old one works until the overlap ends'))
+    .requiredOption('--key <key_id>', 'the key id (or the whole key)')
+    .addOption(new Option('--overlap <period>', 'how long the old key keeps working').choices([...KEY_ROLL_OVERLAPS]).default('24h'))
+    .action((o: { key: string; overlap: KeyRollOverlap; json: boolean }) =>
+      run(async (accounts) => {
+        const rolled = await accounts.rollKey(keyIdOf(o.key), o.overlap);
+        const expiresAt = rolled.rolled.expiresAt?.toISOString() ?? null;
+        return {
+          json: { ...keyJson(rolled.key), key: rolled.token, rolled_key_id: rolled.rolled.keyId, rolled_key_expires_at: expiresAt },
+          lines: [`Key ${rolled.rolled.keyId} works until ${expiresAt}; its replacement ${rolled.key.keyId}:`, rolled.token, KEYS_ONCE],
         };
       }, o.json),
     );

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { parseApiKey, secretMatches } from '@payments/ids';
 import { DEFAULT_FEE_SCHEDULE, merchantFeeSchedule, type FeeSchedule } from '@payments/money';
 import { ApiError } from '@payments/platform';
+import { apiKeyUsable } from '../merchants/api-key-lifetime';
 import type { ApiKeyEntity } from '../merchants/api-key.entity';
 import type { MerchantEntity } from '../merchants/merchant.entity';
 import type { AuthContext } from './auth-context';
@@ -51,6 +52,9 @@ export class ApiKeyAuthenticator {
       throw invalidKey('Invalid API key provided.');
     }
     if (key.revokedAt) throw invalidKey('This API key has been revoked. Create a new one on the developer page.');
+    // A rolled key past its overlap: refused like a revoked one. Compared per request, so the cached record (at most
+    // 1 s old) cannot extend it; only an expiry set within the last second may reach an instance that late.
+    if (!apiKeyUsable(key, new Date())) throw invalidKey('This API key has expired: it was rolled. Use the key that replaced it.');
     this.usage.used(key.keyId, key.lastUsedAt);
     return { key, context: contextOf(key, key.merchant, this.standardFees) };
   }

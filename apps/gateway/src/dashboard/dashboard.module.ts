@@ -3,6 +3,8 @@ import type { Redis } from 'ioredis';
 import { GatewayConfig } from '../config';
 import { GATEWAY_REDIS, GatewayRedisModule } from '../redis/gateway-redis.module';
 import { DashboardAccountsModule, SESSION_USERS } from './dashboard-accounts.module';
+import { DevelopersController } from './developers/developers.controller';
+import { DevelopersModule } from './developers/developers.module';
 import { HomeController } from './home/home.controller';
 import { DashboardAuth, type SessionUsers } from './session/dashboard-auth';
 import { SessionStore } from './session/session-store';
@@ -14,7 +16,7 @@ import { DashboardExceptionFilter } from './web/dashboard-exception.filter';
  * API. Sessions and CSRF live here, on the dashboard's own routes.
  */
 @Module({
-  imports: [GatewayRedisModule, DashboardAccountsModule],
+  imports: [GatewayRedisModule, DashboardAccountsModule, DevelopersModule],
   providers: [
     { provide: SessionStore, inject: [GATEWAY_REDIS], useFactory: (redis: Redis) => new SessionStore(redis) },
     {
@@ -24,7 +26,7 @@ import { DashboardExceptionFilter } from './web/dashboard-exception.filter';
     },
     DashboardExceptionFilter,
   ],
-  controllers: [SignInController, HomeController],
+  controllers: [SignInController, HomeController, DevelopersController],
   exports: [DashboardAuth, SessionStore, DashboardExceptionFilter],
 })
 export class DashboardModule {}

@@ -2,6 +2,7 @@ import { postgresErrorCode } from '@payments/database';
 import { DEFAULT_FEE_SCHEDULE, FEE_METHODS, merchantFeeSchedule, type FeeMethod, type FeeSchedule } from '@payments/money';
 import { Environment, generateApiKey, hashSecret, isEnvironment } from '@payments/ids';
 import type { EntityManager } from 'typeorm';
+import { apiKeyStatus, apiKeyUsable, isKeyRollOverlap, KEY_ROLL_OVERLAPS, rolledKeyExpiry, type KeyRollOverlap } from './api-key-lifetime';
 import { ApiKeyEntity } from './api-key.entity';
 import { MerchantAccountError } from './merchant-account.error';
 import { newMerchantId } from './merchant-id';
@@ -19,6 +20,17 @@ import {
 } from '../accounts/verification';
 
 export const DEMO_MERCHANT = { name: 'Demo Store', email: 'demo@example.com' } as const;
+
+/** Whose key a dashboard request may see or change: the signed-in merchant, in the URL's environment. */
+export interface KeyOwner {
+  merchantId: string;
+  environment: Environment;
+}
+
+/** A roll's answer: the new key (its token only here) and the old one with its expiry. */
+export interface RolledApiKey extends CreatedApiKey {
+  rolled: ApiKeyEntity;
+}
 
 /** A key as created: the whole token exists only in this answer. */
 export interface CreatedApiKey {
@@ -115,8 +127,14 @@ export class MerchantAccounts {
     return merchant;
   }
 
-  listKeys(merchantId: string): Promise<ApiKeyEntity[]> {
-    return this.repository.listKeys(merchantId);
+  /** A merchant's keys, oldest first; of one environment when given. */
+  listKeys(merchantId: string, environment?: Environment): Promise<ApiKeyEntity[]> {
+    return this.repository.listKeys(merchantId, environment);
+  }
+
+  /** A key of `owner` (the dashboard's merchant and environment); another merchant's or environment's is not_found. */
+  async getOwnKey(owner: KeyOwner, keyId: string): Promise<ApiKeyEntity> {
+    return ownedOrNotFound(await this.repository.findKey(keyId), keyId, owner);
   }
 
   /**
@@ -222,21 +240,42 @@ export class MerchantAccounts {
   async createKey(merchantId: string, environment: string, name?: string): Promise<CreatedApiKey> {
     if (!isEnvironment(environment)) throw new MerchantAccountError('invalid', `environment must be live or test, not ${environment}`);
     if (name !== undefined && name.length > 100) throw new MerchantAccountError('invalid', 'key name must be at most 100 characters');
-    const merchant = await this.getMerchant(merchantId);
-    if (environment === 'live' && merchant.verificationStatus !== 'verified') {
-      throw new MerchantAccountError(
-        'not_verified',
-        `merchant ${merchantId} is ${merchant.verificationStatus}: live keys need a verified account (merchant verify --id ${merchantId})`,
-      );
-    }
+    assertMayCreateKey(await this.getMerchant(merchantId), environment);
     return this.insertKey(merchantId, environment, name ?? null);
   }
 
-  /** Revocation reaches every gateway instance within a second (ApiKeyDirectory). Revoking twice keeps the first time. */
-  async revokeKey(keyId: string): Promise<ApiKeyEntity> {
+  /**
+   * Revocation reaches every gateway instance within a second (ApiKeyDirectory). Revoking twice keeps the first time.
+   * With `owner`, a key of another merchant or environment is not_found and stays as it is.
+   */
+  async revokeKey(keyId: string, owner?: KeyOwner): Promise<ApiKeyEntity> {
+    if (owner) await this.getOwnKey(owner, keyId);
     const key = await this.repository.revokeKey(keyId);
     if (!key) throw new MerchantAccountError('not_found', `no API key ${keyId}`);
     return key;
+  }
+
+  /**
+   * A new key (same merchant, environment and name) in place of `keyId`, which keeps working until the end of
+   * `overlap` and is then refused like a revoked key (within the directory's second on every instance). A
+   * revoked or expired key cannot be rolled: nothing is using it. With `owner`, as revokeKey.
+   */
+  async rollKey(keyId: string, overlap: KeyRollOverlap, owner?: KeyOwner): Promise<RolledApiKey> {
+    if (!isKeyRollOverlap(overlap)) throw new MerchantAccountError('invalid', `overlap must be one of ${KEY_ROLL_OVERLAPS.join(', ')}`);
+    return this.repository.transaction(async (manager) => {
+      const found = await this.repository.findKey(keyId, manager, true);
+      const old = owner ? ownedOrNotFound(found, keyId, owner) : found;
+      if (!old) throw new MerchantAccountError('not_found', `no API key ${keyId}`);
+      const now = new Date();
+      if (!apiKeyUsable(old, now)) throw new MerchantAccountError('invalid', `API key ${keyId} is ${apiKeyStatus(old, now)}: create a new key instead`);
+      const merchant = await this.repository.findMerchant(old.merchantId, manager);
+      if (!merchant) throw new MerchantAccountError('not_found', `no merchant ${old.merchantId}`);
+      assertMayCreateKey(merchant, old.environment);
+      const created = await this.insertKey(old.merchantId, old.environment, old.name, manager);
+      const expiresAt = rolledKeyExpiry(overlap, now, old.expiresAt);
+      await this.repository.setKeyExpiry(old.keyId, expiresAt, manager);
+      return { ...created, rolled: { ...old, expiresAt } };
+    });
   }
 
   /** The demo merchant (created verified on first use) with a fresh test key: what `npm start` prints. */
@@ -271,11 +310,29 @@ export class MerchantAccounts {
         name,
         lastUsedAt: null,
         revokedAt: null,
+        expiresAt: null,
       },
       manager,
     );
     return { key, token: generated.token };
   }
+}
+
+/** Live keys need a verified merchant; test keys work from the first minute. */
+function assertMayCreateKey(merchant: MerchantEntity, environment: Environment): void {
+  if (environment === 'live' && merchant.verificationStatus !== 'verified') {
+    throw new MerchantAccountError(
+      'not_verified',
+      `merchant ${merchant.id} is ${merchant.verificationStatus}: live keys need a verified account (merchant verify --id ${merchant.id})`,
+    );
+  }
+}
+
+function ownedOrNotFound(key: ApiKeyEntity | null, keyId: string, owner: KeyOwner): ApiKeyEntity {
+  if (!key || key.merchantId !== owner.merchantId || key.environment !== owner.environment) {
+    throw new MerchantAccountError('not_found', `no API key ${keyId}`);
+  }
+  return key;
 }
 
 function isUniqueViolation(error: unknown): boolean {

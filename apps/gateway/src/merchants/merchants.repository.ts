@@ -1,3 +1,4 @@
+import type { Environment } from '@payments/ids';
 import type { FeeMethod } from '@payments/money';
 import { DataSource, EntityManager, IsNull, Repository } from 'typeorm';
 import { ApiKeyEntity } from './api-key.entity';
@@ -86,8 +87,18 @@ export class MerchantsRepository {
     return this.keys().findOne({ where: { keyId }, relations: { merchant: true } });
   }
 
-  listKeys(merchantId: string): Promise<ApiKeyEntity[]> {
-    return this.keys().find({ where: { merchantId }, order: { createdAt: 'ASC' } });
+  /** A merchant's keys, oldest first; of one environment when given. */
+  listKeys(merchantId: string, environment?: Environment): Promise<ApiKeyEntity[]> {
+    return this.keys().find({ where: environment ? { merchantId, environment } : { merchantId }, order: { createdAt: 'ASC' } });
+  }
+
+  /** The key, locked for the caller's transaction when `forUpdate` (a roll must not race a revoke or another roll). */
+  findKey(keyId: string, manager?: EntityManager, forUpdate = false): Promise<ApiKeyEntity | null> {
+    return this.keys(manager).findOne({ where: { keyId }, ...(forUpdate ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
+  }
+
+  async setKeyExpiry(keyId: string, expiresAt: Date, manager?: EntityManager): Promise<void> {
+    await this.keys(manager).update({ keyId }, { expiresAt });
   }
 
   /** Sets revoked_at once; revoking again keeps the first time. Null when there is no such key. */

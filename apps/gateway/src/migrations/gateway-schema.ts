@@ -11,9 +11,19 @@ import { WebhookEndpointDisabling1763800000000 } from './1763800000000-webhook-e
 import { WebhookEndpointActions1763810000000 } from './1763810000000-webhook-endpoint-actions.migration';
 import { MailOutbox1764300000000 } from './1764300000000-mail-outbox.migration';
 import { AccountsAndVerification1764310000000 } from './1764310000000-accounts-and-verification.migration';
+import { ApiKeyExpiry1764320000000 } from './1764320000000-api-key-expiry.migration';
 
 /** Every migration of the gateway's schema, in order: the service and the admin CLI run the same list. */
-export const GATEWAY_MIGRATIONS = [...MESSAGING_MIGRATIONS, MerchantsAndApiKeys1763780000000, WebhookEndpoints1763790000000, WebhookEndpointDisabling1763800000000, WebhookEndpointActions1763810000000, MailOutbox1764300000000, AccountsAndVerification1764310000000];
+export const GATEWAY_MIGRATIONS = [
+  ...MESSAGING_MIGRATIONS,
+  MerchantsAndApiKeys1763780000000,
+  WebhookEndpoints1763790000000,
+  WebhookEndpointDisabling1763800000000,
+  WebhookEndpointActions1763810000000,
+  MailOutbox1764300000000,
+  AccountsAndVerification1764310000000,
+  ApiKeyExpiry1764320000000,
+];
 
 /** Every TypeORM entity of the gateway's schema. */
 export const GATEWAY_ENTITIES = [MerchantEntity, ApiKeyEntity, WebhookEndpointEntity, UserEntity, UserTokenEntity, RecoveryCodeEntity];

@@ -58,5 +58,7 @@ const DISPATCHER_EVENTS_CONSUMER = Symbol('DISPATCHER_EVENTS_CONSUMER');
     WebhooksClient,
     OptionalIdempotencyInterceptor,
   ],
+  // The dashboard's developer page acts through the same service and client as the API's routes.
+  exports: [WebhookEndpointsService, WebhooksClient],
 })
 export class WebhookEndpointsModule {}
