@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { REPO_ROOT, startStack, TestWebhookReceiver, waitFor, type Stack, type TestMerchant } from '@payments/testing';
+import { createUser, signIn as signInThroughPage } from './dashboard.harness';
+import { freePort, REPO_ROOT, startStack, TestWebhookReceiver, waitFor, type Stack, type TestMerchant } from '@payments/testing';
 
 // The developer page in a real browser: a key made on the page works against the API and is refused within 1 s of
 // its revoke; a rolled key keeps working through its overlap; an endpoint added on the page receives the test event,
@@ -11,20 +12,13 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = join(REPO_ROOT, '.cache', 'screenshots');
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
-// ---------------------------------------------------------------------------------------------------------------
-// PLACEHOLDER: sign-in is being merged (accounts domain). Until then this suite is skipped. To wire it: create a
-// user of `merchant` with `role` (accounts domain), sign in through /dashboard/login, and set SIGN_IN_READY = true.
-const SIGN_IN_READY = false;
+/** A confirmed user of `merchant` with `role`, signed in through the page. */
 async function signIn(page: Page, stack: Stack, merchant: TestMerchant, role: 'owner' | 'developer' | 'viewer'): Promise<void> {
-  void page;
-  void stack;
-  void merchant;
-  void role;
-  throw new Error('signIn is a placeholder until the accounts domain is merged');
+  const user = await createUser(stack, merchant.merchant_id, role);
+  await signInThroughPage({ url: stack.gatewayUrl }, page, user.email, user.password);
 }
-// ---------------------------------------------------------------------------------------------------------------
 
-(SIGN_IN_READY ? describe : describe.skip)('developer page in the browser', () => {
+describe('developer page in the browser', () => {
   let stack: Stack;
   let browser: Browser;
   let merchant: TestMerchant;
@@ -54,7 +48,9 @@ async function signIn(page: Page, stack: Stack, merchant: TestMerchant, role: 'o
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (npm test installs it)`);
-    stack = await startStack(['webhook-dispatcher', 'gateway'], { WEBHOOK_ALLOW_INSECURE_TARGETS: '1', RATE_LIMIT_TEST_PER_SEC: '10000' });
+    // The gateway's PUBLIC_BASE_URL is its own address: the dashboard's forms are checked against that origin.
+    const port = await freePort();
+    stack = await startStack(['webhook-dispatcher', 'gateway'], { WEBHOOK_ALLOW_INSECURE_TARGETS: '1', RATE_LIMIT_TEST_PER_SEC: '10000' }, { gateway: { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` } });
     merchant = await stack.createMerchant({ verified: true });
     other = await stack.createMerchant();
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });

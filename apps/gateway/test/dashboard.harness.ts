@@ -89,11 +89,12 @@ export function linkIn(text: string, prefix: string): string {
 }
 
 /** Signs in through the page; answers when the dashboard is showing. */
-export async function signIn(dashboard: DashboardStack, page: Page, email: string, password: string): Promise<void> {
+export async function signIn(dashboard: Pick<DashboardStack, 'url'>, page: Page, email: string, password: string): Promise<void> {
   await page.goto(`${dashboard.url}/dashboard/login`);
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await Promise.all([page.waitForURL(/\/dashboard\/(test|live)\//), page.getByRole('button', { name: 'Sign in' }).click()]);
+  // By the fields' ids, so it works in either language.
+  await page.locator('#email').fill(email);
+  await page.locator('#password').fill(password);
+  await Promise.all([page.waitForURL(/\/dashboard\/(test|live)\//), page.locator('form[action="/dashboard/login"] button[type=submit]').click()]);
 }
 
 /**

@@ -87,10 +87,10 @@ ${forms.keyError ? refusal(page, forms.keyError) : null}
   );
   return html`<h1>${t('title')}</h1>${notice}${manage ? null : html`<div class="banner info" data-view-only>${t('viewOnly')}</div>`}
 <h2>${t('keysHeading')}</h2><p class="hint">${t('keysIntro')}</p>
-${keys.length === 0 ? html`<p>${t('noKeys')}</p>` : html`<div class="table-wrap"><table data-table="keys"><thead><tr><th scope="col">${t('keyName')}</th><th scope="col">${t('keyId')}</th><th scope="col">${t('created')}</th><th scope="col">${t('lastUsed')}</th><th scope="col">${t('status')}</th>${manage ? html`<th scope="col">${t('actions')}</th>` : null}</tr></thead><tbody>${keyRows}</tbody></table></div>`}
+${keys.length === 0 ? html`<p>${t('noKeys')}</p>` : html`<div class="table-wrap" tabindex="0"><table data-table="keys"><thead><tr><th scope="col">${t('keyName')}</th><th scope="col">${t('keyId')}</th><th scope="col">${t('created')}</th><th scope="col">${t('lastUsed')}</th><th scope="col">${t('status')}</th>${manage ? html`<th scope="col">${t('actions')}</th>` : null}</tr></thead><tbody>${keyRows}</tbody></table></div>`}
 ${createKey}
 <h2>${t('endpointsHeading')}</h2><p class="hint">${t('endpointsIntro')}</p>
-${endpoints.length === 0 ? html`<p>${t('noEndpoints')}</p>` : html`<div class="table-wrap"><table data-table="endpoints"><thead><tr><th scope="col">${t('url')}</th><th scope="col">${t('events')}</th><th scope="col">${t('status')}</th><th scope="col">${t('created')}</th></tr></thead><tbody>${endpointRows}</tbody></table></div>`}
+${endpoints.length === 0 ? html`<p>${t('noEndpoints')}</p>` : html`<div class="table-wrap" tabindex="0"><table data-table="endpoints"><thead><tr><th scope="col">${t('url')}</th><th scope="col">${t('events')}</th><th scope="col">${t('status')}</th><th scope="col">${t('created')}</th></tr></thead><tbody>${endpointRows}</tbody></table></div>`}
 ${manage ? endpointForm(page, forms) : null}`;
 }
 
@@ -202,6 +202,6 @@ function deliveryCard(page: SignedInRequest, base: string, delivery: DeliveryVie
   );
   return html`<section class="card" data-delivery="${delivery.id}"><h3>${t('delivery', { type: delivery.event_type, status })}</h3>
 <p class="hint">${t('deliveryCreated', { time: shownTime(delivery.created_at), event: delivery.event_id })}${delivery.next_attempt_at ? html` · ${t('nextAttempt', { time: shownTime(delivery.next_attempt_at) })}` : null}</p>
-${delivery.attempts.length === 0 ? html`<p>${t('noAttempts')}</p>` : html`<div class="table-wrap"><table><thead><tr><th scope="col">${t('attemptTime')}</th><th scope="col">${t('attemptStatus')}</th><th scope="col">${t('attemptLatency')}</th><th scope="col">${t('attemptResponse')}</th></tr></thead><tbody>${attempts}</tbody></table></div>`}
+${delivery.attempts.length === 0 ? html`<p>${t('noAttempts')}</p>` : html`<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">${t('attemptTime')}</th><th scope="col">${t('attemptStatus')}</th><th scope="col">${t('attemptLatency')}</th><th scope="col">${t('attemptResponse')}</th></tr></thead><tbody>${attempts}</tbody></table></div>`}
 ${manage ? html`<form class="inline" method="post" action="${base}/deliveries/${encodeURIComponent(delivery.id)}/resend" data-form="resend">${csrfField(page)}<div class="actions"><button type="submit" class="secondary">${t('resend')}</button></div></form>` : null}</section>`;
 }
