@@ -120,6 +120,7 @@ base=$PUBLIC_BASE_URL
 echo
 echo "All five services are ready ($replicas instance(s) of each but the gateway; REPLICAS sets it)."
 echo "  Gateway                             $base"
+echo "  Merchant dashboard                  $base/dashboard   (sign up at $base/dashboard/signup)"
 echo "  API                                 $base/api/v1"
 echo "  API docs (OpenAPI)                  $base/docs"
 # Mail is kept for the development mail page unless MAIL_TRANSPORT=smtp (with SMTP_URL) is exported.
@@ -139,10 +140,13 @@ if [ -f "$cli" ]; then
   if demo=$(node "$cli" demo --json 2>"$run/demo.err"); then
     key=$(node -e 'const d = JSON.parse(process.argv[1]); process.stdout.write(String(d.test_key ?? ""))' "$demo") ||
       key=""
+    sign_in=$(node -e 'const d = JSON.parse(process.argv[1]); if (d.dashboard_email) process.stdout.write(d.dashboard_email + " / " + d.dashboard_password)' "$demo") ||
+      sign_in=""
     if [ -n "$key" ]; then
       echo
       echo "Demo merchant test key: $key"
       echo "  send it as 'Authorization: Bearer $key' to $base/api/v1/ (see $base/docs)"
+      if [ -n "$sign_in" ]; then echo "Demo merchant dashboard: $base/dashboard   sign in as $sign_in (a new password at every start)"; fi
     else
       echo "start: warning: the demo command printed no test_key: $demo" >&2
     fi

@@ -1,3 +1,4 @@
+import argon2 from 'argon2';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { Controller, Get } from '@nestjs/common';
@@ -161,7 +162,7 @@ describe('admin CLI', () => {
     expect((await admin('key', 'create', '--merchant', 'acct_x', '--env', 'staging')).code).toBe(1);
   });
 
-  it('demo: one verified demo merchant, a fresh test key each time', async () => {
+  it('demo: one verified demo merchant, a fresh test key and a fresh dashboard password each time', async () => {
     const first = await adminJson('demo');
     const second = await adminJson('demo');
     expect(first).toEqual({
@@ -169,9 +170,17 @@ describe('admin CLI', () => {
       name: 'Demo Store',
       email: 'demo@example.com',
       test_key: expect.stringMatching(/^pay_test_/),
+      dashboard_email: 'demo@example.com',
+      dashboard_password: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/),
     });
     expect(second.merchant_id).toBe(first.merchant_id);
     expect(second.test_key).not.toBe(first.test_key);
     expect(await merchantRow(first.merchant_id as string)).toMatchObject({ verification_status: 'verified' });
+    // One confirmed owner, whose password is the last one printed.
+    const users = await sql.query(`SELECT role, email_confirmed_at, password_hash FROM gateway.users WHERE merchant_id = $1`, [first.merchant_id]);
+    expect(users).toHaveLength(1);
+    expect(users[0]).toMatchObject({ role: 'owner', email_confirmed_at: expect.any(Date) });
+    expect(await argon2.verify(users[0].password_hash, second.dashboard_password as string)).toBe(true);
+    expect(await argon2.verify(users[0].password_hash, first.dashboard_password as string)).toBe(false);
   });
 });

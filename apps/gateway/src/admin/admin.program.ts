@@ -1,12 +1,15 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { FEE_METHODS, type FeeMethod } from '@payments/money';
+import type { AccountsRepository } from '../accounts/accounts.repository';
+import { resetDemoOwner } from '../accounts/demo-owner';
+import { PasswordHasher } from '../accounts/password-hasher';
 import type { MerchantAccounts } from '../merchants/merchant-accounts.service';
 import { KEY_ROLL_OVERLAPS, type KeyRollOverlap } from '../merchants/api-key-lifetime';
 import { PAYMENT_METHODS } from '../merchants/payment-methods';
 import { CommandOutput, keyJson, limitText, merchantJson } from './admin-output';
 
 /** Runs one command's work against the accounts and prints its output (JSON or text). */
-export type Runner = (work: (accounts: MerchantAccounts) => Promise<CommandOutput>, json: boolean) => Promise<void>;
+export type Runner = (work: (accounts: MerchantAccounts, users: AccountsRepository) => Promise<CommandOutput>, json: boolean) => Promise<void>;
 
 const KEYS_ONCE = 'Keys are shown only now: store them safely.';
 
@@ -168,13 +171,25 @@ export function adminProgram(run: Runner): Command {
       }, o.json),
     );
 
-  withJson(program.command('demo').description('get or create the verified demo merchant and print a fresh test key'))
+  withJson(program.command('demo').description('get or create the verified demo merchant; print a fresh test key and a fresh dashboard password (development)'))
     .action((o: { json: boolean }) =>
-      run(async (accounts) => {
+      run(async (accounts, users) => {
         const demo = await accounts.demo();
+        const owner = await resetDemoOwner(users, new PasswordHasher(), demo.merchant.id, demo.merchant.email);
         return {
-          json: { merchant_id: demo.merchant.id, name: demo.merchant.name, email: demo.merchant.email, test_key: demo.testKey.token },
-          lines: [`Demo merchant ${demo.merchant.id} (${demo.merchant.name}, ${demo.merchant.email})`, `Test key: ${demo.testKey.token}`],
+          json: {
+            merchant_id: demo.merchant.id,
+            name: demo.merchant.name,
+            email: demo.merchant.email,
+            test_key: demo.testKey.token,
+            dashboard_email: owner.email,
+            dashboard_password: owner.password,
+          },
+          lines: [
+            `Demo merchant ${demo.merchant.id} (${demo.merchant.name}, ${demo.merchant.email})`,
+            `Test key: ${demo.testKey.token}`,
+            `Dashboard sign-in: ${owner.email} / ${owner.password}`,
+          ],
         };
       }, o.json),
     );

@@ -7,6 +7,7 @@ import { DevelopersController } from './developers/developers.controller';
 import { DevelopersModule } from './developers/developers.module';
 import { HomeController } from './home/home.controller';
 import { DashboardAuth, type SessionUsers } from './session/dashboard-auth';
+import { dashboardOrigins } from './session/csrf';
 import { SessionStore } from './session/session-store';
 import { SignInController } from './sign-in/sign-in.controller';
 import { DashboardExceptionFilter } from './web/dashboard-exception.filter';
@@ -22,7 +23,7 @@ import { DashboardExceptionFilter } from './web/dashboard-exception.filter';
     {
       provide: DashboardAuth,
       inject: [SessionStore, SESSION_USERS, GatewayConfig],
-      useFactory: (store: SessionStore, users: SessionUsers, config: GatewayConfig) => new DashboardAuth(store, users, [new URL(config.PUBLIC_BASE_URL).origin]),
+      useFactory: (store: SessionStore, users: SessionUsers, config: GatewayConfig) => new DashboardAuth(store, users, dashboardOrigins(config.PUBLIC_BASE_URL)),
     },
     DashboardExceptionFilter,
   ],

@@ -1,4 +1,4 @@
-import { csrfToken, csrfTokenValid, newCsrfSecret, sameOrigin } from './csrf';
+import { csrfToken, csrfTokenValid, dashboardOrigins, newCsrfSecret, sameOrigin } from './csrf';
 
 describe('CSRF tokens', () => {
   it('verify against the secret they were made from, and no other', () => {
@@ -30,5 +30,14 @@ describe('sameOrigin', () => {
   });
   it('leaves a request naming no origin to the token', () => {
     expect(sameOrigin({}, own)).toBe(true);
+  });
+});
+
+describe('dashboardOrigins', () => {
+  it('is the public address alone in production', () => {
+    expect(dashboardOrigins('https://pay.example/base')).toEqual(['https://pay.example']);
+  });
+  it('takes every name of this machine for a development address', () => {
+    expect(dashboardOrigins('http://localhost:3000')).toEqual(['http://localhost:3000', 'http://127.0.0.1:3000', 'http://[::1]:3000']);
   });
 });

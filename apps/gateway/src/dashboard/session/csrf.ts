@@ -33,3 +33,15 @@ function originOf(url: string): string | undefined {
     return 'invalid';
   }
 }
+
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+/**
+ * The origins the dashboard's forms may come from: PUBLIC_BASE_URL's. On a development address (localhost) the other
+ * names of this machine count too, so a browser on http://127.0.0.1:3000 works as well as on http://localhost:3000.
+ */
+export function dashboardOrigins(publicBaseUrl: string): string[] {
+  const url = new URL(publicBaseUrl);
+  if (!LOOPBACK_NAMES.includes(url.hostname)) return [url.origin];
+  return LOOPBACK_NAMES.map((name) => `${url.protocol}//${name}${url.port ? `:${url.port}` : ''}`);
+}
