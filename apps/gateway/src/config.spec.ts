@@ -37,7 +37,7 @@ describe('the standard fee schedule setting (FEE_SCHEDULE_BPS)', () => {
 });
 
 describe('the verification auto-approval setting (VERIFICATION_AUTO_APPROVE)', () => {
-  const production = { NODE_ENV: 'production', WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 3).toString('base64'), COMMAND_SECRET: 'c'.repeat(40) };
+  const production = { NODE_ENV: 'production', WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 3).toString('base64'), COMMAND_SECRET: 'c'.repeat(40), MAIL_TRANSPORT: 'smtp', SMTP_URL: 'smtp://mail.example:587' };
 
   it('is off unless set', () => {
     expect(loadConfig(GatewayConfig, {}, GATEWAY_DEFAULTS).VERIFICATION_AUTO_APPROVE).toBe(false);
