@@ -3,7 +3,11 @@ import type { Redis } from 'ioredis';
 import { GatewayConfig } from '../config';
 import { GATEWAY_REDIS, GatewayRedisModule } from '../redis/gateway-redis.module';
 import { DashboardAccountsModule, SESSION_USERS } from './dashboard-accounts.module';
+import { DashboardBalanceController } from './balance/balance.controller';
+import { DashboardBalanceModule } from './balance/balance.module';
 import { HomeController } from './home/home.controller';
+import { OperationsController } from './operations/operations.controller';
+import { OperationsModule } from './operations/operations.module';
 import { DashboardAuth, type SessionUsers } from './session/dashboard-auth';
 import { SessionStore } from './session/session-store';
 import { SignInController } from './sign-in/sign-in.controller';
@@ -14,7 +18,7 @@ import { DashboardExceptionFilter } from './web/dashboard-exception.filter';
  * API. Sessions and CSRF live here, on the dashboard's own routes.
  */
 @Module({
-  imports: [GatewayRedisModule, DashboardAccountsModule],
+  imports: [GatewayRedisModule, DashboardAccountsModule, OperationsModule, DashboardBalanceModule],
   providers: [
     { provide: SessionStore, inject: [GATEWAY_REDIS], useFactory: (redis: Redis) => new SessionStore(redis) },
     {
@@ -24,7 +28,7 @@ import { DashboardExceptionFilter } from './web/dashboard-exception.filter';
     },
     DashboardExceptionFilter,
   ],
-  controllers: [SignInController, HomeController],
+  controllers: [SignInController, HomeController, OperationsController, DashboardBalanceController],
   exports: [DashboardAuth, SessionStore, DashboardExceptionFilter],
 })
 export class DashboardModule {}

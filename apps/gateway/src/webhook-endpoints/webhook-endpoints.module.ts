@@ -47,5 +47,7 @@ const DISPATCHER_EVENTS_CONSUMER = Symbol('DISPATCHER_EVENTS_CONSUMER');
     WebhooksClient,
     OptionalIdempotencyInterceptor,
   ],
+  // The dashboard's pages read endpoints and deliveries through the same service and client as the API.
+  exports: [WebhookEndpointsService, WebhooksClient],
 })
 export class WebhookEndpointsModule {}
