@@ -1,5 +1,6 @@
 // The sessions service's parts, built in one place: the Nest module, the tests and the benchmarks all call
 // createSessions, so what runs in production is what is tested.
+import { SESSIONS_COMMANDS } from '@payments/contracts';
 import type { EntityManager } from 'typeorm';
 import { SessionCommands } from './command-pipeline/session-commands';
 import type { Transaction } from './command-pipeline/session-store';
@@ -24,6 +25,7 @@ import { providerSessions } from './provider-payments/provider-sessions';
 import { PaymentProviders } from './providers/payment-providers';
 import { PostgresSessionStore, transactionOf } from './persistence/postgres-session-store';
 import { SessionReadModel } from './persistence/session-read-model';
+import { SessionQueries } from './queries/session-queries';
 import type { Clock } from './shared/clock';
 import type { SessionsDatabase } from './shared/sessions-database';
 
@@ -36,6 +38,7 @@ export interface Expirer {
 
 export interface Sessions {
   intents: PaymentIntentHandlers;
+  queries: SessionQueries;
   invoices: InvoiceHandlers;
   payments: PaymentHandlers;
   checkout: CheckoutHandlers;
@@ -91,8 +94,17 @@ export function createSessions(db: SessionsDatabase, config: SessionsSettings, c
     clock,
     config.PROVIDER_NOTIFICATION_WAIT_MS,
   );
+  const manager = () => db.dataSource.manager;
+  const queries = new SessionQueries(
+    manager,
+    db.events,
+    { listCommand: SESSIONS_COMMANDS.listPaymentIntents, rows: intentRows, kind: intents.kind },
+    { listCommand: SESSIONS_COMMANDS.listInvoices, rows: invoiceRows, kind: invoices.kind },
+    clock,
+  );
   return {
     intents: new PaymentIntentHandlers(intents),
+    queries,
     invoices: new InvoiceHandlers(invoices),
     payments: new PaymentHandlers(db.dataSource, payments),
     checkout: new CheckoutHandlers(

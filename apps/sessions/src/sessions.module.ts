@@ -9,6 +9,7 @@ import { InvoiceHandlers } from './invoices/invoice.handlers';
 import { PaymentIntentHandlers } from './payment-intents/payment-intent.handlers';
 import { CheckoutHandlers } from './checkout/checkout.handlers';
 import { PaymentHandlers } from './payments/payment.handlers';
+import { SessionQueries } from './queries/session-queries';
 import { ProviderAttemptScheduler } from './provider-payments/provider-attempt.scheduler';
 import { ProviderPaymentHandlers } from './provider-payments/provider-payment.handlers';
 import { createSessions, type Sessions } from './sessions.composition';
@@ -35,6 +36,7 @@ const SESSIONS = Symbol('Sessions');
     { provide: PaymentIntentHandlers, inject: [SESSIONS], useFactory: (sessions: Sessions) => sessions.intents },
     { provide: InvoiceHandlers, inject: [SESSIONS], useFactory: (sessions: Sessions) => sessions.invoices },
     { provide: PaymentHandlers, inject: [SESSIONS], useFactory: (sessions: Sessions) => sessions.payments },
+    { provide: SessionQueries, inject: [SESSIONS], useFactory: (sessions: Sessions) => sessions.queries },
     { provide: CheckoutHandlers, inject: [SESSIONS], useFactory: (sessions: Sessions) => sessions.checkout },
     { provide: ProviderPaymentHandlers, inject: [SESSIONS], useFactory: (sessions: Sessions) => sessions.providerPaymentHandlers },
     {

@@ -2,6 +2,8 @@
 // and limit. The gateway's DTOs take their limits and OpenAPI entries from these fragments, and the owner
 // validates the command body against them (validateCommand), so the two can no longer disagree.
 import { INVOICE_SCHEMA, INVOICE_SIMULATE_SCHEMA, PAYMENT_INTENT_SCHEMA, SESSION_PAYMENT_SCHEMA } from './resource.schemas';
+import { EXTERNAL_REF_FILTER_SCHEMA, INVOICE_STATUSES, listFilterProperties, PAYMENT_INTENT_STATUSES } from './list-filters';
+import { listSchema } from './list-schema';
 import type { SessionsCommandName } from './sessions.contract';
 
 export const INTENT_METHODS = ['togo', 'lahza', 'crypto'] as const;
@@ -141,6 +143,32 @@ function simulateCommand(params: typeof SIMULATE_PAYMENT_INTENT_PARAMS_SCHEMA | 
   } as const;
 }
 
+/** A list of sessions: scope, the filters, paging; nothing else (a misspelt filter is refused, not ignored). */
+function listCommand(statuses: readonly string[], idPattern: string) {
+  return {
+    type: 'object',
+    required: ['merchant_id', 'environment', 'limit'],
+    additionalProperties: false,
+    properties: {
+      ...SCOPE_PROPERTIES,
+      ...listFilterProperties(statuses, { type: 'string', pattern: idPattern, maxLength: 100 }),
+      external_ref: EXTERNAL_REF_FILTER_SCHEMA,
+    },
+  } as const;
+}
+
+const SESSION_EVENT_SCHEMA = {
+  type: 'object',
+  required: ['object', 'sequence', 'type', 'name', 'occurred_at'],
+  properties: {
+    object: { const: 'session_event' },
+    sequence: { type: 'integer', minimum: 1 },
+    type: { type: ['string', 'null'] },
+    name: { type: 'string' },
+    occurred_at: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
 /** Each sessions command's request and reply. */
 export const SESSIONS_COMMAND_SCHEMAS: Record<SessionsCommandName, { request: object; reply: object }> = {
   'payment-intents.create': { request: createCommand(PAYMENT_INTENT_PARAMS_SCHEMA), reply: PAYMENT_INTENT_SCHEMA },
@@ -213,6 +241,12 @@ export const SESSIONS_COMMAND_SCHEMAS: Record<SessionsCommandName, { request: ob
   'payments.provider-refund-status': {
     request: { type: 'object', required: ['merchant_id', 'environment', 'refund_id'], properties: { ...SCOPE_PROPERTIES, refund_id: REFUND_ID } },
     reply: PROVIDER_REFUND_REPLY,
+  },
+  'payment-intents.list': { request: listCommand(PAYMENT_INTENT_STATUSES, '^pi_[A-Za-z0-9_-]{1,96}$'), reply: listSchema(PAYMENT_INTENT_SCHEMA) },
+  'invoices.list': { request: listCommand(INVOICE_STATUSES, '^inv_[A-Za-z0-9_-]{1,96}$'), reply: listSchema(INVOICE_SCHEMA) },
+  'session-events.list': {
+    request: { type: 'object', required: ['merchant_id', 'environment', 'id'], additionalProperties: false, properties: { ...SCOPE_PROPERTIES, id: OBJECT_ID } },
+    reply: listSchema(SESSION_EVENT_SCHEMA),
   },
   'checkout.get': {
     request: { type: 'object', required: ['id'], properties: { id: OBJECT_ID } },

@@ -15,6 +15,11 @@ export {
   type GetCheckoutCommand,
   type GetInvoiceCommand,
   type GetPaymentIntentCommand,
+  type ListInvoicesCommand,
+  type ListPaymentIntentsCommand,
+  type ListSessionEventsCommand,
+  type SessionEventView,
+  type SessionsList,
   type IntentMethod,
   type InvoiceEventData,
   type InvoiceMethod,
@@ -53,6 +58,9 @@ export {
   type DeliveryView,
   type EndpointScope,
   type ListDeliveriesCommand,
+  type ListObjectDeliveriesCommand,
+  type ObjectDeliveryList,
+  type ObjectDeliveryView,
   type ReplayEndpointCommand,
   type ReplayResult,
   type ResendDeliveryCommand,
@@ -134,3 +142,18 @@ export {
 } from './refund.schemas';
 export { LEDGER_COMMAND_SCHEMAS } from './ledger.schemas';
 export { WEBHOOKS_COMMAND_SCHEMAS } from './webhooks.schemas';
+export {
+  EXTERNAL_REF_FILTER_SCHEMA,
+  FILTER_AMOUNT_SCHEMA,
+  FILTER_TIME_SCHEMA,
+  INVOICE_STATUSES,
+  listFilterProperties,
+  PAYMENT_INTENT_STATUSES,
+  PAYMENT_STATUSES,
+  REFUND_STATUSES,
+  resolveListFilter,
+  type FilterProblem,
+  type ListFilter,
+  type ListPage,
+  type ResolvedListFilter,
+} from './list-filters';

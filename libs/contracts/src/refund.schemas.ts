@@ -1,6 +1,8 @@
 // JSON Schema of the refunds resources and commands: the one definition behind the API document, the gateway's
 // validation, the refunds service's parsing and the refund events' data.
 import { IDEMPOTENCY_KEY_SCHEMA } from './command.schemas';
+import { EXTERNAL_REF_FILTER_SCHEMA, listFilterProperties, PAYMENT_STATUSES, REFUND_STATUSES } from './list-filters';
+import { listSchema } from './list-schema';
 import type { RefundsCommandName } from './refunds.contract';
 
 const money = { type: 'string', pattern: '^-?\\d+\\.\\d{2}$', description: 'MoneyString, two decimals.' } as const;
@@ -67,13 +69,7 @@ export const PAYMENT_SCHEMA = {
   },
 } as const;
 
-export function listSchema(items: object) {
-  return {
-    type: 'object',
-    required: ['object', 'data', 'has_more'],
-    properties: { object: { const: 'list' }, data: { type: 'array', items }, has_more: { type: 'boolean' } },
-  } as const;
-}
+export { listSchema };
 
 /** `data` of refund.created, refund.completed and refund.failed. */
 export const REFUND_EVENT_DATA_SCHEMA = {
@@ -112,11 +108,24 @@ export const REFUNDS_COMMAND_SCHEMAS: Record<RefundsCommandName, { request: obje
   },
   'refunds.get': { request: BY_ID, reply: REFUND_SCHEMA },
   'refunds.list': {
-    request: { type: 'object', required: ['merchant_id', 'environment', 'limit'], properties: { ...LIST_PROPERTIES, payment_id: { type: 'string', minLength: 1, maxLength: 100 } } },
+    request: {
+      type: 'object',
+      required: ['merchant_id', 'environment', 'limit'],
+      additionalProperties: false,
+      properties: { ...LIST_PROPERTIES, ...listFilterProperties(REFUND_STATUSES, LIST_PROPERTIES.starting_after), payment_id: { type: 'string', minLength: 1, maxLength: 100 } },
+    },
     reply: listSchema(REFUND_SCHEMA),
   },
   'payments.get': { request: BY_ID, reply: PAYMENT_SCHEMA },
-  'payments.list': { request: { type: 'object', required: ['merchant_id', 'environment', 'limit'], properties: LIST_PROPERTIES }, reply: listSchema(PAYMENT_SCHEMA) },
+  'payments.list': {
+    request: {
+      type: 'object',
+      required: ['merchant_id', 'environment', 'limit'],
+      additionalProperties: false,
+      properties: { ...LIST_PROPERTIES, ...listFilterProperties(PAYMENT_STATUSES, LIST_PROPERTIES.starting_after), external_ref: EXTERNAL_REF_FILTER_SCHEMA },
+    },
+    reply: listSchema(PAYMENT_SCHEMA),
+  },
   'refunds.provider-settled': {
     request: { type: 'object', required: ['merchant_id', 'environment', 'refund_id'], properties: { ...SCOPE_PROPERTIES, refund_id: REFUND_ID } },
     reply: REFUND_SCHEMA,

@@ -1,6 +1,8 @@
 // The refunds service's command contract (the gateway is the caller) and the data of the refund events it
 // publishes on `<namespace>.refunds.events.v1`. Plain types; the schemas are in refund.schemas.ts.
 
+import type { ListFilter, ListPage } from './list-filters';
+
 export const REFUNDS_SERVICE = 'refunds';
 
 export const REFUNDS_COMMANDS = {
@@ -44,16 +46,17 @@ export interface GetPaymentCommand extends RefundsScope {
   id: string;
 }
 
-export interface ListPaymentsCommand extends RefundsScope {
-  limit: number;
-  starting_after?: string;
+/** The API's list (limit, starting_after) and the dashboard's filters (created = paid, for a payment). */
+export interface ListPaymentsCommand extends RefundsScope, ListFilter<PaymentStatus>, ListPage {
+  /** Exactly this external_ref of the intent or invoice paid (payments recorded before it was kept have none). */
+  external_ref?: string;
 }
 
 export interface ProviderRefundSettledCommand extends RefundsScope {
   refund_id: string;
 }
 
-export interface ListRefundsCommand extends ListPaymentsCommand {
+export interface ListRefundsCommand extends RefundsScope, ListFilter<RefundStatus>, ListPage {
   payment_id?: string;
 }
 

@@ -2,6 +2,8 @@
 // command transport (`commandPattern('sessions', <name>)`), and the data of the public events it publishes.
 // Shared by the gateway (caller) and the sessions service (handler); plain types, no framework.
 
+import type { ListFilter, ListPage } from './list-filters';
+
 export const SESSIONS_SERVICE = 'sessions';
 
 export const SESSIONS_COMMANDS = {
@@ -28,6 +30,12 @@ export const SESSIONS_COMMANDS = {
   refundAtProvider: 'payments.refund-at-provider',
   /** Internal (the refunds service): what became of a refund asked of the provider, asked of the provider again. */
   providerRefundStatus: 'payments.provider-refund-status',
+  /** The dashboard: a merchant's payment intents, newest first, filtered. */
+  listPaymentIntents: 'payment-intents.list',
+  /** The dashboard: a merchant's invoices, newest first, filtered. */
+  listInvoices: 'invoices.list',
+  /** The dashboard: the timeline of one payment intent or invoice (its stored events with their sequence). */
+  listSessionEvents: 'session-events.list',
 } as const;
 
 export type SessionsCommandName = (typeof SESSIONS_COMMANDS)[keyof typeof SESSIONS_COMMANDS];
@@ -183,6 +191,40 @@ export interface SimulateInvoiceReply {
   environment: 'test';
 }
 
+/** `payment-intents.list`: the filters of every list, and the intent's own reference. */
+export interface ListPaymentIntentsCommand extends SessionsScope, ListFilter<PaymentIntentStatus>, ListPage {
+  /** Exactly this external_ref. */
+  external_ref?: string;
+}
+
+/** `invoices.list`. */
+export interface ListInvoicesCommand extends SessionsScope, ListFilter<InvoiceStatus>, ListPage {
+  external_ref?: string;
+}
+
+/** `session-events.list`: the timeline of one `pi_…` or `inv_…` (another merchant's or environment's is not found). */
+export interface ListSessionEventsCommand extends SessionsScope {
+  id: string;
+}
+
+/** One stored event of a session, oldest first. */
+export interface SessionEventView {
+  object: 'session_event';
+  /** The stream version: the `sequence` its public event carries. */
+  sequence: number;
+  /** The public event type (`payment_intent.succeeded`), or null for an event that is not published. */
+  type: string | null;
+  /** The stored event's own name (`PaymentIntentSucceeded`). */
+  name: string;
+  occurred_at: string;
+}
+
+export interface SessionsList<T> {
+  object: 'list';
+  data: T[];
+  has_more: boolean;
+}
+
 /** Body and reply of every command, for a typed client: `request<K>(name: K, body: ...['body'])`. */
 export interface SessionsCommandMap {
   'payment-intents.create': { body: CreatePaymentIntentCommand; reply: PaymentIntentResource };
@@ -200,6 +242,9 @@ export interface SessionsCommandMap {
   'checkout.provider-notification': { body: ProviderNotificationCommand; reply: ProviderNotificationReply };
   'payments.refund-at-provider': { body: RefundAtProviderCommand; reply: ProviderRefundReply };
   'payments.provider-refund-status': { body: ProviderRefundStatusCommand; reply: ProviderRefundReply };
+  'payment-intents.list': { body: ListPaymentIntentsCommand; reply: SessionsList<PaymentIntentResource> };
+  'invoices.list': { body: ListInvoicesCommand; reply: SessionsList<InvoiceResource> };
+  'session-events.list': { body: ListSessionEventsCommand; reply: SessionsList<SessionEventView> };
 }
 
 export interface RefundAtProviderCommand extends SessionsScope {

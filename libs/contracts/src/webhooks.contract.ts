@@ -8,6 +8,8 @@ export const WEBHOOKS_COMMANDS = {
   resendDelivery: 'deliveries.resend',
   replayEndpoint: 'endpoints.replay',
   sendTestEvent: 'endpoints.test',
+  /** The dashboard: the deliveries, to every endpoint, of the events of one object (intent, invoice, refund). */
+  listObjectDeliveries: 'deliveries.of-object',
 } as const;
 
 export type WebhooksCommandName = (typeof WEBHOOKS_COMMANDS)[keyof typeof WEBHOOKS_COMMANDS];
@@ -44,6 +46,16 @@ export interface EndpointScope {
 }
 
 export interface ListDeliveriesCommand extends EndpointScope {
+  limit?: number; // default 50, max 100
+  starting_after?: string; // delivery id cursor
+}
+
+/** `deliveries.of-object`: newest first; an object of another merchant or environment has none. */
+export interface ListObjectDeliveriesCommand {
+  merchant_id: string;
+  environment: WebhookEnvironment;
+  /** The events' aggregate: `pi_…`, `inv_…` or `re_…`. */
+  object_id: string;
   limit?: number; // default 50, max 100
   starting_after?: string; // delivery id cursor
 }
@@ -86,6 +98,18 @@ export interface DeliveryView {
 export interface DeliveryList {
   object: 'list';
   data: DeliveryView[];
+  has_more: boolean;
+}
+
+/** A delivery of one of an object's events, with the event's sequence and where it went. */
+export interface ObjectDeliveryView extends DeliveryView {
+  event_sequence: number;
+  endpoint_url: string;
+}
+
+export interface ObjectDeliveryList {
+  object: 'list';
+  data: ObjectDeliveryView[];
   has_more: boolean;
 }
 

@@ -28,4 +28,18 @@ export const WEBHOOKS_COMMAND_SCHEMAS: Record<WebhooksCommandName, { request: ob
     request: { type: 'object', required: [...SCOPE_REQUIRED, 'from', 'to'], properties: { ...SCOPE_PROPERTIES, from: TIME, to: TIME } },
   },
   'endpoints.test': { request: { type: 'object', required: SCOPE_REQUIRED, properties: SCOPE_PROPERTIES } },
+  'deliveries.of-object': {
+    request: {
+      type: 'object',
+      required: ['merchant_id', 'environment', 'object_id'],
+      additionalProperties: false,
+      properties: {
+        merchant_id: SCOPE_PROPERTIES.merchant_id,
+        environment: SCOPE_PROPERTIES.environment,
+        object_id: { type: 'string', pattern: '^(pi|inv|re)_[A-Za-z0-9_-]{1,96}$' },
+        limit: { type: 'integer', minimum: 1, maximum: 100 },
+        starting_after: DELIVERY_ID,
+      },
+    },
+  },
 };

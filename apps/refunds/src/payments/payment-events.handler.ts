@@ -25,7 +25,7 @@ export class PaymentEventsHandler {
 
   async handle(envelope: EventEnvelope, manager: EntityManager): Promise<void> {
     if (!PAYMENT_EVENTS.has(envelope.type)) return;
-    const data = envelope.data as { payment?: PaymentEventData; object?: { paid_at?: string | null } };
+    const data = envelope.data as { payment?: PaymentEventData; object?: { paid_at?: string | null; external_ref?: string | null } };
     const payment = data.payment;
     if (!payment) throw new EventRefused(`${envelope.type} ${envelope.id} carries no payment`);
     if (payment.currency !== 'USD') throw new EventRefused(`payment ${payment.id} is in ${String(payment.currency)}`);
@@ -40,6 +40,7 @@ export class PaymentEventsHandler {
       feeCents: cents(payment.fee, 'fee', 0),
       netCents: cents(payment.net, 'net', 0),
       paidAt: new Date(data.object?.paid_at ?? envelope.occurred_at),
+      externalRef: typeof data.object?.external_ref === 'string' ? data.object.external_ref : null,
     });
   }
 }

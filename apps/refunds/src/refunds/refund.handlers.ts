@@ -9,6 +9,9 @@ import {
   type PaymentResource,
   type ProviderRefundSettledCommand,
   type RefundResource,
+  resolveListFilter,
+  type ListFilter,
+  type ResolvedListFilter,
 } from '@payments/contracts';
 import { newRefundId } from '@payments/ids';
 import { combineStatements } from '@payments/database';
@@ -23,6 +26,13 @@ import { FIRST_CHECK_AFTER_MS, type ProviderRefundSettlement } from './provider-
 import { refundEvent } from './refund-events';
 import { paymentResource, refundResource } from './refund-views';
 import { isPaymentIdText, type RefundsRepository, type Scope, type StoredRefund } from './refunds.repository';
+
+/** The filters' cross-field rules (the schema checked each field); a refusal names the field. */
+function listFilter(command: ListFilter): ResolvedListFilter {
+  const resolved = resolveListFilter(command);
+  if (!resolved.ok) throw new ApiError('invalid_request', resolved.message, resolved.param);
+  return resolved.filter;
+}
 
 /** Thrown inside a create's transaction when another request with the same key made its refund first. */
 class KeyTaken extends Error {}
@@ -110,7 +120,7 @@ export class RefundHandlers {
     const manager = this.dataSource.manager;
     const after = command.starting_after === undefined ? null : await this.repository.findPayment(manager, scope, command.starting_after);
     if (command.starting_after !== undefined && !after) throw new ApiError('invalid_request', 'starting_after is not a payment of this account', 'starting_after');
-    const page = await this.repository.listPayments(manager, scope, command.limit, after);
+    const page = await this.repository.listPayments(manager, scope, command.limit, after, listFilter(command), command.external_ref ?? null);
     const refunds = await this.repository.refundsOf(manager, page.items.map((p) => p.id));
     return {
       object: 'list',
@@ -127,7 +137,7 @@ export class RefundHandlers {
     // A payment id that names nothing of this account lists nothing.
     const paymentId = command.payment_id === undefined ? null : command.payment_id;
     if (paymentId !== null && !isPaymentIdText(paymentId)) return { object: 'list', data: [], has_more: false };
-    const page = await this.repository.listRefunds(manager, scope, command.limit, after, paymentId);
+    const page = await this.repository.listRefunds(manager, scope, command.limit, after, paymentId, listFilter(command));
     return { object: 'list', data: page.items.map(refundResource), has_more: page.hasMore };
   }
 
@@ -238,6 +248,8 @@ export class RefundHandlers {
       feeCents: centsOf(found.fee, 'fee', 0),
       netCents: centsOf(found.net, 'net', 0),
       paidAt: new Date(found.paid_at),
+      // Sessions' answer carries no reference; the payment's event fills it in when it arrives.
+      externalRef: null,
     });
     return true;
   }

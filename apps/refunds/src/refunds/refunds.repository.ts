@@ -22,7 +22,40 @@ export interface StoredPayment {
   /** Completed refunds. */
   readonly refundedCents: number;
   readonly paidAt: Date;
+  /** The external_ref of the intent or invoice paid, when known. */
+  readonly externalRef: string | null;
 }
+
+/** A list's filters in the repository's terms (ResolvedListFilter with the list's own fields). */
+export interface ListFilterTerms {
+  readonly status: string | null;
+  readonly createdGte: Date | null;
+  readonly createdLt: Date | null;
+  readonly amountMinCents: number | null;
+  readonly amountMaxCents: number | null;
+}
+
+export const NO_FILTER: ListFilterTerms = { status: null, createdGte: null, createdLt: null, amountMinCents: null, amountMaxCents: null };
+
+/** Appends the amount and time conditions of a filter (columns named by the caller) to `where`. */
+function rangeConditions(filter: ListFilterTerms, timeColumn: string, where: string[], param: (value: unknown) => string): void {
+  if (filter.createdGte) where.push(`${timeColumn} >= ${param(filter.createdGte)}`);
+  if (filter.createdLt) where.push(`${timeColumn} < ${param(filter.createdLt)}`);
+  if (filter.amountMinCents !== null && filter.amountMinCents === filter.amountMaxCents) {
+    where.push(`amount_cents = ${param(filter.amountMinCents)}`);
+    return;
+  }
+  if (filter.amountMinCents !== null) where.push(`amount_cents >= ${param(filter.amountMinCents)}`);
+  if (filter.amountMaxCents !== null) where.push(`amount_cents <= ${param(filter.amountMaxCents)}`);
+}
+
+/** A payment's status as the resource shows it (domain paymentStatus), as a condition on its row. */
+const PAYMENT_STATUS_CONDITIONS: Record<string, string> = {
+  succeeded: 'refunded_cents = 0',
+  // Both on the partial index of refunded payments (refunded_cents > 0).
+  partially_refunded: 'refunded_cents > 0 AND refunded_cents < amount_cents',
+  refunded: 'refunded_cents > 0 AND refunded_cents >= amount_cents',
+};
 
 export interface StoredRefund {
   readonly id: string;
@@ -55,6 +88,7 @@ interface PaymentRow {
   reserved_cents: string;
   refunded_cents: string;
   paid_at: Date;
+  external_ref: string | null;
 }
 
 interface RefundRow {
@@ -75,7 +109,7 @@ function paymentColumns(alias = ''): string {
   const a = alias ? `${alias}.` : '';
   return `${a}id::text AS id, ${a}merchant_id, ${a}environment, ${a}source, ${a}method, ${a}currency, ${a}amount_cents::text AS amount_cents,
     ${a}fee_cents::text AS fee_cents, ${a}net_cents::text AS net_cents, ${a}reserved_cents::text AS reserved_cents,
-    ${a}refunded_cents::text AS refunded_cents, ${a}paid_at`;
+    ${a}refunded_cents::text AS refunded_cents, ${a}paid_at, ${a}external_ref`;
 }
 const PAYMENT_COLUMNS = paymentColumns();
 const REFUND_COLUMNS = `id, payment_id::text, merchant_id, environment, amount_cents::text, currency, reason, status, failure_reason,
@@ -102,6 +136,7 @@ function payment(row: PaymentRow): StoredPayment {
     reservedCents: Number(row.reserved_cents),
     refundedCents: Number(row.refunded_cents),
     paidAt: row.paid_at,
+    externalRef: row.external_ref,
   };
 }
 
@@ -131,12 +166,16 @@ export class RefundsRepository {
     this.refunds = qualified(schema, 'refunds');
   }
 
-  /** Records a payment once, whoever reports it first (its event, or sessions asked directly). */
+  /**
+   * Records a payment once, whoever reports it first (its event, or sessions asked directly). Only its
+   * external_ref may be learnt later: sessions' answer has none, the event that follows it does.
+   */
   async addPayment(manager: EntityManager, p: NewPayment): Promise<void> {
     await manager.query(
-      `INSERT INTO ${this.payments} (id, merchant_id, environment, source, method, currency, amount_cents, fee_cents, net_cents, paid_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
-      [p.id, p.merchantId, p.environment, p.source, p.method, p.currency, p.amountCents, p.feeCents, p.netCents, p.paidAt],
+      `INSERT INTO ${this.payments} AS p (id, merchant_id, environment, source, method, currency, amount_cents, fee_cents, net_cents, paid_at, external_ref)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+       ON CONFLICT (id) DO UPDATE SET external_ref = EXCLUDED.external_ref WHERE p.external_ref IS NULL AND EXCLUDED.external_ref IS NOT NULL`,
+      [p.id, p.merchantId, p.environment, p.source, p.method, p.currency, p.amountCents, p.feeCents, p.netCents, p.paidAt, p.externalRef],
     );
   }
 
@@ -279,31 +318,52 @@ export class RefundsRepository {
     return rows.map(refund);
   }
 
-  /** Newest first; `after` is the last item of the previous page (same scope, checked by the caller). */
-  async listPayments(manager: EntityManager, scope: Scope, limit: number, after: StoredPayment | null): Promise<{ items: StoredPayment[]; hasMore: boolean }> {
+  /**
+   * Newest first (paid_at, id), filtered (created = paid); `after` is the last item of the previous page (same
+   * scope, checked by the caller). Each filter's conditions are literal SQL on indexed columns, so each shape of
+   * query gets its own plan.
+   */
+  async listPayments(
+    manager: EntityManager,
+    scope: Scope,
+    limit: number,
+    after: StoredPayment | null,
+    filter: ListFilterTerms = NO_FILTER,
+    externalRef: string | null = null,
+  ): Promise<{ items: StoredPayment[]; hasMore: boolean }> {
+    const params: unknown[] = [scope.merchantId, scope.environment];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    const where = ['merchant_id = $1', 'environment = $2'];
+    if (after) where.push(`(paid_at, id) < (${param(after.paidAt)}::timestamptz, ${param(after.id)}::bigint)`);
+    if (filter.status !== null) where.push(PAYMENT_STATUS_CONDITIONS[filter.status] ?? 'false');
+    rangeConditions(filter, 'paid_at', where, param);
+    if (externalRef !== null) where.push(`external_ref = ${param(externalRef)}`);
     const rows = (await manager.query(
-      `SELECT ${PAYMENT_COLUMNS} FROM ${this.payments}
-        WHERE merchant_id = $1 AND environment = $2 AND ($3::timestamptz IS NULL OR (paid_at, id) < ($3::timestamptz, $4::bigint))
-        ORDER BY paid_at DESC, id DESC LIMIT $5`,
-      [scope.merchantId, scope.environment, after?.paidAt ?? null, after?.id ?? null, limit + 1],
+      `SELECT ${PAYMENT_COLUMNS} FROM ${this.payments} WHERE ${where.join(' AND ')} ORDER BY paid_at DESC, id DESC LIMIT ${param(limit + 1)}`,
+      params,
     )) as PaymentRow[];
     return { items: rows.slice(0, limit).map(payment), hasMore: rows.length > limit };
   }
 
-  /** Newest first, optionally of one payment; `after` as for listPayments. */
+  /** Newest first, optionally of one payment, filtered; `after` as for listPayments. */
   async listRefunds(
     manager: EntityManager,
     scope: Scope,
     limit: number,
     after: StoredRefund | null,
     paymentId: string | null,
+    filter: ListFilterTerms = NO_FILTER,
   ): Promise<{ items: StoredRefund[]; hasMore: boolean }> {
+    const params: unknown[] = [scope.merchantId, scope.environment];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    const where = ['merchant_id = $1', 'environment = $2'];
+    if (after) where.push(`(created_at, id) < (${param(after.createdAt)}::timestamptz, ${param(after.id)}::text)`);
+    if (paymentId !== null) where.push(`payment_id = ${param(paymentId)}::bigint`);
+    if (filter.status !== null) where.push(`status = ${param(filter.status)}`);
+    rangeConditions(filter, 'created_at', where, param);
     const rows = (await manager.query(
-      `SELECT ${REFUND_COLUMNS} FROM ${this.refunds}
-        WHERE merchant_id = $1 AND environment = $2 AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::text))
-          AND ($5::bigint IS NULL OR payment_id = $5::bigint)
-        ORDER BY created_at DESC, id DESC LIMIT $6`,
-      [scope.merchantId, scope.environment, after?.createdAt ?? null, after?.id ?? null, paymentId, limit + 1],
+      `SELECT ${REFUND_COLUMNS} FROM ${this.refunds} WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ${param(limit + 1)}`,
+      params,
     )) as RefundRow[];
     return { items: rows.slice(0, limit).map(refund), hasMore: rows.length > limit };
   }

@@ -6,6 +6,7 @@ import { InvoiceHandlers } from '../invoices/invoice.handlers';
 import { PaymentIntentHandlers } from '../payment-intents/payment-intent.handlers';
 import { CheckoutHandlers } from '../checkout/checkout.handlers';
 import { PaymentHandlers } from '../payments/payment.handlers';
+import { SessionQueries } from '../queries/session-queries';
 import { ProviderPaymentHandlers } from '../provider-payments/provider-payment.handlers';
 import { correlationOf } from './correlation';
 import { mapSessionsError } from './sessions-error.mapper';
@@ -28,7 +29,14 @@ const PREFIX = commandPattern(SESSIONS_SERVICE, '');
 export class SessionsController {
   private readonly routes: Routes;
 
-  constructor(intents: PaymentIntentHandlers, invoices: InvoiceHandlers, payments: PaymentHandlers, checkout: CheckoutHandlers, providerPayments: ProviderPaymentHandlers) {
+  constructor(
+    intents: PaymentIntentHandlers,
+    invoices: InvoiceHandlers,
+    payments: PaymentHandlers,
+    checkout: CheckoutHandlers,
+    providerPayments: ProviderPaymentHandlers,
+    queries: SessionQueries,
+  ) {
     this.routes = {
       [SESSIONS_COMMANDS.createPaymentIntent]: (body, sender) => intents.create(body, sender.correlationId),
       [SESSIONS_COMMANDS.getPaymentIntent]: (body) => intents.get(body),
@@ -45,6 +53,9 @@ export class SessionsController {
       [SESSIONS_COMMANDS.providerNotification]: (body) => providerPayments.notification(body),
       [SESSIONS_COMMANDS.refundAtProvider]: (body) => providerPayments.refundAtProvider(body),
       [SESSIONS_COMMANDS.providerRefundStatus]: (body) => providerPayments.providerRefundStatus(body),
+      [SESSIONS_COMMANDS.listPaymentIntents]: (body) => queries.listPaymentIntents(body) as Promise<SessionsCommandMap['payment-intents.list']['reply']>,
+      [SESSIONS_COMMANDS.listInvoices]: (body) => queries.listInvoices(body) as Promise<SessionsCommandMap['invoices.list']['reply']>,
+      [SESSIONS_COMMANDS.listSessionEvents]: (body) => queries.listEvents(body),
     };
   }
 

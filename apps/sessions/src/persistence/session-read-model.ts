@@ -16,6 +16,16 @@ export interface ReadModelLayout<S> {
   readonly expiringStatuses: readonly string[];
 }
 
+/** A list's filters in the read model's terms (ResolvedListFilter and the reference). */
+export interface SessionListFilter {
+  readonly status: string | null;
+  readonly createdGte: Date | null;
+  readonly createdLt: Date | null;
+  readonly amountMinCents: number | null;
+  readonly amountMaxCents: number | null;
+  readonly externalRef: string | null;
+}
+
 /** What every session's row holds besides its id, owner, version and resource. */
 export interface SessionRow {
   readonly id: string;
@@ -106,6 +116,59 @@ export class SessionReadModel<S extends SessionRow, R> {
       [id, scope.merchantId, scope.environment],
     );
     return row?.resource ?? null;
+  }
+
+  /**
+   * A page of the scope's sessions, newest first on (created_at, id), with the filters; `after` is the id of the
+   * previous page's last session, which must be one of the scope's (null when it is not: the caller refuses it).
+   * A status filter means the status GET shows at `now`: a session that is not final and past expires_at reads as
+   * expired before the expiry job writes it, so it is listed under `expired` and not under its stored status.
+   */
+  async list(
+    manager: EntityManager,
+    scope: StreamScope,
+    filter: SessionListFilter,
+    now: Date,
+    limit: number,
+    after: string | null,
+  ): Promise<{ resources: R[]; hasMore: boolean } | null> {
+    const params: unknown[] = [scope.merchantId, scope.environment];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    const where = ['merchant_id = $1', 'environment = $2'];
+    if (after !== null) {
+      const [cursor]: Array<{ id: string }> = await manager.query(`SELECT id FROM ${this.table} WHERE id = $1 AND merchant_id = $2 AND environment = $3`, [
+        after,
+        scope.merchantId,
+        scope.environment,
+      ]);
+      if (!cursor) return null;
+      // Compared in SQL, at the row's own precision.
+      where.push(`(created_at, id) < (SELECT created_at, id FROM ${this.table} WHERE id = ${param(after)})`);
+    }
+    if (filter.status !== null) {
+      const expiring = this.layout.expiringStatuses;
+      if (filter.status === 'expired') {
+        where.push(`(status = 'expired' OR (status = ANY(${param(expiring)}::text[]) AND expires_at <= ${param(now)}))`);
+      } else if (expiring.includes(filter.status)) {
+        where.push(`status = ${param(filter.status)} AND expires_at > ${param(now)}`);
+      } else {
+        where.push(`status = ${param(filter.status)}`);
+      }
+    }
+    if (filter.createdGte) where.push(`created_at >= ${param(filter.createdGte)}`);
+    if (filter.createdLt) where.push(`created_at < ${param(filter.createdLt)}`);
+    if (filter.amountMinCents !== null && filter.amountMinCents === filter.amountMaxCents) {
+      where.push(`amount_cents = ${param(filter.amountMinCents)}`);
+    } else {
+      if (filter.amountMinCents !== null) where.push(`amount_cents >= ${param(filter.amountMinCents)}`);
+      if (filter.amountMaxCents !== null) where.push(`amount_cents <= ${param(filter.amountMaxCents)}`);
+    }
+    if (filter.externalRef !== null) where.push(`external_ref = ${param(filter.externalRef)}`);
+    const rows: Array<{ resource: R }> = await manager.query(
+      `SELECT resource FROM ${this.table} WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ${param(limit + 1)}`,
+      params,
+    );
+    return { resources: rows.slice(0, limit).map((row) => row.resource), hasMore: rows.length > limit };
   }
 
   /** Whose session this is (the hosted checkout knows the id alone), or null. */
