@@ -1,8 +1,9 @@
 // The filter form and cursor of a list page, read from its query string, and the links that page on from it. Pure:
 // which filters a list offers is its definition's (operations-lists.ts); only those are read and shown.
+import { EXTERNAL_REF_FILTER_SCHEMA, type ListFilter } from '@payments/contracts';
 import { parseMoneyString } from '@payments/money';
 
-export type FilterName = 'status' | 'from' | 'to' | 'external_ref' | 'amount' | 'payment_id' | 'type';
+export type FilterName = 'status' | 'from' | 'to' | 'external_ref' | 'amount_min' | 'amount_max' | 'payment_id' | 'type';
 
 /** A list's filters as the form holds them (and as its URLs carry them). */
 export type ListFilters = Partial<Record<FilterName, string>>;
@@ -38,7 +39,7 @@ export interface ListRequest {
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
-const MAX_TEXT = 128;
+const MAX_TEXT = EXTERNAL_REF_FILTER_SCHEMA.maxLength;
 
 function single(value: unknown): string | undefined {
   const first = Array.isArray(value) ? value[0] : value;
@@ -68,6 +69,10 @@ export function parseListQuery(shape: ListShape, query: Record<string, unknown>)
     problems.push({ field: 'to', problem: 'range' });
     delete filters.to;
   }
+  if (filters.amount_min && filters.amount_max && amountCents(filters.amount_min) > amountCents(filters.amount_max)) {
+    problems.push({ field: 'amount_max', problem: 'range' });
+    delete filters.amount_max;
+  }
   const cursor: ListCursor = {};
   const after = single(query.starting_after);
   const before = single(query.ending_before);
@@ -84,13 +89,34 @@ function checkFilter(shape: ListShape, field: FilterName, value: string): Filter
     case 'from':
     case 'to':
       return validDay(value) ? null : 'date';
-    case 'amount':
-      return parseMoneyString(value, { minCents: 0 }).ok ? null : 'amount';
+    case 'amount_min':
+    case 'amount_max':
+      return amountCents(value) >= 0 ? null : 'amount';
     case 'payment_id':
       return shape.paymentIdPattern?.test(value) ? null : 'id';
     case 'external_ref':
       return value.length <= MAX_TEXT ? null : 'text';
   }
+}
+
+/** An amount filter in cents (any cent up to the largest payment, as the list commands take), or -1. */
+function amountCents(value: string): number {
+  const parsed = parseMoneyString(value, { minCents: 1 });
+  return parsed.ok ? parsed.cents : -1;
+}
+
+/**
+ * The form's filters as the list commands' (ListFilter and the external reference): days as created bounds, the
+ * amount range inclusive (one amount is a range of one).
+ */
+export function listFilter(filters: ListFilters): ListFilter & { external_ref?: string } {
+  return {
+    ...(filters.status ? { status: filters.status } : {}),
+    ...createdBounds(filters),
+    ...(filters.amount_min ? { amount_gte: filters.amount_min } : {}),
+    ...(filters.amount_max ? { amount_lte: filters.amount_max } : {}),
+    ...(filters.external_ref ? { external_ref: filters.external_ref } : {}),
+  };
 }
 
 /** The form's day range as the list commands' created bounds: from 00:00 UTC of `from` to before 00:00 after `to`. */

@@ -1,7 +1,15 @@
 // What each operations list is: its filters and ids, the command that lists it (the API's), its columns and its
 // CSV. A list whose command does not exist yet has `list: null`: its page offers the search by id only.
 import {
+  INVOICE_STATUSES,
+  PAYMENT_INTENT_STATUSES,
+  PAYMENT_STATUSES,
+  REFUND_STATUSES,
   REFUNDS_COMMANDS,
+  type InvoiceStatus,
+  type PaymentIntentStatus,
+  type PaymentStatus,
+  type RefundStatus,
   type InvoiceResource,
   type ListResource,
   type PaymentIntentResource,
@@ -13,7 +21,7 @@ import type { RefundsClient } from '../../refunds/refunds.client';
 import { PAYMENT_ID, REFUND_ID } from '../../refunds/list-refunds.query';
 import type { SessionsClient } from '../../sessions-client/sessions.client';
 import type { CsvValue } from './csv';
-import type { ListRequest, ListShape } from './list-query';
+import { listFilter, type FilterName, type ListRequest, type ListShape } from './list-query';
 import type { OperationsScope } from './object-history';
 import type { OperationsKey } from './operations-messages';
 
@@ -46,15 +54,29 @@ export interface ListDefinition<T extends { id: string }> {
   csvRow: (item: T) => CsvValue[];
 }
 
+/** The filters every list takes (the owners' ListFilter). */
+const COMMON_FILTERS: readonly FilterName[] = ['status', 'from', 'to', 'amount_min', 'amount_max'];
+
+/** A list command's filter and page from the form: only what that list takes. */
+function commandOf<S extends string>(request: Pick<ListRequest, 'filters' | 'cursor'>, limit: number, externalRef: boolean) {
+  const { external_ref, status, ...filter } = listFilter(request.filters);
+  return {
+    ...filter,
+    ...(status ? { status: status as S } : {}),
+    ...(externalRef && external_ref ? { external_ref } : {}),
+    limit,
+    ...(request.cursor.starting_after ? { starting_after: request.cursor.starting_after } : {}),
+  };
+}
+
 /** One page of a list on screen. */
 export const PAGE_SIZE = 25;
 
 export const PAYMENTS: ListDefinition<PaymentResource> = {
   section: 'payments',
   title: 'paymentsTitle',
-  shape: { filters: [], choices: ['succeeded', 'partially_refunded', 'refunded'], idPattern: PAYMENT_ID, pagesBack: false },
-  list: (clients, scope, request, limit, caller) =>
-    clients.refunds.send(REFUNDS_COMMANDS.listPayments, { ...scope, limit, ...(request.cursor.starting_after ? { starting_after: request.cursor.starting_after } : {}) }, caller),
+  shape: { filters: [...COMMON_FILTERS, 'external_ref'], choices: PAYMENT_STATUSES, idPattern: PAYMENT_ID, pagesBack: false },
+  list: (clients, scope, request, limit, caller) => clients.refunds.send(REFUNDS_COMMANDS.listPayments, { ...scope, ...commandOf<PaymentStatus>(request, limit, true) }, caller),
   columns: [
     { label: 'colId', value: (p) => p.id, kind: 'id' },
     { label: 'colAmount', value: (p) => p.amount, kind: 'money' },
@@ -71,16 +93,11 @@ export const PAYMENTS: ListDefinition<PaymentResource> = {
 export const REFUNDS: ListDefinition<RefundResource> = {
   section: 'refunds',
   title: 'refundsTitle',
-  shape: { filters: ['payment_id'], choices: ['pending', 'completed', 'failed'], idPattern: REFUND_ID, pagesBack: false, paymentIdPattern: PAYMENT_ID },
+  shape: { filters: [...COMMON_FILTERS, 'payment_id'], choices: REFUND_STATUSES, idPattern: REFUND_ID, pagesBack: false, paymentIdPattern: PAYMENT_ID },
   list: (clients, scope, request, limit, caller) =>
     clients.refunds.send(
       REFUNDS_COMMANDS.listRefunds,
-      {
-        ...scope,
-        limit,
-        ...(request.cursor.starting_after ? { starting_after: request.cursor.starting_after } : {}),
-        ...(request.filters.payment_id ? { payment_id: request.filters.payment_id } : {}),
-      },
+      { ...scope, ...commandOf<RefundStatus>(request, limit, false), ...(request.filters.payment_id ? { payment_id: request.filters.payment_id } : {}) },
       caller,
     ),
   columns: [
@@ -98,8 +115,8 @@ export const REFUNDS: ListDefinition<RefundResource> = {
 export const PAYMENT_INTENTS: ListDefinition<PaymentIntentResource> = {
   section: 'payment-intents',
   title: 'intentsTitle',
-  shape: { filters: [], choices: ['requires_payment_method', 'processing', 'succeeded', 'failed', 'cancelled', 'expired'], idPattern: INTENT_ID, pagesBack: false },
-  list: null,
+  shape: { filters: [...COMMON_FILTERS, 'external_ref'], choices: PAYMENT_INTENT_STATUSES, idPattern: INTENT_ID, pagesBack: false },
+  list: (clients, scope, request, limit, caller) => clients.sessions.listPaymentIntents({ ...scope, ...commandOf<PaymentIntentStatus>(request, limit, true) }, caller),
   columns: [
     { label: 'colId', value: (i) => i.id, kind: 'id' },
     { label: 'colAmount', value: (i) => i.amount, kind: 'money' },
@@ -114,8 +131,8 @@ export const PAYMENT_INTENTS: ListDefinition<PaymentIntentResource> = {
 export const INVOICES: ListDefinition<InvoiceResource> = {
   section: 'invoices',
   title: 'invoicesTitle',
-  shape: { filters: [], choices: ['pending', 'paid', 'failed', 'expired'], idPattern: INVOICE_ID, pagesBack: false },
-  list: null,
+  shape: { filters: [...COMMON_FILTERS, 'external_ref'], choices: INVOICE_STATUSES, idPattern: INVOICE_ID, pagesBack: false },
+  list: (clients, scope, request, limit, caller) => clients.sessions.listInvoices({ ...scope, ...commandOf<InvoiceStatus>(request, limit, true) }, caller),
   columns: [
     { label: 'colId', value: (i) => i.id, kind: 'id' },
     { label: 'colNumber', value: (i) => i.number },

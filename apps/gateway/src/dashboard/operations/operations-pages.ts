@@ -65,7 +65,8 @@ const FILTER_LABEL: Record<FilterName, OperationsKey> = {
   from: 'filterFrom',
   to: 'filterTo',
   external_ref: 'filterExternalRef',
-  amount: 'filterAmount',
+  amount_min: 'filterAmountMin',
+  amount_max: 'filterAmountMax',
   payment_id: 'filterPaymentId',
 };
 
@@ -86,8 +87,8 @@ export function filterForm(path: string, shape: ListShape, request: ListRequest,
       )}</select>${note}</div>`;
     }
     const type = name === 'from' || name === 'to' ? 'date' : 'text';
-    const mode = name === 'amount' ? html` inputmode="decimal"` : '';
-    return html`<div>${label}<input id="${id}" name="${name}" type="${type}" value="${value}" maxlength="128" dir="ltr"${mode}${described}>${note}</div>`;
+    const mode = name === 'amount_min' || name === 'amount_max' ? html` inputmode="decimal"` : '';
+    return html`<div>${label}<input id="${id}" name="${name}" type="${type}" value="${value}" maxlength="120" dir="ltr"${mode}${described}>${note}</div>`;
   };
   return html`<form class="card" method="get" action="${path}" aria-labelledby="filters-heading">
 <h2 id="filters-heading">${t('filtersHeading')}</h2>${shape.filters.map(field)}
