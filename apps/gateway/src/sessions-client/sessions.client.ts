@@ -15,8 +15,13 @@ import {
   SimulateInvoiceCommand,
   SimulateInvoiceReply,
   SimulatePaymentIntentCommand,
+  type ListInvoicesCommand,
+  type ListPaymentIntentsCommand,
+  type ListSessionEventsCommand,
   type ProviderNotificationReply,
   type ProviderPaymentOutcome,
+  type SessionEventView,
+  type SessionsList,
 } from '@payments/contracts';
 import { commandPattern, ServiceClient, type CommandOptions } from '@payments/platform';
 import { ResourceCache, type CachedResourceKey } from '../resource-cache/resource-cache';
@@ -104,6 +109,23 @@ export class SessionsClient {
     const reply = await this.send<ProviderNotificationReply>(SESSIONS_COMMANDS.providerNotification, { provider: 'lahza', body: rawBody.toString('base64'), signature }, caller);
     if (reply.session) await this.invalidate(keyOf(reply.session));
     return reply;
+  }
+
+  /**
+   * The dashboard's lists, newest first, filtered (not cached: a list shows what sessions holds now). Each resource
+   * is as GET shows it; an unknown or foreign `starting_after` is an invalid_request.
+   */
+  listPaymentIntents(command: ListPaymentIntentsCommand, caller: CommandOptions): Promise<SessionsList<PaymentIntentResource>> {
+    return this.send(SESSIONS_COMMANDS.listPaymentIntents, command, caller);
+  }
+
+  listInvoices(command: ListInvoicesCommand, caller: CommandOptions): Promise<SessionsList<InvoiceResource>> {
+    return this.send(SESSIONS_COMMANDS.listInvoices, command, caller);
+  }
+
+  /** The timeline of one `pi_…` or `inv_…`, oldest first; not_found for another merchant's or environment's. */
+  listSessionEvents(command: ListSessionEventsCommand, caller: CommandOptions): Promise<SessionsList<SessionEventView>> {
+    return this.send(SESSIONS_COMMANDS.listSessionEvents, command, caller);
   }
 
   /** From the cache, as it reads now; on a miss from sessions, then cached unless it changed meanwhile. */

@@ -3,6 +3,8 @@ import {
   DeliveryList,
   DeliveryView,
   ListDeliveriesCommand,
+  ListObjectDeliveriesCommand,
+  ObjectDeliveryList,
   ReplayEndpointCommand,
   ReplayResult,
   ResendDeliveryCommand,
@@ -28,6 +30,11 @@ export class WebhooksClient {
 
   listDeliveries(command: ListDeliveriesCommand, caller: CommandOptions): Promise<DeliveryList> {
     return this.send(WEBHOOKS_COMMANDS.listDeliveries, command, caller);
+  }
+
+  /** The deliveries of one object's events (`pi_…`, `inv_…`, `re_…`) to every endpoint, newest first, with attempts. */
+  listObjectDeliveries(command: ListObjectDeliveriesCommand, caller: CommandOptions): Promise<ObjectDeliveryList> {
+    return this.send(WEBHOOKS_COMMANDS.listObjectDeliveries, command, caller);
   }
 
   /** Answers the delivery with its new attempt scheduled. */

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { WEBHOOKS_COMMANDS, WEBHOOKS_SERVICE, type DeliveryList, type DeliveryView, type ReplayResult } from '@payments/contracts';
+import { WEBHOOKS_COMMANDS, WEBHOOKS_SERVICE, type DeliveryList, type DeliveryView, type ObjectDeliveryList, type ReplayResult } from '@payments/contracts';
 import { commandPattern, serveCommand, type RpcReply, type RpcRequest } from '@payments/platform';
 import { DeliveriesService } from './deliveries.service';
 
@@ -15,6 +15,11 @@ export class DeliveriesController {
   @MessagePattern(commandPattern(WEBHOOKS_SERVICE, WEBHOOKS_COMMANDS.listDeliveries))
   list(@Payload() request: RpcRequest<unknown>): Promise<RpcReply<DeliveryList>> {
     return serveCommand(request, (body) => this.deliveries.list(body));
+  }
+
+  @MessagePattern(commandPattern(WEBHOOKS_SERVICE, WEBHOOKS_COMMANDS.listObjectDeliveries))
+  listOfObject(@Payload() request: RpcRequest<unknown>): Promise<RpcReply<ObjectDeliveryList>> {
+    return serveCommand(request, (body) => this.deliveries.listOfObject(body));
   }
 
   @MessagePattern(commandPattern(WEBHOOKS_SERVICE, WEBHOOKS_COMMANDS.resendDelivery))

@@ -6,6 +6,8 @@ import {
   type DeliveryView,
   type EndpointScope,
   type ListDeliveriesCommand,
+  type ListObjectDeliveriesCommand,
+  type ObjectDeliveryList,
   type ReplayEndpointCommand,
   type ReplayResult,
   type ResendDeliveryCommand,
@@ -111,6 +113,46 @@ export class DeliveriesService {
     )) as DeliveryRow[];
     const page = rows.slice(0, limit);
     return { object: 'list', data: await this.views(manager, page), has_more: rows.length > limit };
+  }
+
+  /**
+   * The deliveries of one object's events (an intent's, an invoice's, a refund's), to every endpoint, newest
+   * first, with their attempts. The events are looked for within the merchant's scope only: another merchant's or
+   * environment's object has none, and a cursor outside the list is refused.
+   */
+  async listOfObject(body: unknown): Promise<ObjectDeliveryList> {
+    const check = validateCommand(WEBHOOKS_COMMANDS.listObjectDeliveries, body);
+    if (!check.ok) throw invalid(check.message, check.param);
+    const command = body as ListObjectDeliveriesCommand;
+    const limit = command.limit ?? DEFAULT_LIMIT;
+    const manager = this.db.dataSource.manager;
+    const t = (name: string) => this.db.table(name);
+    const from = `${t('events')} ev JOIN ${t('deliveries')} d ON d.event_id = ev.id JOIN ${t('endpoints')} e ON e.id = d.endpoint_id
+       WHERE ev.merchant_id = $1 AND ev.environment = $2 AND ev.aggregate_id = $3 AND e.merchant_id = $1 AND e.environment = $2`;
+    const params: unknown[] = [command.merchant_id, command.environment, command.object_id];
+    let after = '';
+    if (command.starting_after !== undefined) {
+      const cursor = (await manager.query(`SELECT 1 FROM ${from} AND d.id = $4`, [...params, command.starting_after])) as unknown[];
+      if (cursor.length === 0) throw invalid('starting_after is not a delivery of this object.', 'starting_after');
+      params.push(command.starting_after);
+      after = `AND (d.created_at, d.id) < (SELECT created_at, id FROM ${t('deliveries')} WHERE id = $4)`;
+    }
+    params.push(limit + 1);
+    const rows = (await manager.query(
+      `SELECT d.id, d.endpoint_id, d.event_id, ev.type AS event_type, ev.sequence AS event_sequence, e.url AS endpoint_url,
+              d.status, d.attempt_count, d.next_attempt_at, d.created_at
+       FROM ${from} ${after}
+       ORDER BY d.created_at DESC, d.id DESC
+       LIMIT $${params.length}`,
+      params,
+    )) as Array<DeliveryRow & { event_sequence: number; endpoint_url: string }>;
+    const page = rows.slice(0, limit);
+    const views = await this.views(manager, page);
+    return {
+      object: 'list',
+      data: views.map((view, i) => ({ ...view, event_sequence: page[i]!.event_sequence, endpoint_url: page[i]!.endpoint_url })),
+      has_more: rows.length > limit,
+    };
   }
 
   /** A new delivery of the same event (same id and body) to the endpoint, due now; once per command id. */
