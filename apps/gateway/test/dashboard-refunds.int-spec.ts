@@ -1,22 +1,26 @@
 import { DEVELOPMENT_COMMAND_SECRET } from '@payments/config';
 import { CommandClient, ServiceClient } from '@payments/platform';
-import { startStack, waitFor, type Stack, type TestMerchant } from '@payments/testing';
+import { startStack, TestWebhookReceiver, waitFor, type Stack, type TestMerchant } from '@payments/testing';
+import { Redis } from 'ioredis';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { BalanceCache } from '../src/balance/balance-cache';
 import { LedgerClient } from '../src/balance/ledger.client';
 import { DashboardBalanceController } from '../src/dashboard/balance/balance.controller';
-import { NO_HISTORY } from '../src/dashboard/operations/object-history';
+import { OwnersHistory } from '../src/dashboard/operations/object-history';
 import { OperationsController } from '../src/dashboard/operations/operations.controller';
 import { DashboardRefunds } from '../src/dashboard/operations/refund-action';
 import type { DashboardAuth, Role, SignedInRequest } from '../src/dashboard/session/dashboard-auth';
 import { RoleForbidden } from '../src/dashboard/web/dashboard-exception.filter';
 import { RefundsClient } from '../src/refunds/refunds.client';
-import type { SessionsClient } from '../src/sessions-client/sessions.client';
+import { ResourceCache } from '../src/resource-cache/resource-cache';
+import { SessionsClient } from '../src/sessions-client/sessions.client';
+import { WebhooksClient } from '../src/webhook-endpoints/webhooks.client';
 
-// The refund button over the real refunds and ledger services (the gateway's own RefundsClient and LedgerClient on
-// the command transport): a double submit of one form makes one refund, a viewer refunds nothing, another merchant's
-// or environment's payment is not found, and the refund shows in the balance. The signed-in session is given to the
+// The operations views over the real sessions, refunds, ledger and webhook-dispatcher services (the gateway's own
+// clients on the command transport): a double submit of the refund form makes one refund, a viewer refunds nothing,
+// another merchant's or environment's payment is not found, the refund shows in the balance and as a delivery on
+// the payment's page, and the lists filter and export through the owners' list commands. The signed-in session is given to the
 // pages directly: signing in needs the accounts domain (the browser test will sign in for real).
 describe('dashboard refund button', () => {
   let stack: Stack;
@@ -25,6 +29,10 @@ describe('dashboard refund button', () => {
   let commands: CommandClient;
   let refunds: RefundsClient;
   let ledger: LedgerClient;
+  let sessions: SessionsClient;
+  let webhooks: WebhooksClient;
+  let redis: Redis;
+  const receiver = new TestWebhookReceiver();
 
   class Reply {
     status = 0;
@@ -63,7 +71,7 @@ describe('dashboard refund button', () => {
   }
 
   const pages = (auth: DashboardAuth) =>
-    new OperationsController(auth, {} as SessionsClient, refunds, new DashboardRefunds(refunds), NO_HISTORY, { endpointIds: async () => [], deliveries: async () => [] });
+    new OperationsController(auth, sessions, refunds, new DashboardRefunds(refunds), new OwnersHistory(sessions, webhooks));
 
   async function paidPayment(amount: string): Promise<string> {
     const key = merchant.test_key;
@@ -81,21 +89,31 @@ describe('dashboard refund button', () => {
   }
 
   beforeAll(async () => {
-    stack = await startStack(['sessions', 'refunds', 'ledger', 'gateway'], { RATE_LIMIT_TEST_PER_SEC: '10000' });
+    const receiverUrl = await receiver.listen();
+    stack = await startStack(['sessions', 'refunds', 'ledger', 'webhook-dispatcher', 'gateway'], { RATE_LIMIT_TEST_PER_SEC: '10000', WEBHOOK_ALLOW_INSECURE_TARGETS: '1' });
     merchant = await stack.createMerchant({ verified: true });
     other = await stack.createMerchant();
+    const endpoint = await stack.call('POST', '/api/v1/webhook-endpoints', { key: merchant.test_key, body: { url: receiverUrl }, headers: { 'Idempotency-Key': randomUUID() } });
+    expect(endpoint.status).toBe(201);
+    receiver.secret = endpoint.body.secret;
+    const url = (app: 'sessions' | 'refunds' | 'ledger' | 'webhook-dispatcher') => [stack.services[app]!.commandUrl!];
     commands = new CommandClient({
-      upstreams: { refunds: [stack.services.refunds!.commandUrl!], ledger: [stack.services.ledger!.commandUrl!] },
+      upstreams: { sessions: url('sessions'), refunds: url('refunds'), ledger: url('ledger'), webhooks: url('webhook-dispatcher') },
       secrets: [DEVELOPMENT_COMMAND_SECRET],
     });
     const services = new ServiceClient(commands, 10_000);
+    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
     refunds = new RefundsClient(services);
     ledger = new LedgerClient(services);
+    sessions = new SessionsClient(services, new ResourceCache(redis, stack.namespace, 60));
+    webhooks = new WebhooksClient(services);
   }, 120_000);
 
   afterAll(async () => {
     await commands?.close();
+    redis?.disconnect();
     await stack?.stop();
+    await receiver.close();
   });
 
   it('makes one refund of a form submitted twice at once, and the refund shows on the payment and in the balance', async () => {
@@ -116,6 +134,13 @@ describe('dashboard refund button', () => {
     const shown = new Reply();
     await owner.payment('test', paymentId, { refunded: payment.refunds[0].id }, request(), asReply(shown));
     expect(shown.body).toContain(`Refund ${payment.refunds[0].id} of 7.50 USD was made`);
+    // The intent's events with their sequence, and the refund's webhook delivery on the payment's page.
+    expect(shown.body).toMatch(/data-timeline.*<td class="num">1<\/td><td><code>payment_intent\.created<\/code>/s);
+    await waitFor(async () => {
+      const reply = new Reply();
+      await owner.payment('test', paymentId, {}, request(), asReply(reply));
+      return /data-deliveries.*<code>refund\.(created|completed)<\/code>/s.test(reply.body);
+    }, 30_000, "the refund's delivery on the payment's page");
 
     // More than remains: the service's refusal is the page's message, and nothing more is refunded.
     const over = new Reply();
@@ -129,6 +154,52 @@ describe('dashboard refund button', () => {
       await balance.balance('test', { type: 'refund' }, request(), asReply(reply));
       return reply.body.includes('-7.50 USD');
     }, 20_000, 'the refund in the balance transactions');
+  });
+
+  it('lists and exports payments and intents filtered by the owners, and a viewer sees them too', async () => {
+    const small = await paidPayment('3.21');
+    const large = await paidPayment('654.32');
+    const viewer = pages(signedIn(merchant.merchant_id, 'viewer'));
+    // The refunds service records payments from their events: the list shows them once those have arrived.
+    let list = new Reply();
+    await waitFor(async () => {
+      list = new Reply();
+      await viewer.payments('test', { amount_min: '3', amount_max: '700' }, request(), asReply(list));
+      return list.body.includes(`>${small}</a>`) && list.body.includes(`>${large}</a>`);
+    }, 20_000, 'both payments in the list');
+    list = new Reply();
+    await viewer.payments('test', { amount_min: '600', amount_max: '700' }, request(), asReply(list));
+    expect(list.status).toBe(200);
+    expect(list.body).toContain(`>${large}</a>`);
+    expect(list.body).not.toContain(`>${small}</a>`);
+    expect(list.body).toContain('<td class="num"><span dir="ltr">654.32 USD</span></td>');
+
+    const intents = new Reply();
+    await viewer.intents('test', { status: 'succeeded', amount_min: '3.21', amount_max: '3.21' }, request(), asReply(intents));
+    expect(intents.body.match(/\/dashboard\/test\/payment-intents\/pi_test_/g)).toHaveLength(1);
+
+    const csv = new Reply();
+    let headers: Record<string, string> = {};
+    const csvReply = Object.assign(csv, {
+      headers(values: Record<string, string>) {
+        headers = values;
+        return csv;
+      },
+      async send(body: NodeJS.ReadableStream) {
+        let text = '';
+        for await (const chunk of body) text += String(chunk);
+        csv.body = text;
+      },
+    });
+    await viewer.paymentsCsv('test', { amount_min: '3', amount_max: '4' }, request(), csvReply as unknown as FastifyReply);
+    expect(headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(headers['content-disposition']).toMatch(/^attachment; filename="payments-test-\d{4}-\d{2}-\d{2}\.csv"$/);
+    expect(csv.body.split('\r\n').filter(Boolean)).toEqual(['id,amount,refunded_amount,fee,net,currency,status,method,source,created_at', expect.stringMatching(new RegExp(`^${small},3\\.21,0\\.00,`))]);
+
+    // The other environment's list does not show them.
+    const live = new Reply();
+    await pages(signedIn(merchant.merchant_id, 'viewer', 'live')).payments('live', {}, request(), asReply(live));
+    expect(live.body).not.toContain(`>${large}</a>`);
   });
 
   it("refuses a viewer's refund with nothing refunded; another merchant's or environment's payment is not found", async () => {

@@ -47,7 +47,7 @@ const DISPATCHER_EVENTS_CONSUMER = Symbol('DISPATCHER_EVENTS_CONSUMER');
     WebhooksClient,
     OptionalIdempotencyInterceptor,
   ],
-  // The dashboard's pages read endpoints and deliveries through the same service and client as the API.
-  exports: [WebhookEndpointsService, WebhooksClient],
+  // The dashboard's pages read deliveries through the same client as the API.
+  exports: [WebhooksClient],
 })
 export class WebhookEndpointsModule {}

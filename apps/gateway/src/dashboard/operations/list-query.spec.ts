@@ -1,26 +1,27 @@
 import { createdBounds, exportLink, pagingLinks, parseListQuery, type ListShape } from './list-query';
-import { LISTS, searchTarget } from './operations-lists';
+import { listCommand, LISTS, searchTarget } from './operations-lists';
 import { BALANCE_TRANSACTIONS_SHAPE, balanceTransactionsCommand } from '../balance/balance-view';
 
 const ID = /^x_[0-9]+$/;
-const forward: ListShape = { filters: ['status', 'from', 'to', 'external_ref', 'amount'], choices: ['paid', 'pending'], idPattern: ID, pagesBack: false };
+const forward: ListShape = { filters: ['status', 'from', 'to', 'external_ref', 'amount_min', 'amount_max'], choices: ['paid', 'pending'], idPattern: ID, pagesBack: false };
 const both: ListShape = { ...forward, pagesBack: true };
 const rows = (...ids: string[]) => ids.map((id) => ({ id }));
 
 describe('list filters', () => {
   it('reads only the filters the list offers, each checked; a bad value is reported and left out', () => {
-    const read = parseListQuery(forward, { status: 'paid', from: '2026-11-01', to: '2026-11-30', external_ref: ' order-7 ', amount: '12.5', payment_id: '123', starting_after: 'x_9' });
-    expect(read.filters).toEqual({ status: 'paid', from: '2026-11-01', to: '2026-11-30', external_ref: 'order-7', amount: '12.5' });
+    const read = parseListQuery(forward, { status: 'paid', from: '2026-11-01', to: '2026-11-30', external_ref: ' order-7 ', amount_min: '12.5', payment_id: '123', starting_after: 'x_9' });
+    expect(read.filters).toEqual({ status: 'paid', from: '2026-11-01', to: '2026-11-30', external_ref: 'order-7', amount_min: '12.5' });
     expect(read.cursor).toEqual({ starting_after: 'x_9' });
     expect(read.problems).toEqual([]);
 
-    const bad = parseListQuery(forward, { status: 'stolen', from: '2026-02-30', amount: '1e3', external_ref: 'x'.repeat(129) });
+    const bad = parseListQuery(forward, { status: 'stolen', from: '2026-02-30', amount_min: '1e3', amount_max: '0', external_ref: 'x'.repeat(121) });
     expect(bad.filters).toEqual({});
     expect(bad.problems).toEqual([
       { field: 'status', problem: 'choice' },
       { field: 'from', problem: 'date' },
       { field: 'external_ref', problem: 'text' },
-      { field: 'amount', problem: 'amount' },
+      { field: 'amount_min', problem: 'amount' },
+      { field: 'amount_max', problem: 'amount' },
     ]);
   });
 
@@ -31,6 +32,34 @@ describe('list filters', () => {
     expect(read.cursor).toEqual({});
     expect(parseListQuery(forward, { ending_before: 'x_1' }).cursor).toEqual({});
     expect(parseListQuery(both, { ending_before: 'x_1' }).cursor).toEqual({ ending_before: 'x_1' });
+  });
+
+  it('refuses an amount range upside down', () => {
+    const read = parseListQuery(forward, { amount_min: '20', amount_max: '5.00' });
+    expect(read.filters).toEqual({ amount_min: '20' });
+    expect(read.problems).toEqual([{ field: 'amount_max', problem: 'range' }]);
+  });
+
+  it("turns the filter form of each list into its owner's list command", () => {
+    const form = { status: 'succeeded', from: '2026-11-01', to: '2026-11-30', amount_min: '10', amount_max: '20.5', external_ref: 'order-7', starting_after: 'pi_test_abc' };
+    const read = parseListQuery(LISTS['payment-intents'].shape, form);
+    expect(listCommand('payment_intents', read, 25)).toEqual({
+      ok: true,
+      fields: {
+        status: 'succeeded',
+        created_gte: '2026-11-01T00:00:00.000Z',
+        created_lt: '2026-12-01T00:00:00.000Z',
+        amount_gte: '10.00',
+        amount_lte: '20.50',
+        external_ref: 'order-7',
+        limit: 25,
+        starting_after: 'pi_test_abc',
+      },
+    });
+    // The refunds list takes a payment, not an external reference; a value the form refused never reaches the command.
+    const refunds = parseListQuery(LISTS.refunds.shape, { status: 'completed', payment_id: '42', external_ref: 'x', amount_min: 'lots' });
+    expect(listCommand('refunds', refunds, 25)).toEqual({ ok: true, fields: { status: 'completed', payment_id: '42', limit: 25 } });
+    expect(listCommand('invoices', parseListQuery(LISTS.invoices.shape, { status: 'paid' }), 10)).toEqual({ ok: true, fields: { status: 'paid', limit: 10 } });
   });
 
   it('turns the day range into created bounds, the end day included', () => {

@@ -1,6 +1,6 @@
 // The filter form and cursor of a list page, read from its query string, and the links that page on from it. Pure:
 // which filters a list offers is its definition's (operations-lists.ts); only those are read and shown.
-import { EXTERNAL_REF_FILTER_SCHEMA, type ListFilter } from '@payments/contracts';
+import { EXTERNAL_REF_FILTER_SCHEMA } from '@payments/contracts';
 import { parseMoneyString } from '@payments/money';
 
 export type FilterName = 'status' | 'from' | 'to' | 'external_ref' | 'amount_min' | 'amount_max' | 'payment_id' | 'type';
@@ -103,20 +103,6 @@ function checkFilter(shape: ListShape, field: FilterName, value: string): Filter
 function amountCents(value: string): number {
   const parsed = parseMoneyString(value, { minCents: 1 });
   return parsed.ok ? parsed.cents : -1;
-}
-
-/**
- * The form's filters as the list commands' (ListFilter and the external reference): days as created bounds, the
- * amount range inclusive (one amount is a range of one).
- */
-export function listFilter(filters: ListFilters): ListFilter & { external_ref?: string } {
-  return {
-    ...(filters.status ? { status: filters.status } : {}),
-    ...createdBounds(filters),
-    ...(filters.amount_min ? { amount_gte: filters.amount_min } : {}),
-    ...(filters.amount_max ? { amount_lte: filters.amount_max } : {}),
-    ...(filters.external_ref ? { external_ref: filters.external_ref } : {}),
-  };
 }
 
 /** The form's day range as the list commands' created bounds: from 00:00 UTC of `from` to before 00:00 after `to`. */

@@ -1,10 +1,11 @@
-import type { DeliveryView } from '@payments/contracts';
+import type { ObjectDeliveryView, SessionEventView } from '@payments/contracts';
 import type { CommandOptions } from '@payments/platform';
 import type { Environment } from '@payments/ids';
+import type { SessionsClient } from '../../sessions-client/sessions.client';
+import type { WebhooksClient } from '../../webhook-endpoints/webhooks.client';
 
-/** Injection tokens of the operations views' ports (event timelines; webhook deliveries). */
+/** Injection token of the operations views' history port (event timelines and webhook deliveries). */
 export const OBJECT_HISTORY = Symbol('OBJECT_HISTORY');
-export const DELIVERY_SOURCE = Symbol('DELIVERY_SOURCE');
 
 /** Whose object: the signed-in user's merchant and the URL's environment (every command is scoped by both). */
 export interface OperationsScope {
@@ -12,45 +13,39 @@ export interface OperationsScope {
   environment: Environment;
 }
 
-/** One event of an object's history, as its owner numbered it. */
-export interface TimelineEvent {
-  id: string;
-  type: string;
-  sequence: number;
-  created_at: string;
-}
-
 /**
- * An object's event timeline (intent, invoice, payment, refund). Null while the owners have no such command: the
- * page says so instead of showing an empty history.
+ * An object's history: its events with their sequence (null where its owner keeps no timeline: refunds) and the
+ * webhook deliveries of the events of one or more objects (a payment's are its intent's or invoice's and its
+ * refunds').
  */
 export interface ObjectHistory {
-  timeline(scope: OperationsScope, objectId: string, caller: CommandOptions): Promise<TimelineEvent[] | null>;
+  timeline(scope: OperationsScope, objectId: string, caller: CommandOptions): Promise<SessionEventView[] | null>;
+  deliveries(scope: OperationsScope, objectIds: readonly string[], caller: CommandOptions): Promise<ObjectDeliveryView[]>;
 }
 
-/** No timeline command yet. */
-export const NO_HISTORY: ObjectHistory = { timeline: async () => null };
+/** Deliveries shown per object (the newest; the developer page has every one). */
+export const DELIVERIES_SHOWN = 50;
 
-/** The merchant's webhook endpoints of an environment and one page of each one's deliveries (the dispatcher's). */
-export interface DeliverySource {
-  endpointIds(scope: OperationsScope): Promise<string[]>;
-  deliveries(scope: OperationsScope, endpointId: string, limit: number, caller: CommandOptions): Promise<DeliveryView[]>;
+const SESSION_ID = /^(pi|inv)_/;
+
+/** The history from the owners: sessions' timeline of an intent or invoice, the dispatcher's deliveries per object. */
+export class OwnersHistory implements ObjectHistory {
+  constructor(
+    private readonly sessions: SessionsClient,
+    private readonly webhooks: WebhooksClient,
+  ) {}
+
+  async timeline(scope: OperationsScope, objectId: string, caller: CommandOptions): Promise<SessionEventView[] | null> {
+    if (!SESSION_ID.test(objectId)) return null;
+    return (await this.sessions.listSessionEvents({ ...scope, id: objectId }, caller)).data;
+  }
+
+  async deliveries(scope: OperationsScope, objectIds: readonly string[], caller: CommandOptions): Promise<ObjectDeliveryView[]> {
+    const lists = await Promise.all(objectIds.map((id) => this.webhooks.listObjectDeliveries({ ...scope, object_id: id, limit: DELIVERIES_SHOWN }, caller)));
+    return newestFirst(lists.flatMap((list) => list.data)).slice(0, DELIVERIES_SHOWN);
+  }
 }
 
-/** How many recent deliveries of each endpoint are searched for an object's events. */
-export const DELIVERIES_SEARCHED = 100;
-
-/**
- * The deliveries of an object's events: the dispatcher lists deliveries per endpoint, so the recent ones of every
- * endpoint of the environment are matched by event id (older deliveries are on the developer page).
- */
-export async function deliveriesOf(source: DeliverySource, scope: OperationsScope, events: readonly TimelineEvent[], caller: CommandOptions): Promise<DeliveryView[]> {
-  if (events.length === 0) return [];
-  const ids = new Set(events.map((event) => event.id));
-  const endpoints = await source.endpointIds(scope);
-  const pages = await Promise.all(endpoints.map((id) => source.deliveries(scope, id, DELIVERIES_SEARCHED, caller)));
-  return pages
-    .flat()
-    .filter((delivery) => ids.has(delivery.event_id))
-    .sort((a, b) => b.created_at.localeCompare(a.created_at));
+export function newestFirst<T extends { created_at: string; id: string }>(items: T[]): T[] {
+  return [...items].sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
 }

@@ -5,11 +5,6 @@ import {
   PAYMENT_INTENT_STATUSES,
   PAYMENT_STATUSES,
   REFUND_STATUSES,
-  REFUNDS_COMMANDS,
-  type InvoiceStatus,
-  type PaymentIntentStatus,
-  type PaymentStatus,
-  type RefundStatus,
   type InvoiceResource,
   type ListResource,
   type PaymentIntentResource,
@@ -20,8 +15,9 @@ import type { CommandOptions } from '@payments/platform';
 import type { RefundsClient } from '../../refunds/refunds.client';
 import { PAYMENT_ID, REFUND_ID } from '../../refunds/list-refunds.query';
 import type { SessionsClient } from '../../sessions-client/sessions.client';
+import { parseListQuery as listCommandFields, type ListCommandFields, type ListKind } from '../filters/list-query';
 import type { CsvValue } from './csv';
-import { listFilter, type FilterName, type ListRequest, type ListShape } from './list-query';
+import { filterParams, type FilterName, type ListRequest, type ListShape } from './list-query';
 import type { OperationsScope } from './object-history';
 import type { OperationsKey } from './operations-messages';
 
@@ -44,11 +40,13 @@ export interface Column<T> {
   kind?: 'id' | 'money' | 'status' | 'date';
 }
 
-export interface ListDefinition<T extends { id: string }> {
+export interface ListDefinition<T extends { id: string }, K extends ListKind = ListKind> {
   section: ListSection;
+  /** The list in the query-string parser's terms (it builds the owner's command). */
+  kind: K;
   title: OperationsKey;
   shape: ListShape;
-  list: ((clients: OperationsClients, scope: OperationsScope, request: Pick<ListRequest, 'filters' | 'cursor'>, limit: number, caller: CommandOptions) => Promise<ListResource<T>>) | null;
+  list: (clients: OperationsClients, scope: OperationsScope, fields: ListCommandFields[K], caller: CommandOptions) => Promise<ListResource<T>>;
   columns: Column<T>[];
   csvHeader: string[];
   csvRow: (item: T) => CsvValue[];
@@ -57,26 +55,29 @@ export interface ListDefinition<T extends { id: string }> {
 /** The filters every list takes (the owners' ListFilter). */
 const COMMON_FILTERS: readonly FilterName[] = ['status', 'from', 'to', 'amount_min', 'amount_max'];
 
-/** A list command's filter and page from the form: only what that list takes. */
-function commandOf<S extends string>(request: Pick<ListRequest, 'filters' | 'cursor'>, limit: number, externalRef: boolean) {
-  const { external_ref, status, ...filter } = listFilter(request.filters);
-  return {
-    ...filter,
-    ...(status ? { status: status as S } : {}),
-    ...(externalRef && external_ref ? { external_ref } : {}),
-    limit,
-    ...(request.cursor.starting_after ? { starting_after: request.cursor.starting_after } : {}),
-  };
+/**
+ * The owner's list command for the form's filters (the ones that passed the form's checks) and a page: built and
+ * checked by the dashboard's query-string parser against the owner's schema. A refusal names the field at fault.
+ */
+export function listCommand<K extends ListKind>(
+  kind: K,
+  request: Pick<ListRequest, 'filters' | 'cursor'>,
+  limit: number,
+): { ok: true; fields: ListCommandFields[K] } | { ok: false; param: string; message: string } {
+  const query: Record<string, string> = Object.fromEntries(filterParams(request.filters));
+  if (request.cursor.starting_after) query.starting_after = request.cursor.starting_after;
+  return listCommandFields(kind, query, { defaultLimit: limit });
 }
 
 /** One page of a list on screen. */
 export const PAGE_SIZE = 25;
 
-export const PAYMENTS: ListDefinition<PaymentResource> = {
+export const PAYMENTS: ListDefinition<PaymentResource, 'payments'> = {
   section: 'payments',
+  kind: 'payments',
   title: 'paymentsTitle',
   shape: { filters: [...COMMON_FILTERS, 'external_ref'], choices: PAYMENT_STATUSES, idPattern: PAYMENT_ID, pagesBack: false },
-  list: (clients, scope, request, limit, caller) => clients.refunds.send(REFUNDS_COMMANDS.listPayments, { ...scope, ...commandOf<PaymentStatus>(request, limit, true) }, caller),
+  list: (clients, scope, fields, caller) => clients.refunds.listPayments({ ...scope, ...fields }, caller),
   columns: [
     { label: 'colId', value: (p) => p.id, kind: 'id' },
     { label: 'colAmount', value: (p) => p.amount, kind: 'money' },
@@ -90,16 +91,12 @@ export const PAYMENTS: ListDefinition<PaymentResource> = {
   csvRow: (p) => [p.id, p.amount, p.refunded_amount, p.fee, p.net, p.currency, p.status, p.method, p.source, p.created_at],
 };
 
-export const REFUNDS: ListDefinition<RefundResource> = {
+export const REFUNDS: ListDefinition<RefundResource, 'refunds'> = {
   section: 'refunds',
+  kind: 'refunds',
   title: 'refundsTitle',
   shape: { filters: [...COMMON_FILTERS, 'payment_id'], choices: REFUND_STATUSES, idPattern: REFUND_ID, pagesBack: false, paymentIdPattern: PAYMENT_ID },
-  list: (clients, scope, request, limit, caller) =>
-    clients.refunds.send(
-      REFUNDS_COMMANDS.listRefunds,
-      { ...scope, ...commandOf<RefundStatus>(request, limit, false), ...(request.filters.payment_id ? { payment_id: request.filters.payment_id } : {}) },
-      caller,
-    ),
+  list: (clients, scope, fields, caller) => clients.refunds.listRefunds({ ...scope, ...fields }, caller),
   columns: [
     { label: 'colId', value: (r) => r.id, kind: 'id' },
     { label: 'colAmount', value: (r) => r.amount, kind: 'money' },
@@ -112,11 +109,12 @@ export const REFUNDS: ListDefinition<RefundResource> = {
   csvRow: (r) => [r.id, r.payment_id, r.amount, r.currency, r.status, r.reason, r.failure_reason, r.created_at, r.completed_at],
 };
 
-export const PAYMENT_INTENTS: ListDefinition<PaymentIntentResource> = {
+export const PAYMENT_INTENTS: ListDefinition<PaymentIntentResource, 'payment_intents'> = {
   section: 'payment-intents',
+  kind: 'payment_intents',
   title: 'intentsTitle',
   shape: { filters: [...COMMON_FILTERS, 'external_ref'], choices: PAYMENT_INTENT_STATUSES, idPattern: INTENT_ID, pagesBack: false },
-  list: (clients, scope, request, limit, caller) => clients.sessions.listPaymentIntents({ ...scope, ...commandOf<PaymentIntentStatus>(request, limit, true) }, caller),
+  list: (clients, scope, fields, caller) => clients.sessions.listPaymentIntents({ ...scope, ...fields }, caller),
   columns: [
     { label: 'colId', value: (i) => i.id, kind: 'id' },
     { label: 'colAmount', value: (i) => i.amount, kind: 'money' },
@@ -128,11 +126,12 @@ export const PAYMENT_INTENTS: ListDefinition<PaymentIntentResource> = {
   csvRow: (i) => [i.id, i.amount, i.currency, i.fee, i.net_amount, i.status, i.payment_method, i.external_ref, i.description, i.created_at, i.paid_at, i.payment_id],
 };
 
-export const INVOICES: ListDefinition<InvoiceResource> = {
+export const INVOICES: ListDefinition<InvoiceResource, 'invoices'> = {
   section: 'invoices',
+  kind: 'invoices',
   title: 'invoicesTitle',
   shape: { filters: [...COMMON_FILTERS, 'external_ref'], choices: INVOICE_STATUSES, idPattern: INVOICE_ID, pagesBack: false },
-  list: (clients, scope, request, limit, caller) => clients.sessions.listInvoices({ ...scope, ...commandOf<InvoiceStatus>(request, limit, true) }, caller),
+  list: (clients, scope, fields, caller) => clients.sessions.listInvoices({ ...scope, ...fields }, caller),
   columns: [
     { label: 'colId', value: (i) => i.id, kind: 'id' },
     { label: 'colNumber', value: (i) => i.number },

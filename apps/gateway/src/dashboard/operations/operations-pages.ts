@@ -1,7 +1,7 @@
 // The operations views' markup: lists with their filter form, search box, paging and export link; object pages
 // with their fields, events, deliveries and refunds; the refund form and its confirmation. Money is shown as the
 // MoneyString the owner gave, right-aligned; nothing is computed in floating point.
-import type { DeliveryView, RefundResource } from '@payments/contracts';
+import type { ObjectDeliveryView, RefundResource, SessionEventView } from '@payments/contracts';
 import type { Environment } from '@payments/ids';
 import { html, type SafeHtml } from '../../checkout/page/html';
 import type { SignedInRequest } from '../session/dashboard-auth';
@@ -11,7 +11,6 @@ import { exportLink, type FilterName, type FilterProblem, type ListRequest, type
 import type { Column, ListSection } from './operations-lists';
 import { operationsText, type OperationsKey } from './operations-messages';
 import type { RefundForm, RefundProblem } from './refund-action';
-import type { TimelineEvent } from './object-history';
 
 export type Text = (key: OperationsKey, vars?: Record<string, string | number>) => string;
 
@@ -141,28 +140,28 @@ export function fields(t: Text, rows: Array<[OperationsKey, SafeHtml | string | 
   )}</dl></div>`;
 }
 
-export function timelineSection(events: TimelineEvent[] | null, t: Text): SafeHtml {
+/** The events of an object in their order, each with its sequence (the `sequence` its webhook carries). */
+export function timelineSection(events: SessionEventView[] | null, t: Text): SafeHtml {
   const body =
     events === null
       ? html`<div class="card"><p>${t('timelineUnavailable')}</p></div>`
       : events.length === 0
         ? html`<div class="card"><p>${t('timelineEmpty')}</p></div>`
-        : html`<div class="table-wrap"><table><thead><tr><th scope="col" class="num">${t('timelineSequence')}</th><th scope="col">${t('timelineType')}</th><th scope="col">${t('colId')}</th><th scope="col">${t('timelineAt')}</th></tr></thead><tbody>${[...events]
+        : html`<div class="table-wrap"><table data-timeline><thead><tr><th scope="col" class="num">${t('timelineSequence')}</th><th scope="col">${t('timelineType')}</th><th scope="col">${t('timelineAt')}</th></tr></thead><tbody>${[...events]
             .sort((a, b) => a.sequence - b.sequence)
-            .map((event) => html`<tr><td class="num">${event.sequence}</td><td><code>${event.type}</code></td><td><code>${event.id}</code></td><td>${when(event.created_at)}</td></tr>`)}</tbody></table></div>`;
+            .map((event) => html`<tr><td class="num">${event.sequence}</td><td><code>${event.type ?? event.name}</code></td><td>${when(event.occurred_at)}</td></tr>`)}</tbody></table></div>`;
   return html`<h2>${t('timelineHeading')}</h2>${body}`;
 }
 
-export function deliveriesSection(deliveries: DeliveryView[] | null, t: Text): SafeHtml {
+/** The webhook deliveries of the object's events, with each one's endpoint and attempts. */
+export function deliveriesSection(deliveries: ObjectDeliveryView[], t: Text): SafeHtml {
   const body =
-    deliveries === null
-      ? html`<div class="card"><p>${t('deliveriesUnavailable')}</p></div>`
-      : deliveries.length === 0
-        ? html`<div class="card"><p>${t('deliveriesEmpty')}</p></div>`
-        : html`<div class="table-wrap"><table><thead><tr><th scope="col">${t('colId')}</th><th scope="col">${t('timelineType')}</th><th scope="col">${t('deliveryEndpoint')}</th><th scope="col">${t('colStatus')}</th><th scope="col" class="num">${t('deliveryAttempts')}</th><th scope="col">${t('colCreated')}</th></tr></thead><tbody>${deliveries.map(
-            (d) =>
-              html`<tr><td><code>${d.id}</code></td><td><code>${d.event_type}</code></td><td><code>${d.endpoint_id}</code></td><td>${statusBadge(d.status)}</td><td class="num">${d.attempt_count}</td><td>${when(d.created_at)}</td></tr>`,
-          )}</tbody></table></div>`;
+    deliveries.length === 0
+      ? html`<div class="card"><p>${t('deliveriesEmpty')}</p></div>`
+      : html`<div class="table-wrap"><table data-deliveries><thead><tr><th scope="col">${t('colId')}</th><th scope="col">${t('timelineType')}</th><th scope="col" class="num">${t('timelineSequence')}</th><th scope="col">${t('deliveryEndpoint')}</th><th scope="col">${t('colStatus')}</th><th scope="col" class="num">${t('deliveryAttempts')}</th><th scope="col">${t('colCreated')}</th></tr></thead><tbody>${deliveries.map(
+          (d) =>
+            html`<tr><td><code>${d.id}</code></td><td><code>${d.event_type}</code></td><td class="num">${d.event_sequence}</td><td dir="ltr">${d.endpoint_url}</td><td>${statusBadge(d.status)}</td><td class="num">${d.attempt_count}</td><td>${when(d.created_at)}</td></tr>`,
+        )}</tbody></table></div>`;
   return html`<h2>${t('deliveriesHeading')}</h2>${body}`;
 }
 

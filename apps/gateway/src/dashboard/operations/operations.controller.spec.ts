@@ -5,7 +5,7 @@ import type { RefundsClient } from '../../refunds/refunds.client';
 import type { SessionsClient } from '../../sessions-client/sessions.client';
 import type { DashboardAuth, Role, SignedInRequest } from '../session/dashboard-auth';
 import { RoleForbidden } from '../web/dashboard-exception.filter';
-import { NO_HISTORY, type DeliverySource } from './object-history';
+import type { ObjectHistory } from './object-history';
 import { OperationsController } from './operations.controller';
 import { DashboardRefunds, REFUND_FORM_KEY } from './refund-action';
 
@@ -63,8 +63,7 @@ const payment: PaymentResource = {
 
 function setup(role: Role, answer?: (name: string, body: Record<string, unknown>) => unknown) {
   const sent: Array<{ name: string; body: Record<string, unknown>; commandId?: string }> = [];
-  const refunds = {
-    send: async (name: string, body: Record<string, unknown>, caller: { commandId?: string }) => {
+  const send = async (name: string, body: Record<string, unknown>, caller: { commandId?: string }) => {
       sent.push({ name, body, commandId: caller.commandId });
       if (answer) return answer(name, body);
       if (name === 'payments.get') {
@@ -73,16 +72,26 @@ function setup(role: Role, answer?: (name: string, body: Record<string, unknown>
       }
       if (name === 'refunds.create') return { id: `re_${'b'.repeat(24)}`, amount: (body.params as { amount?: string }).amount ?? '64.00', status: 'completed' };
       throw new Error(`unexpected ${name}`);
-    },
+  };
+  const refunds = {
+    send,
+    getPayment: (body: Record<string, unknown>, caller: { commandId?: string }) => send('payments.get', body, caller),
   } as unknown as RefundsClient;
   const page = signedIn(role);
   const auth = {
     signedInPage: async () => page,
     signedInForm: async () => page,
   } as unknown as DashboardAuth;
-  const deliveries: DeliverySource = { endpointIds: async () => [], deliveries: async () => [] };
-  const controller = new OperationsController(auth, {} as SessionsClient, refunds, new DashboardRefunds(refunds), NO_HISTORY, deliveries);
-  return { controller, sent };
+  const history: ObjectHistory = {
+    timeline: async (_scope, id) => (id === 'pi_test_abc' ? [{ object: 'session_event', sequence: 2, type: 'payment_intent.succeeded', name: 'PaymentIntentSucceeded', occurred_at: '2026-11-27T10:00:00.000Z' }, { object: 'session_event', sequence: 1, type: 'payment_intent.created', name: 'PaymentIntentCreated', occurred_at: '2026-11-27T09:59:00.000Z' }] : null),
+    deliveries: async (_scope, ids) => {
+      deliveriesAsked.push([...ids]);
+      return [];
+    },
+  };
+  const deliveriesAsked: string[][] = [];
+  const controller = new OperationsController(auth, {} as SessionsClient, refunds, new DashboardRefunds(refunds), history);
+  return { controller, sent, deliveriesAsked };
 }
 
 const request = { id: 'req-1' } as unknown as FastifyRequest;
@@ -90,14 +99,16 @@ const asReply = (reply: Reply) => reply as unknown as FastifyReply;
 
 describe('payment page and refund button', () => {
   it('shows the payment with its amounts as given and a refund button to a developer', async () => {
-    const { controller } = setup('developer');
+    const { controller, deliveriesAsked } = setup('developer');
     const reply = new Reply();
     await controller.payment('test', '1', {}, request, asReply(reply));
     expect(reply.status).toBe(200);
     expect(reply.body).toContain('74.00 USD');
     expect(reply.body).toContain('<td class="num"><span dir="ltr">10.00 USD</span></td>');
     expect(reply.body).toContain('data-refund-button');
-    expect(reply.body).toContain('The event history of this object is not available yet.');
+    // The payment's events are its intent's, in sequence order; its deliveries are the intent's and its refunds'.
+    expect(reply.body).toMatch(/<td class="num">1<\/td><td><code>payment_intent.created<\/code>.*<td class="num">2<\/td><td><code>payment_intent.succeeded/s);
+    expect(deliveriesAsked).toEqual([['pi_test_abc', `re_${'a'.repeat(24)}`]]);
   });
 
   it('shows a viewer no refund button, refuses their form page and their post with nothing sent', async () => {

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { REFUNDS_COMMANDS, type PaymentResource } from '@payments/contracts';
+import type { PaymentResource } from '@payments/contracts';
 import { ApiError, type CommandOptions } from '@payments/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { html, type SafeHtml } from '../../checkout/page/html';
@@ -13,8 +13,9 @@ import { sendPage } from '../web/respond';
 import { csvFileName, csvLines } from './csv';
 import { sendCsv } from './csv-response';
 import { parseListQuery, pagingLinks } from './list-query';
-import { DELIVERY_SOURCE, deliveriesOf, OBJECT_HISTORY, type DeliverySource, type ObjectHistory, type OperationsScope } from './object-history';
-import { INTENT_ID, INVOICE_ID, LISTS, PAGE_SIZE, PAYMENT_ID, REFUND_ID, searchTarget, type ListDefinition, type ListSection, type OperationsClients } from './operations-lists';
+import { OBJECT_HISTORY, type ObjectHistory, type OperationsScope } from './object-history';
+import type { ListKind } from '../filters/list-query';
+import { INTENT_ID, INVOICE_ID, listCommand, LISTS, PAGE_SIZE, PAYMENT_ID, REFUND_ID, searchTarget, type ListDefinition, type ListSection, type OperationsClients } from './operations-lists';
 import {
   deliveriesSection,
   emptyList,
@@ -62,7 +63,6 @@ export class OperationsController {
     private readonly refunds: RefundsClient,
     private readonly refundAction: DashboardRefunds,
     @Inject(OBJECT_HISTORY) private readonly history: ObjectHistory,
-    @Inject(DELIVERY_SOURCE) private readonly deliveries: DeliverySource,
   ) {
     this.clients = { sessions, refunds };
   }
@@ -122,7 +122,7 @@ export class OperationsController {
     if (!page) return;
     const t = textFor(page);
     const caller = callerOf(request);
-    const payment = await this.refunds.send(REFUNDS_COMMANDS.getPayment, { ...scopeOf(page), id: requireId(id, PAYMENT_ID) }, caller);
+    const payment = await this.refunds.getPayment({ ...scopeOf(page), id: requireId(id, PAYMENT_ID) }, caller);
     const refundable = refundableAmount(payment);
     const made = typeof query.refunded === 'string' ? payment.refunds.find((refund) => refund.id === query.refunded) : undefined;
     const notice = made ? html`<div class="banner ok" role="status" data-refund-done>${t('refundDone', { id: made.id, amount: made.amount, status: made.status })}</div>` : null;
@@ -139,7 +139,7 @@ ${fields(t, [
   ['colMethod', payment.method],
   ['colSource', sourceLink(page, payment.source)],
   ['colCreated', when(payment.created_at)],
-])}${refundsTable(page.environment, payment.refunds, t)}${await this.history_(page, payment.id, caller, t)}`;
+])}${refundsTable(page.environment, payment.refunds, t)}${await this.history_(page, payment.source, [payment.source, ...payment.refunds.slice(0, 10).map((refund) => refund.id)], caller, t)}`;
     await sendPage(reply, page, 'payments', t('paymentTitle', { id: payment.id }), content);
   }
 
@@ -180,7 +180,7 @@ ${fields(t, [
     if (!page) return;
     const t = textFor(page);
     const caller = callerOf(request);
-    const refund = await this.refunds.send(REFUNDS_COMMANDS.getRefund, { ...scopeOf(page), id: requireId(id, REFUND_ID) }, caller);
+    const refund = await this.refunds.getRefund({ ...scopeOf(page), id: requireId(id, REFUND_ID) }, caller);
     const content = html`<h1>${t('refundTitle', { id: refund.id })}</h1><p>${statusBadge(refund.status)}</p>
 ${fields(t, [
   ['colAmount', money(refund.amount, refund.currency)],
@@ -189,7 +189,7 @@ ${fields(t, [
   ['fieldFailureReason', refund.failure_reason],
   ['colCreated', when(refund.created_at)],
   ['fieldCompletedAt', when(refund.completed_at)],
-])}${await this.history_(page, refund.id, caller, t)}`;
+])}${await this.history_(page, refund.id, [refund.id], caller, t)}`;
     await sendPage(reply, page, 'refunds', t('refundTitle', { id: refund.id }), content);
   }
 
@@ -214,7 +214,7 @@ ${fields(t, [
   ['fieldPaidAt', when(intent.paid_at)],
   ['fieldCheckoutUrl', html`<a href="${intent.checkout_url}" dir="ltr">${intent.checkout_url}</a>`],
   ['fieldMetadata', metadataText(intent.metadata)],
-])}${await this.history_(page, intent.id, caller, t)}`;
+])}${await this.history_(page, intent.id, [intent.id], caller, t)}`;
     await sendPage(reply, page, 'payment-intents', t('intentTitle', { id: intent.id }), content);
   }
 
@@ -241,43 +241,48 @@ ${fields(t, [
   ['fieldPaidAt', when(invoice.paid_at)],
   ['fieldCheckoutUrl', html`<a href="${invoice.checkout_url}" dir="ltr">${invoice.checkout_url}</a>`],
   ['fieldMetadata', metadataText(invoice.metadata)],
-])}${await this.history_(page, invoice.id, caller, t)}`;
+])}${await this.history_(page, invoice.id, [invoice.id], caller, t)}`;
     await sendPage(reply, page, 'invoices', t('invoiceTitle', { id: invoice.id }), content);
   }
 
-  private async listPage<T extends { id: string }>(definition: ListDefinition<T>, env: string, query: Query, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  private async listPage<T extends { id: string }, K extends ListKind>(definition: ListDefinition<T, K>, env: string, query: Query, request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const page = await this.auth.signedInPage(request, reply, environmentOf(env));
     if (!page) return;
     const t = textFor(page);
     const path = `/dashboard/${page.environment}/${definition.section}`;
     const listRequest = parseListQuery(definition.shape, query);
-    let body: SafeHtml;
-    if (!definition.list) {
-      body = html`<div class="card"><p>${t('listUnavailable')}</p></div>`;
+    const command = listCommand(definition.kind, listRequest, PAGE_SIZE);
+    let rows: SafeHtml;
+    let paging: SafeHtml | null = null;
+    if (!command.ok) {
+      // A combination the owner refuses (the form's fields each passed): said, with nothing listed.
+      rows = html`<div class="banner error" role="alert" data-filter-refused>${command.message}</div>`;
     } else {
-      const list = await definition.list(this.clients, scopeOf(page), listRequest, PAGE_SIZE, callerOf(request));
-      const rows = list.data.length === 0 ? emptyList(listRequest, t) : table(t(definition.title), definition.columns, list.data, page.environment, definition.section, t);
-      body = html`${filterForm(path, definition.shape, listRequest, query, t)}${exportAction(path, listRequest, t)}${rows}${pagingNav(pagingLinks(path, definition.shape, listRequest, list), t)}`;
+      const list = await definition.list(this.clients, scopeOf(page), command.fields, callerOf(request));
+      rows = list.data.length === 0 ? emptyList(listRequest, t) : table(t(definition.title), definition.columns, list.data, page.environment, definition.section, t);
+      paging = pagingNav(pagingLinks(path, definition.shape, listRequest, list), t);
     }
-    await sendPage(reply, page, definition.section, t(definition.title), html`<h1>${t(definition.title)}</h1>${searchForm(page, definition.section, t)}${body}`);
+    const content = html`<h1>${t(definition.title)}</h1>${searchForm(page, definition.section, t)}${filterForm(path, definition.shape, listRequest, query, t)}${exportAction(path, listRequest, t)}${rows}${paging}`;
+    await sendPage(reply, page, definition.section, t(definition.title), content);
   }
 
-  private async exportCsv<T extends { id: string }>(definition: ListDefinition<T>, env: string, query: Query, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  /** The filtered list as CSV, paged through the same command as the page, newest first, at most CSV_MAX_ROWS. */
+  private async exportCsv<T extends { id: string }, K extends ListKind>(definition: ListDefinition<T, K>, env: string, query: Query, request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const page = await this.auth.signedInPage(request, reply, environmentOf(env));
     if (!page) return;
-    const list = definition.list;
-    if (!list) throw new ApiError('not_found', 'No such list.');
     const { filters } = parseListQuery(definition.shape, query);
+    const command = listCommand(definition.kind, { filters, cursor: {} }, PAGE_SIZE);
+    if (!command.ok) throw new ApiError('invalid_request', command.message, command.param);
     const scope = scopeOf(page);
     const caller = callerOf(request);
     const lines = csvLines(definition.csvHeader, definition.csvRow, (startingAfter, limit) =>
-      list(this.clients, scope, { filters, cursor: startingAfter ? { starting_after: startingAfter } : {} }, limit, caller),
+      definition.list(this.clients, scope, { ...command.fields, limit, ...(startingAfter ? { starting_after: startingAfter } : {}) }, caller),
     );
     await sendCsv(reply, csvFileName(definition.section, page.environment, new Date()), lines);
   }
 
   private payment_(page: SignedInRequest, id: string, caller: CommandOptions): Promise<PaymentResource> {
-    return this.refunds.send(REFUNDS_COMMANDS.getPayment, { ...scopeOf(page), id: requireId(id, PAYMENT_ID) }, caller);
+    return this.refunds.getPayment({ ...scopeOf(page), id: requireId(id, PAYMENT_ID) }, caller);
   }
 
   private async sendRefundForm(reply: FastifyReply, page: SignedInRequest, payment: PaymentResource, form: RefundForm, problem?: Parameters<typeof refundFormPage>[6], status = 200): Promise<void> {
@@ -290,11 +295,10 @@ ${fields(t, [
     await sendPage(reply, page, 'payments', t('refundFormTitle', { id: payment.id }), content, status);
   }
 
-  /** The object's events and the webhook deliveries of those events. */
-  private async history_(page: SignedInRequest, objectId: string, caller: CommandOptions, t: Text): Promise<SafeHtml> {
+  /** An object's events (those of `timelineOf`) and the webhook deliveries of the events of `objectIds`. */
+  private async history_(page: SignedInRequest, timelineOf: string, objectIds: readonly string[], caller: CommandOptions, t: Text): Promise<SafeHtml> {
     const scope = scopeOf(page);
-    const events = await this.history.timeline(scope, objectId, caller);
-    const deliveries = events === null ? null : await deliveriesOf(this.deliveries, scope, events, caller);
+    const [events, deliveries] = await Promise.all([this.history.timeline(scope, timelineOf, caller), this.history.deliveries(scope, objectIds, caller)]);
     return html`${timelineSection(events, t)}${deliveriesSection(deliveries, t)}`;
   }
 }
