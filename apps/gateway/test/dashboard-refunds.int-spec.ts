@@ -4,6 +4,9 @@ import { startStack, TestWebhookReceiver, waitFor, type Stack, type TestMerchant
 import { Redis } from 'ioredis';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
 import { BalanceCache } from '../src/balance/balance-cache';
 import { LedgerClient } from '../src/balance/ledger.client';
 import { DashboardBalanceController } from '../src/dashboard/balance/balance.controller';
@@ -56,9 +59,9 @@ describe('dashboard refund button', () => {
   const asReply = (reply: Reply) => reply as unknown as FastifyReply;
   const request = () => ({ id: randomUUID() }) as unknown as FastifyRequest;
 
-  function signedIn(merchantId: string, role: Role, environment: 'test' | 'live' = 'test'): DashboardAuth {
+  function signedIn(merchantId: string, role: Role, environment: 'test' | 'live' = 'test', lang: 'en' | 'ar' = 'en'): DashboardAuth {
     const page = {
-      lang: 'en',
+      lang,
       nonce: 'n',
       csrf: 't',
       path: '/dashboard/test/payments',
@@ -221,4 +224,54 @@ describe('dashboard refund button', () => {
 
     expect((await stack.call('GET', `/api/v1/payments/${paymentId}`, { key: merchant.test_key })).body.refunds).toEqual([]);
   });
+
+  it('draws every operations page without axe violations and without sideways scrolling at 360 px, in English and Arabic', async () => {
+    const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+    const paymentId = await paidPayment('42.00');
+    const owner = pages(signedIn(merchant.merchant_id, 'owner'));
+    const key = await formKey(owner, paymentId);
+    const done = new Reply();
+    await owner.refund('test', paymentId, { _csrf: 't', idempotency_key: key, mode: 'partial', amount: '2.00', step: 'confirm' }, request(), asReply(done));
+    expect(done.status).toBe(303);
+    const intentId = (await stack.call('GET', `/api/v1/payments/${paymentId}`, { key: merchant.test_key })).body.source as string;
+
+    const shots = join(__dirname, '..', '..', '..', '.cache', 'screenshots');
+    mkdirSync(shots, { recursive: true });
+    const axe = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    try {
+      const context = await browser.newContext({ viewport: { width: 360, height: 800 } });
+      const tab = await context.newPage();
+      for (const lang of ['en', 'ar'] as const) {
+        const auth = signedIn(merchant.merchant_id, 'owner', 'test', lang);
+        const views = pages(auth);
+        const balance = new DashboardBalanceController(auth, ledger, new BalanceCache(0, (scope, caller) => ledger.getBalance(scope, caller)));
+        const drawn: Array<[string, (reply: Reply) => Promise<void>]> = [
+          ['payments', (r) => views.payments('test', { status: 'bogus', amount_min: '1' }, request(), asReply(r))],
+          ['payment', (r) => views.payment('test', paymentId, {}, request(), asReply(r))],
+          ['refund-form', (r) => views.refundForm('test', paymentId, request(), asReply(r))],
+          ['refund-confirm', (r) => views.refund('test', paymentId, { _csrf: 't', idempotency_key: key, mode: 'partial', amount: '1.00', step: 'review' }, request(), asReply(r))],
+          ['payment-intents', (r) => views.intents('test', {}, request(), asReply(r))],
+          ['payment-intent', (r) => views.intent('test', intentId, request(), asReply(r))],
+          ['refunds', (r) => views.refundList('test', {}, request(), asReply(r))],
+          ['invoices', (r) => views.invoices('test', {}, request(), asReply(r))],
+          ['balance', (r) => balance.balance('test', {}, request(), asReply(r))],
+        ];
+        for (const [name, draw] of drawn) {
+          const reply = new Reply();
+          await draw(reply);
+          expect([name, reply.status]).toEqual([name, 200]);
+          await tab.setContent(reply.body);
+          await tab.evaluate(axe);
+          const result = (await tab.evaluate('axe.run()')) as { violations: Array<{ id: string; nodes: Array<{ target: unknown }> }> };
+          await tab.screenshot({ path: join(shots, `dashboard-${name}-${lang}-360.png`), fullPage: true });
+          expect([name, lang, result.violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.target) }))]).toEqual([name, lang, []]);
+          expect([name, lang, await tab.evaluate('document.documentElement.scrollWidth')]).toEqual([name, lang, 360]);
+        }
+      }
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
 });

@@ -14,7 +14,7 @@ import { sendCsv } from '../operations/csv-response';
 import { parseListQuery, pagingLinks } from '../operations/list-query';
 import { callerOf, scopeOf } from '../operations/operations.controller';
 import { PAGE_SIZE, type Column } from '../operations/operations-lists';
-import { emptyList, exportAction, filterForm, money, pagingNav, textFor, when } from '../operations/operations-pages';
+import { emptyList, exportAction, filterForm, money, pagingNav, scrollable, textFor, when } from '../operations/operations-pages';
 import { BALANCE_CSV_HEADER, BALANCE_TRANSACTIONS_SHAPE, balanceCsvRow, balanceTransactionsCommand } from './balance-view';
 
 const COLUMNS: Column<BalanceTransactionResource>[] = [
@@ -52,7 +52,7 @@ export class DashboardBalanceController {
     const rows =
       list.data.length === 0
         ? emptyList(listRequest, t)
-        : html`<div class="table-wrap"><table><thead><tr>${COLUMNS.map((c) => html`<th scope="col"${c.kind === 'money' ? html` class="num"` : ''}>${t(c.label)}</th>`)}</tr></thead><tbody>${list.data.map(
+        : html`<div class="table-wrap" ${scrollable(t('balanceTransactionsHeading'))}><table><thead><tr>${COLUMNS.map((c) => html`<th scope="col"${c.kind === 'money' ? html` class="num"` : ''}>${t(c.label)}</th>`)}</tr></thead><tbody>${list.data.map(
             (x) => html`<tr>${COLUMNS.map((c) => {
               const value = c.value(x);
               if (value === null) return html`<td>—</td>`;

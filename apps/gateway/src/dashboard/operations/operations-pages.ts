@@ -21,6 +21,12 @@ export function textFor(page: Pick<SignedInRequest, 'lang'>): Text {
 const GOOD = new Set(['succeeded', 'paid', 'completed', 'enabled']);
 const BAD = new Set(['failed', 'cancelled', 'expired', 'refunded', 'disabled']);
 
+/** A heading naming an object: its id in `code`, which may break anywhere (a long id never widens a phone's page). */
+export function titleWithId(t: Text, key: OperationsKey, id: string): SafeHtml {
+  const [before = '', after = ''] = t(key, { id: '\u0000' }).split('\u0000');
+  return html`<h1>${before}<code dir="ltr">${id}</code>${after}</h1>`;
+}
+
 export function statusBadge(status: string): SafeHtml {
   const tone = GOOD.has(status) ? 'good' : BAD.has(status) ? 'bad' : 'wait';
   return html`<span class="status ${tone}">${status}</span>`;
@@ -111,9 +117,14 @@ function cell<T>(column: Column<T>, item: T, environment: Environment, section: 
   }
 }
 
+/** A table's wrapper that scrolls on a narrow screen: a named region keyboard users can focus and scroll. */
+export function scrollable(label: string): SafeHtml {
+  return html`tabindex="0" role="region" aria-label="${label}"`;
+}
+
 /** A table of rows inside a scrolling wrapper (narrow screens scroll the table, not the page). */
 export function table<T>(caption: string, columns: Column<T>[], rows: T[], environment: Environment, section: ListSection, t: Text): SafeHtml {
-  return html`<div class="table-wrap"><table><caption class="skip">${caption}</caption><thead><tr>${columns.map(
+  return html`<div class="table-wrap" ${scrollable(caption)}><table><thead><tr>${columns.map(
     (column) => html`<th scope="col"${column.kind === 'money' ? html` class="num"` : ''}>${t(column.label)}</th>`,
   )}</tr></thead><tbody>${rows.map((row) => html`<tr>${columns.map((column) => cell(column, row, environment, section))}</tr>`)}</tbody></table></div>`;
 }
@@ -147,7 +158,7 @@ export function timelineSection(events: SessionEventView[] | null, t: Text): Saf
       ? html`<div class="card"><p>${t('timelineUnavailable')}</p></div>`
       : events.length === 0
         ? html`<div class="card"><p>${t('timelineEmpty')}</p></div>`
-        : html`<div class="table-wrap"><table data-timeline><thead><tr><th scope="col" class="num">${t('timelineSequence')}</th><th scope="col">${t('timelineType')}</th><th scope="col">${t('timelineAt')}</th></tr></thead><tbody>${[...events]
+        : html`<div class="table-wrap" ${scrollable(t('timelineHeading'))}><table data-timeline><thead><tr><th scope="col" class="num">${t('timelineSequence')}</th><th scope="col">${t('timelineType')}</th><th scope="col">${t('timelineAt')}</th></tr></thead><tbody>${[...events]
             .sort((a, b) => a.sequence - b.sequence)
             .map((event) => html`<tr><td class="num">${event.sequence}</td><td><code>${event.type ?? event.name}</code></td><td>${when(event.occurred_at)}</td></tr>`)}</tbody></table></div>`;
   return html`<h2>${t('timelineHeading')}</h2>${body}`;
@@ -158,7 +169,7 @@ export function deliveriesSection(deliveries: ObjectDeliveryView[], t: Text): Sa
   const body =
     deliveries.length === 0
       ? html`<div class="card"><p>${t('deliveriesEmpty')}</p></div>`
-      : html`<div class="table-wrap"><table data-deliveries><thead><tr><th scope="col">${t('colId')}</th><th scope="col">${t('timelineType')}</th><th scope="col" class="num">${t('timelineSequence')}</th><th scope="col">${t('deliveryEndpoint')}</th><th scope="col">${t('colStatus')}</th><th scope="col" class="num">${t('deliveryAttempts')}</th><th scope="col">${t('colCreated')}</th></tr></thead><tbody>${deliveries.map(
+      : html`<div class="table-wrap" ${scrollable(t('deliveriesHeading'))}><table data-deliveries><thead><tr><th scope="col">${t('colId')}</th><th scope="col">${t('timelineType')}</th><th scope="col" class="num">${t('timelineSequence')}</th><th scope="col">${t('deliveryEndpoint')}</th><th scope="col">${t('colStatus')}</th><th scope="col" class="num">${t('deliveryAttempts')}</th><th scope="col">${t('colCreated')}</th></tr></thead><tbody>${deliveries.map(
           (d) =>
             html`<tr><td><code>${d.id}</code></td><td><code>${d.event_type}</code></td><td class="num">${d.event_sequence}</td><td dir="ltr">${d.endpoint_url}</td><td>${statusBadge(d.status)}</td><td class="num">${d.attempt_count}</td><td>${when(d.created_at)}</td></tr>`,
         )}</tbody></table></div>`;
@@ -186,7 +197,7 @@ function problemBanner(problem: RefundProblem | undefined, t: Text): SafeHtml | 
 export function refundFormPage(page: SignedInRequest, paymentId: string, amount: string, refundable: string, form: RefundForm, t: Text, problem?: RefundProblem): SafeHtml {
   const action = `${objectPath(page.environment, 'payments', paymentId)}/refund`;
   const partial = form.mode === 'partial';
-  return html`<h1>${t('refundFormTitle', { id: paymentId })}</h1>${problemBanner(problem, t)}
+  return html`${titleWithId(t, 'refundFormTitle', paymentId)}${problemBanner(problem, t)}
 <form class="card" method="post" action="${action}">${csrfField(page)}<input type="hidden" name="idempotency_key" value="${form.key}"><input type="hidden" name="step" value="review">
 <p>${t('refundRemaining', { amount: refundable, total: amount })}</p>
 <fieldset><legend>${t('refundFormTitle', { id: paymentId })}</legend>

@@ -33,6 +33,7 @@ import {
   table,
   textFor,
   timelineSection,
+  titleWithId,
   when,
   type Text,
 } from './operations-pages';
@@ -130,7 +131,7 @@ export class OperationsController {
       can(page.user.role, 'refund') && refundable !== '0.00'
         ? html`<div class="actions"><a class="button danger" href="${objectPath(page.environment, 'payments', payment.id)}/refund" data-refund-button>${t('refundButton')}</a></div>`
         : null;
-    const content = html`<h1>${t('paymentTitle', { id: payment.id })}</h1>${notice}<p>${statusBadge(payment.status)}</p>${button}
+    const content = html`${titleWithId(t, 'paymentTitle', payment.id)}${notice}<p>${statusBadge(payment.status)}</p>${button}
 ${fields(t, [
   ['colAmount', money(payment.amount)],
   ['colRefunded', money(payment.refunded_amount)],
@@ -181,7 +182,7 @@ ${fields(t, [
     const t = textFor(page);
     const caller = callerOf(request);
     const refund = await this.refunds.getRefund({ ...scopeOf(page), id: requireId(id, REFUND_ID) }, caller);
-    const content = html`<h1>${t('refundTitle', { id: refund.id })}</h1><p>${statusBadge(refund.status)}</p>
+    const content = html`${titleWithId(t, 'refundTitle', refund.id)}<p>${statusBadge(refund.status)}</p>
 ${fields(t, [
   ['colAmount', money(refund.amount, refund.currency)],
   ['fieldPaymentId', html`<a href="${objectPath(page.environment, 'payments', refund.payment_id)}" dir="ltr">${refund.payment_id}</a>`],
@@ -200,7 +201,7 @@ ${fields(t, [
     const t = textFor(page);
     const caller = callerOf(request);
     const intent = await this.clients.sessions.getPaymentIntent({ ...scopeOf(page), id: requireId(id, INTENT_ID) }, caller);
-    const content = html`<h1>${t('intentTitle', { id: intent.id })}</h1><p>${statusBadge(intent.status)}</p>
+    const content = html`${titleWithId(t, 'intentTitle', intent.id)}<p>${statusBadge(intent.status)}</p>
 ${fields(t, [
   ['colAmount', money(intent.amount, intent.currency)],
   ['colFee', money(intent.fee, intent.currency)],
@@ -226,7 +227,7 @@ ${fields(t, [
     const caller = callerOf(request);
     const invoice = await this.clients.sessions.getInvoice({ ...scopeOf(page), id: requireId(id, INVOICE_ID) }, caller);
     const payer = invoice.payment ? [invoice.payment.payer_name, invoice.payment.payer_email, invoice.payment.payer_phone].filter(Boolean).join(' · ') : null;
-    const content = html`<h1>${t('invoiceTitle', { id: invoice.id })}</h1><p>${statusBadge(invoice.status)}</p>
+    const content = html`${titleWithId(t, 'invoiceTitle', invoice.id)}<p>${statusBadge(invoice.status)}</p>
 ${fields(t, [
   ['colNumber', invoice.number],
   ['colAmount', money(invoice.amount, invoice.currency)],
@@ -290,7 +291,7 @@ ${fields(t, [
     const refundable = refundableAmount(payment);
     const content =
       refundable === '0.00' && !problem
-        ? html`<h1>${t('refundFormTitle', { id: payment.id })}</h1><div class="card"><p>${t('refundNothingLeft')}</p></div>`
+        ? html`${titleWithId(t, 'refundFormTitle', payment.id)}<div class="card"><p>${t('refundNothingLeft')}</p></div>`
         : refundFormPage(page, payment.id, payment.amount, refundable, form, t, problem);
     await sendPage(reply, page, 'payments', t('refundFormTitle', { id: payment.id }), content, status);
   }

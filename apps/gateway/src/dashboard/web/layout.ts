@@ -48,7 +48,7 @@ const STYLE = `
 body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans Arabic",sans-serif;color:#1a1a1a;background:#f4f5f7}
 a{color:#1f4fd1}
 a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible{outline:3px solid #f2a900;outline-offset:2px}
-.skip{position:absolute;left:-999px}.skip:focus{left:.5rem;top:.5rem;background:#fff;padding:.5rem;z-index:9}
+.skip{position:absolute;top:0;inset-inline-start:0;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}.skip:focus{width:auto;height:auto;overflow:visible;clip-path:none;top:.5rem;inset-inline-start:.5rem;background:#fff;padding:.5rem;z-index:9}
 header.top{background:#13233f;color:#fff;padding:.5rem 1rem;display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;justify-content:space-between}
 header.top a,header.top button.link{color:#fff}
 .brand{font-weight:700}
@@ -125,7 +125,7 @@ export function renderPage(frame: PageFrame, content: SafeHtml): string {
     ? html`<header class="top"><span class="brand">${t('product')} · ${s.merchantName}</span>
 <span>${t('signedInAs', { email: s.email })} · <a href="${withLang(frame.path, t('languageCode') as DashboardLanguage)}" lang="${t('languageCode')}">${t('language')}</a>
 <form class="inline" method="post" action="/dashboard/logout"><input type="hidden" name="_csrf" value="${frame.csrf}"><button type="submit" class="link">${t('signOut')}</button></form></span></header>
-<div class="envbar ${s.environment}" data-environment="${s.environment}"><span>${t('environment')}: ${t(s.environment)} — ${t(s.environment === 'test' ? 'viewingTest' : 'viewingLive')}</span>
+<div class="envbar ${s.environment}" role="region" aria-label="${t('environment')}" data-environment="${s.environment}"><span>${t('environment')}: ${t(s.environment)} — ${t(s.environment === 'test' ? 'viewingTest' : 'viewingLive')}</span>
 <a href="${sectionPath(other!, s.section)}" data-switch-environment="${other}">${t('switchTo', { env: t(other!) })}</a></div>
 <nav class="sections" aria-label="${t('nav')}"><ul>${SECTIONS.map(
         (section) => html`<li><a href="${sectionPath(s.environment, section)}"${section === s.section ? html` aria-current="page"` : ''}>${t(SECTION_LABEL[section])}</a></li>`,
