@@ -339,7 +339,8 @@ export class RefundsRepository {
     rangeConditions(filter, 'paid_at', where, param);
     if (externalRef !== null) where.push(`external_ref = ${param(externalRef)}`);
     const rows = (await manager.query(
-      `SELECT ${PAYMENT_COLUMNS} FROM ${this.payments} WHERE ${where.join(' AND ')} ORDER BY paid_at DESC, id DESC LIMIT ${param(limit + 1)}`,
+      // p.id: the column (bigint, as the cursor compares it and the index orders it), not the text `id` selected.
+      `SELECT ${PAYMENT_COLUMNS} FROM ${this.payments} p WHERE ${where.join(' AND ')} ORDER BY p.paid_at DESC, p.id DESC LIMIT ${param(limit + 1)}`,
       params,
     )) as PaymentRow[];
     return { items: rows.slice(0, limit).map(payment), hasMore: rows.length > limit };
