@@ -15,5 +15,7 @@ import { LedgerClient } from './ledger.client';
       useFactory: (config: GatewayConfig, ledger: LedgerClient) => new BalanceCache(config.BALANCE_CACHE_MS, (scope, caller) => ledger.getBalance(scope, caller)),
     },
   ],
+  // The dashboard's balance page reads through the same client and cache as the API.
+  exports: [LedgerClient, BalanceCache],
 })
 export class BalanceModule {}

@@ -5,7 +5,11 @@ import { GATEWAY_REDIS, GatewayRedisModule } from '../redis/gateway-redis.module
 import { DashboardAccountsModule, SESSION_USERS } from './dashboard-accounts.module';
 import { DevelopersController } from './developers/developers.controller';
 import { DevelopersModule } from './developers/developers.module';
+import { DashboardBalanceController } from './balance/balance.controller';
+import { DashboardBalanceModule } from './balance/balance.module';
 import { HomeController } from './home/home.controller';
+import { OperationsController } from './operations/operations.controller';
+import { OperationsModule } from './operations/operations.module';
 import { DashboardAuth, type SessionUsers } from './session/dashboard-auth';
 import { dashboardOrigins } from './session/csrf';
 import { SessionStore } from './session/session-store';
@@ -17,7 +21,7 @@ import { DashboardExceptionFilter } from './web/dashboard-exception.filter';
  * API. Sessions and CSRF live here, on the dashboard's own routes.
  */
 @Module({
-  imports: [GatewayRedisModule, DashboardAccountsModule, DevelopersModule],
+  imports: [GatewayRedisModule, DashboardAccountsModule, DevelopersModule, OperationsModule, DashboardBalanceModule],
   providers: [
     { provide: SessionStore, inject: [GATEWAY_REDIS], useFactory: (redis: Redis) => new SessionStore(redis) },
     {
@@ -27,7 +31,7 @@ import { DashboardExceptionFilter } from './web/dashboard-exception.filter';
     },
     DashboardExceptionFilter,
   ],
-  controllers: [SignInController, HomeController, DevelopersController],
+  controllers: [SignInController, HomeController, DevelopersController, OperationsController, DashboardBalanceController],
   exports: [DashboardAuth, SessionStore, DashboardExceptionFilter],
 })
 export class DashboardModule {}

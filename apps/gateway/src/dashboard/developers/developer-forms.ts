@@ -1,3 +1,4 @@
+import { can } from '../../accounts/roles';
 import type { Role } from '../session/dashboard-auth';
 
 // What the developer page's forms mean, as plain values for the services: no framework, unit-tested.
@@ -10,12 +11,9 @@ export function field(form: Form, name: string, max = 2048): string {
   return typeof value === 'string' ? value.slice(0, max) : '';
 }
 
-/**
- * Who may create, revoke and roll keys and change webhook endpoints: owner and developer; a viewer only looks.
- * To be replaced by the accounts' `can(role, 'keys' | 'webhooks')` once it is merged.
- */
+/** Who may create, revoke and roll keys and change webhook endpoints (the accounts' roles): owner and developer; a viewer only looks. */
 export function mayManageDevelopers(role: Role): boolean {
-  return role === 'owner' || role === 'developer';
+  return can(role, 'manage_keys') && can(role, 'manage_webhooks');
 }
 
 /** The checkbox of one event type (a field per type: the form parser keeps one value per name). */

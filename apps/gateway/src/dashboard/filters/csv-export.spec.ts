@@ -6,9 +6,9 @@ describe('csvLine', () => {
   });
 
   it('keeps text a spreadsheet would run as a formula as text', () => {
-    expect(csvLine(['=HYPERLINK("x")', '+1', '-2', '@SUM(A1)', 'ok'])).toBe(`"'=HYPERLINK(""x"")",'+1,'-2,'@SUM(A1),ok\r\n`);
-    // A negative number is a number, not text from a customer.
-    expect(csvLine([-2])).toBe('-2\r\n');
+    expect(csvLine(['=HYPERLINK("x")', '+1', '-2+1', '@SUM(A1)', 'ok'])).toBe(`"'=HYPERLINK(""x"")",'+1,'-2+1,'@SUM(A1),ok\r\n`);
+    // A negative number is a number, not text from a customer (a refund's amount in a balance export stays summable).
+    expect(csvLine([-2, '-7.50'])).toBe('-2,-7.50\r\n');
   });
 });
 

@@ -28,16 +28,19 @@ export async function* everyItem<T extends { id: string }>(fetchPage: (startingA
 
 /**
  * One CSV line (CRLF-terminated). A field with a comma, quote or line break is quoted; one a spreadsheet would run
- * as a formula (starting with = + - @, a tab or a carriage return) is prefixed with a quote mark, so a customer's
- * name or an external_ref cannot become a formula in the merchant's spreadsheet.
+ * as a formula (starting with = + - @, a tab or a carriage return, unless it is a plain number) is prefixed with a
+ * quote mark, so a customer's name or an external_ref cannot become a formula in the merchant's spreadsheet.
  */
 export function csvLine(fields: ReadonlyArray<string | number | boolean | null | undefined>): string {
   return `${fields.map(csvField).join(',')}\r\n`;
 }
 
+/** A plain decimal number (a MoneyString such as a refund's -7.50) cannot be a formula: it stays a number. */
+const PLAIN_NUMBER = /^-?\d+(?:\.\d+)?$/;
+
 function csvField(value: string | number | boolean | null | undefined): string {
   if (value === null || value === undefined) return '';
   let text = String(value);
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text) && !PLAIN_NUMBER.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }

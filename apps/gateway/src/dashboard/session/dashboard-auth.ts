@@ -1,3 +1,4 @@
+import type { Role } from '../../accounts/roles';
 import { parseCookies, serializeCookie } from './cookies';
 import type { Environment } from '@payments/ids';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -13,7 +14,7 @@ export const SESSION_COOKIE = '__Host-dashboard_session';
 export const ANONYMOUS_CSRF_COOKIE = '__Host-dashboard_csrf';
 export const LANGUAGE_COOKIE = 'dashboard_lang';
 
-export type Role = 'owner' | 'developer' | 'viewer';
+export type { Role };
 
 /** A user as the dashboard's session check needs them: one read per page. */
 export interface SessionUser {
