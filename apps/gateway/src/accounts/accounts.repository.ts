@@ -10,6 +10,18 @@ import { UserEntity } from './user.entity';
 export type NewUser = Omit<UserEntity, 'createdAt' | 'failedLogins' | 'lockedAt' | 'sessionEpoch' | 'totpSecret' | 'totpEnabledAt' | 'totpLastStep' | 'lastLoginAt'>;
 export type NewToken = Omit<UserTokenEntity, 'createdAt' | 'usedAt'>;
 
+export interface SessionUserRow {
+  id: string;
+  email: string;
+  role: Role;
+  merchant_id: string;
+  session_epoch: number;
+  totp_enabled: boolean;
+  merchant_name: string;
+  verification_status: MerchantEntity['verificationStatus'];
+  rejection_reason: string | null;
+}
+
 /** Every query on users, their mailed-link tokens and recovery codes. */
 export class AccountsRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -38,12 +50,20 @@ export class AccountsRepository {
     return this.users(manager).createQueryBuilder('u').where('lower(u.email) = lower(:email)', { email: email.trim() }).getOne();
   }
 
-  /** The user with their merchant, in one read (what each dashboard page needs). */
-  async findUserWithMerchant(id: string): Promise<{ user: UserEntity; merchant: MerchantEntity } | null> {
-    const user = await this.users().createQueryBuilder('u').where('u.id = :id', { id }).getOne();
-    if (!user) return null;
-    const merchant = await this.dataSource.manager.getRepository(MerchantEntity).findOneBy({ id: user.merchantId });
-    return merchant ? { user, merchant } : null;
+  /**
+   * What a signed-in page checks on every request, in one statement and one round trip (a join, no entity
+   * hydration): who the user is now (role, epoch) and their merchant's name and verification.
+   */
+  async findSessionUser(id: string): Promise<SessionUserRow | null> {
+    const users = this.dataSource.getMetadata(UserEntity).tablePath;
+    const merchants = this.dataSource.getMetadata(MerchantEntity).tablePath;
+    const rows = (await this.dataSource.query(
+      `SELECT u.id, u.email, u.role, u.merchant_id, u.session_epoch, u.totp_enabled_at IS NOT NULL AS totp_enabled,
+              m.name AS merchant_name, m.verification_status, m.rejection_reason
+         FROM ${users} u JOIN ${merchants} m ON m.id = u.merchant_id WHERE u.id = $1`,
+      [id],
+    )) as SessionUserRow[];
+    return rows[0] ?? null;
   }
 
   async insertUser(user: NewUser, manager?: EntityManager): Promise<UserEntity> {

@@ -246,17 +246,16 @@ export class Accounts {
 
   /** The user with their merchant, for the session check of each page; null when removed. */
   async findForSession(userId: string): Promise<SessionUser | null> {
-    const found = await this.repository.findUserWithMerchant(userId);
-    if (!found) return null;
-    const { user, merchant } = found;
+    const row = await this.repository.findSessionUser(userId);
+    if (!row) return null;
     return {
-      id: user.id,
-      email: user.email,
-      role: user.role,
-      merchantId: user.merchantId,
-      sessionEpoch: user.sessionEpoch,
-      totpEnabled: user.totpEnabledAt !== null,
-      merchant: { id: merchant.id, name: merchant.name, verificationStatus: merchant.verificationStatus, rejectionReason: merchant.rejectionReason },
+      id: row.id,
+      email: row.email,
+      role: row.role,
+      merchantId: row.merchant_id,
+      sessionEpoch: row.session_epoch,
+      totpEnabled: row.totp_enabled,
+      merchant: { id: row.merchant_id, name: row.merchant_name, verificationStatus: row.verification_status, rejectionReason: row.rejection_reason },
     };
   }
 
