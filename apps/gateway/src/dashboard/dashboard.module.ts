@@ -8,7 +8,11 @@ import { DevelopersModule } from './developers/developers.module';
 import { HomeController } from './home/home.controller';
 import { DashboardAuth, type SessionUsers } from './session/dashboard-auth';
 import { SessionStore } from './session/session-store';
+import { InvitationsController } from './sign-in/invitations.controller';
 import { SignInController } from './sign-in/sign-in.controller';
+import { SecurityController } from './security/security.controller';
+import { TeamController } from './team/team.controller';
+import { VerificationController } from './verification/verification.controller';
 import { DashboardExceptionFilter } from './web/dashboard-exception.filter';
 
 /**
@@ -26,7 +30,7 @@ import { DashboardExceptionFilter } from './web/dashboard-exception.filter';
     },
     DashboardExceptionFilter,
   ],
-  controllers: [SignInController, HomeController, DevelopersController],
+  controllers: [SignInController, HomeController, DevelopersController, TeamController, InvitationsController, SecurityController, VerificationController],
   exports: [DashboardAuth, SessionStore, DashboardExceptionFilter],
 })
 export class DashboardModule {}
