@@ -50,7 +50,7 @@ export function setupPage(page: SignedInRequest, setup: { secret: string; uri: s
   const t = text(page);
   const key = setup
     ? html`<p>${t('setupStep1')}</p><h2>${t('setupKey')}</h2>${secretOnce(page, 'totp-secret', setup.secret, t('copy'), t('copied'))}
-<h2>${t('setupUri')}</h2><p><code data-totp-uri>${setup.uri}</code></p>`
+<h2>${t('setupUri')}</h2><p><code dir="ltr" data-totp-uri>${setup.uri}</code></p>`
     : null;
   return html`<h1>${t('setupTitle')}</h1><div class="card">${key}${error ? banner('error', error) : null}
 <form method="post" action="${securityPath(page)}/totp/enable" data-form="totp-enable">${csrfField(page)}<p>${t('setupStep2')}</p>

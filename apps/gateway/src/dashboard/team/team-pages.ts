@@ -60,6 +60,9 @@ function refusal(lang: DashboardLanguage, message: string): SafeHtml {
   return html`<div class="banner error" role="alert" data-error>${text(lang)('refused', { message })}</div>`;
 }
 
+// Addresses and times read left to right inside an Arabic page too.
+const ltr = (value: string): SafeHtml => html`<bdi dir="ltr">${value}</bdi>`;
+
 const yesNo = (t: ReturnType<typeof text>, value: boolean, good: boolean): SafeHtml =>
   html`<span class="status ${value === good ? 'good' : 'bad'}">${t(value ? 'yes' : 'no')}</span>`;
 
@@ -80,12 +83,12 @@ export function teamPage(page: SignedInRequest, users: TeamMember[], invitations
       ? html`<td><form class="inline" method="post" action="${userPath(page, user.id)}/role" data-form="change-role">${csrfField(page)}${roleSelect(page.lang, `role-${i}`, user.role, t('roleOf', { email: user.email }))}
 <button type="submit" class="secondary">${t('saveRole')}</button></form> <a href="${userPath(page, user.id)}/remove" data-remove="${user.id}">${t('remove')}</a></td>`
       : null;
-    return html`<tr data-user="${user.email}" data-role="${user.role}"><td>${user.email}${self ? html` ${t('you')}` : null}</td><td>${roleName(page.lang, user.role)}</td>
+    return html`<tr data-user="${user.email}" data-role="${user.role}"><td>${ltr(user.email)}${self ? html` ${t('you')}` : null}</td><td>${roleName(page.lang, user.role)}</td>
 <td>${yesNo(t, user.emailConfirmed, true)}</td><td>${yesNo(t, user.totpEnabled, true)}</td><td>${yesNo(t, user.locked, false)}</td>
-<td>${user.lastLoginAt ? shownTime(user.lastLoginAt) : t('never')}</td>${actions}</tr>`;
+<td>${user.lastLoginAt ? ltr(shownTime(user.lastLoginAt)) : t('never')}</td>${actions}</tr>`;
   });
   const invitationRows = invitations.map(
-    (invitation) => html`<tr data-invitation="${invitation.email}"><td>${invitation.email}</td><td>${roleName(page.lang, invitation.role)}</td><td>${shownTime(invitation.createdAt)}</td><td>${shownTime(invitation.expiresAt)}</td>
+    (invitation) => html`<tr data-invitation="${invitation.email}"><td>${ltr(invitation.email)}</td><td>${roleName(page.lang, invitation.role)}</td><td>${ltr(shownTime(invitation.createdAt))}</td><td>${ltr(shownTime(invitation.expiresAt))}</td>
 ${manage ? html`<td><form class="inline" method="post" action="${teamPath(page)}/invitations/cancel" data-form="cancel-invitation">${csrfField(page)}<input type="hidden" name="email" value="${invitation.email}"><button type="submit" class="secondary" aria-label="${t('cancelInvitationOf', { email: invitation.email })}">${t('cancelInvitation')}</button></form></td>` : null}</tr>`,
   );
   const inviteForm = manage
@@ -107,6 +110,6 @@ ${inviteForm}`;
 /** Asks before removing a user (their sessions end at once). */
 export function removeUserPage(page: SignedInRequest, user: TeamMember): SafeHtml {
   const t = text(page.lang);
-  return html`<h1>${t('removeTitle', { email: user.email })}</h1><div class="card"><p>${user.email} · ${roleName(page.lang, user.role)}</p><p>${t('removeBody')}</p>
+  return html`<h1>${t('removeTitle')}</h1><div class="card"><p>${ltr(user.email)} · ${roleName(page.lang, user.role)}</p><p>${t('removeBody')}</p>
 <form method="post" action="${userPath(page, user.id)}/remove" data-form="remove-user">${csrfField(page)}<div class="actions"><button type="submit" class="danger">${t('removeConfirm')}</button> <a class="button secondary" href="${teamPath(page)}">${t('cancel')}</a></div></form></div>`;
 }

@@ -81,7 +81,7 @@ export class TeamController {
     if (!can(page.user.role, 'manage_team')) throw new RoleForbidden();
     const user = (await this.accounts.listUsers(page.user.merchantId)).find((member) => member.id === userId);
     if (!user) throw notFound();
-    await sendPage(reply, page, 'team', teamText(page.lang, 'removeTitle', { email: user.email }), removeUserPage(page, user));
+    await sendPage(reply, page, 'team', teamText(page.lang, 'removeTitle'), removeUserPage(page, user));
   }
 
   @Post('users/:userId/remove')

@@ -60,17 +60,18 @@ export function verificationPage(page: SignedInRequest, merchant: MerchantDetail
   const owner = can(page.user.role, 'manage_verification');
   const submittable = SUBMITTABLE_FROM.includes(status);
   const country = merchant.country ? (countriesIn(page.lang).find((c) => c.code === merchant.country)?.name ?? merchant.country) : '';
+  // Names as written (either direction); contact and times left to right in an Arabic page too.
   const details =
     merchant.verificationSubmittedAt !== null
-      ? html`<section class="card" aria-labelledby="details-heading"><h2 id="details-heading">${t('detailsHeading')}</h2><dl class="fields" data-details>
-<dt>${t('businessName')}</dt><dd>${merchant.businessName ?? ''}</dd><dt>${t('country')}</dt><dd>${country}</dd>
-<dt>${t('ownerName')}</dt><dd>${merchant.ownerName ?? ''}</dd><dt>${t('contact')}</dt><dd>${merchant.contact ?? ''}</dd>
-<dt>${t('submittedAt')}</dt><dd>${shownTime(merchant.verificationSubmittedAt)}</dd>${merchant.verificationDecidedAt ? html`<dt>${t('decidedAt')}</dt><dd>${shownTime(merchant.verificationDecidedAt)}</dd>` : null}</dl></section>`
+      ? html`<h2 id="details-heading">${t('detailsHeading')}</h2><section class="card" aria-labelledby="details-heading"><dl class="fields" data-details>
+<dt>${t('businessName')}</dt><dd dir="auto">${merchant.businessName ?? ''}</dd><dt>${t('country')}</dt><dd>${country}</dd>
+<dt>${t('ownerName')}</dt><dd dir="auto">${merchant.ownerName ?? ''}</dd><dt>${t('contact')}</dt><dd><bdi dir="ltr">${merchant.contact ?? ''}</bdi></dd>
+<dt>${t('submittedAt')}</dt><dd><bdi dir="ltr">${shownTime(merchant.verificationSubmittedAt)}</bdi></dd>${merchant.verificationDecidedAt ? html`<dt>${t('decidedAt')}</dt><dd><bdi dir="ltr">${shownTime(merchant.verificationDecidedAt)}</bdi></dd>` : null}</dl></section>`
       : null;
   const form = submittable ? (owner ? detailsForm(page, merchant, view) : html`<div class="banner info" data-view-only>${t('ownersOnly')}</div>`) : null;
   return html`<h1>${t('title')}</h1>${view.submitted ? html`<div class="banner ok" role="status" data-notice="submitted">${t('submitted')}</div>` : null}
-<section class="card" aria-labelledby="status-heading"><h2 id="status-heading">${t('statusLabel')}: <span class="status ${STATUS_TONE[status]}" data-verification-status="${status}">${t(status)}</span></h2>
-<p>${t(`${status}Body`)}</p>${status === 'rejected' && merchant.rejectionReason ? html`<dl class="fields"><dt>${t('reasonLabel')}</dt><dd data-rejection-reason>${merchant.rejectionReason}</dd></dl>` : null}</section>
+<section class="card" aria-label="${t('statusLabel')}"><p><strong>${t('statusLabel')}:</strong> <span class="status ${STATUS_TONE[status]}" data-verification-status="${status}">${t(status)}</span></p>
+<p>${t(`${status}Body`)}</p>${status === 'rejected' && merchant.rejectionReason ? html`<dl class="fields"><dt>${t('reasonLabel')}</dt><dd dir="auto" data-rejection-reason>${merchant.rejectionReason}</dd></dl>` : null}</section>
 ${form}${details}`;
 }
 
@@ -88,17 +89,17 @@ function detailsForm(page: SignedInRequest, merchant: MerchantDetails, view: Ver
   const error = (field: VerificationField) =>
     invalid(field) ? html`<p class="hint" id="${field}-error" data-field-error="${field}"><span class="status bad">${t('fieldError', { message: view.fieldError!.message })}</span></p>` : null;
   const chosen = value('country').toUpperCase();
-  return html`<form method="post" action="${verificationPath(page)}" class="card" data-form="verification" novalidate><h2>${t('formHeading')}</h2>${csrfField(page)}
+  return html`<h2 id="form-heading">${t('formHeading')}</h2><form method="post" action="${verificationPath(page)}" class="card" data-form="verification" aria-labelledby="form-heading" novalidate>${csrfField(page)}
 ${view.formError ? html`<div class="banner error" role="alert" data-error>${t('formError', { message: view.formError })}</div>` : null}
 ${view.fieldError ? html`<div class="banner error" role="alert" data-error>${t('formError', { message: view.fieldError.message })}</div>` : null}
 <p class="hint">${t('formIntro')}</p>
-<label for="businessName">${t('businessName')}</label><input id="businessName" name="business_name" required maxlength="200" autocomplete="organization" value="${value('businessName')}"${attrs('businessName', true)}>
+<label for="businessName">${t('businessName')}</label><input id="businessName" name="business_name" dir="auto" required maxlength="200" autocomplete="organization" value="${value('businessName')}"${attrs('businessName', true)}>
 <p class="hint" id="businessName-hint">${t('businessNameHint')}</p>${error('businessName')}
 <label for="country">${t('country')}</label><select id="country" name="country" required${attrs('country', false)}><option value="">${t('chooseCountry')}</option>${countriesIn(page.lang).map(
     (c) => html`<option value="${c.code}"${c.code === chosen ? html` selected` : null}>${c.name}</option>`,
   )}</select>${error('country')}
-<label for="ownerName">${t('ownerName')}</label><input id="ownerName" name="owner_name" required maxlength="200" autocomplete="name" value="${value('ownerName')}"${attrs('ownerName', false)}>${error('ownerName')}
-<label for="contact">${t('contact')}</label><input id="contact" name="contact" required maxlength="254" value="${value('contact')}"${attrs('contact', true)}>
+<label for="ownerName">${t('ownerName')}</label><input id="ownerName" name="owner_name" dir="auto" required maxlength="200" autocomplete="name" value="${value('ownerName')}"${attrs('ownerName', false)}>${error('ownerName')}
+<label for="contact">${t('contact')}</label><input id="contact" name="contact" dir="auto" required maxlength="254" value="${value('contact')}"${attrs('contact', true)}>
 <p class="hint" id="contact-hint">${t('contactHint')}</p>${error('contact')}
 <div class="actions"><button type="submit">${t('submit')}</button></div></form>`;
 }
