@@ -36,8 +36,8 @@ export function securityPage(page: SignedInRequest, view: SecurityView): SafeHtm
 <div class="actions"><button type="submit" class="danger">${t('disable')}</button></div></form>`
     : html`<dl class="fields"><dt>${t('statusLabel')}</dt><dd><span class="status" data-totp="off">${t('totpOff')}</span></dd></dl>${view.error ? banner('error', view.error) : null}${startForm(page, 'start')}`;
   return html`<h1>${t('title')}</h1>${view.notice ? banner('ok', view.notice) : null}
-<section class="card" aria-labelledby="totp-heading"><h2 id="totp-heading">${t('totpHeading')}</h2><p>${t('totpIntro')}</p>${totp}</section>
-<section class="card" aria-labelledby="sessions-heading"><h2 id="sessions-heading">${t('sessionsHeading')}</h2><p>${t('sessionsIntro')}</p>
+<h2 id="totp-heading">${t('totpHeading')}</h2><section class="card" aria-labelledby="totp-heading"><p>${t('totpIntro')}</p>${totp}</section>
+<h2 id="sessions-heading">${t('sessionsHeading')}</h2><section class="card" aria-labelledby="sessions-heading"><p>${t('sessionsIntro')}</p>
 <form method="post" action="/dashboard/logout-everywhere" data-form="logout-everywhere">${csrfField(page)}<div class="actions"><button type="submit" class="secondary">${t('logoutEverywhere')}</button></div></form></section>`;
 }
 
@@ -50,7 +50,7 @@ export function setupPage(page: SignedInRequest, setup: { secret: string; uri: s
   const t = text(page);
   const key = setup
     ? html`<p>${t('setupStep1')}</p><h2>${t('setupKey')}</h2>${secretOnce(page, 'totp-secret', setup.secret, t('copy'), t('copied'))}
-<h2>${t('setupUri')}</h2><p><code dir="ltr" data-totp-uri>${setup.uri}</code></p>`
+<h2>${t('setupUri')}</h2><p><a href="${setup.uri}" dir="ltr"><code data-totp-uri>${setup.uri}</code></a></p>`
     : null;
   return html`<h1>${t('setupTitle')}</h1><div class="card">${key}${error ? banner('error', error) : null}
 <form method="post" action="${securityPath(page)}/totp/enable" data-form="totp-enable">${csrfField(page)}<p>${t('setupStep2')}</p>

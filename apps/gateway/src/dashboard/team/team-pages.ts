@@ -92,7 +92,7 @@ export function teamPage(page: SignedInRequest, users: TeamMember[], invitations
 ${manage ? html`<td><form class="inline" method="post" action="${teamPath(page)}/invitations/cancel" data-form="cancel-invitation">${csrfField(page)}<input type="hidden" name="email" value="${invitation.email}"><button type="submit" class="secondary" aria-label="${t('cancelInvitationOf', { email: invitation.email })}">${t('cancelInvitation')}</button></form></td>` : null}</tr>`,
   );
   const inviteForm = manage
-    ? html`<form method="post" action="${teamPath(page)}/invitations" class="card" data-form="invite"><h2>${t('inviteHeading')}</h2>${csrfField(page)}${error('invite')}
+    ? html`<h2 id="invite-heading">${t('inviteHeading')}</h2><form method="post" action="${teamPath(page)}/invitations" class="card" data-form="invite" aria-labelledby="invite-heading">${csrfField(page)}${error('invite')}
 <p class="hint">${t('inviteIntro')}</p>
 <label for="invite-email">${t('email')}</label><input id="invite-email" name="email" type="email" required maxlength="254" autocomplete="off" value="${view.invite?.email ?? ''}">
 <label for="invite-role">${t('role')}</label>${roleSelect(page.lang, 'invite-role', view.invite?.role ?? 'viewer')}
