@@ -253,12 +253,16 @@ describe('Accounts', () => {
     expect(invitation).toMatchObject({ email: 'dev@example.com', role: 'developer' });
     expect(mailer.to('dev@example.com', 'invitation')[0]!.text).toContain('https://pay.example/dashboard/invitations/accept?token=');
     expect(await accounts.listInvitations(owner.merchantId)).toHaveLength(1);
+    // Read before it is used (the accept page), and still usable after.
+    await expect(accounts.invitationFor(mailer.token('dev@example.com', 'invitation'))).resolves.toMatchObject({ email: 'dev@example.com', role: 'developer' });
+    await expect(accounts.invitationFor('not-a-token')).rejects.toMatchObject({ reason: 'invalid_token' });
 
     const dev = await accounts.acceptInvitation(mailer.token('dev@example.com', 'invitation'), 'developer passphrase');
     expect(dev).toMatchObject({ merchantId: owner.merchantId, role: 'developer' });
     expect(await accounts.login('dev@example.com', 'developer passphrase')).toMatchObject({ user: { id: dev.id } });
     expect(await accounts.listInvitations(owner.merchantId)).toHaveLength(0);
     await expect(accounts.acceptInvitation(mailer.token('dev@example.com', 'invitation'), 'developer passphrase')).rejects.toBeInstanceOf(AccountError);
+    await expect(accounts.invitationFor(mailer.token('dev@example.com', 'invitation'))).rejects.toMatchObject({ reason: 'invalid_token' });
 
     // A developer cannot invite; nobody can act on another merchant's team.
     await expect(accounts.invite(owner.merchantId, dev.id, 'viewer@example.com', 'viewer')).rejects.toMatchObject({ reason: 'forbidden' });

@@ -89,6 +89,14 @@ export interface Invitation {
   expiresAt: Date;
 }
 
+/** An open invitation as its link's page shows it. */
+export interface InvitationOffer {
+  email: string;
+  role: Role;
+  merchantName: string;
+  expiresAt: Date;
+}
+
 export function newUserId(): string {
   return `usr_${randomBase62(24)}`;
 }
@@ -320,6 +328,22 @@ export class Accounts {
       await this.mailer.enqueue(accountMail('invitation', inviter.language, address, link, { inviter: inviter.email, merchant: merchant.name, role }), manager);
     });
     return { email: address, role, invitedBy: inviter.id, createdAt: now, expiresAt };
+  }
+
+  /**
+   * What an invitation link is for, read without using it (the accept page shows it before the password is chosen):
+   * an unknown, used or other-purpose link is invalid_token, an old one token_expired.
+   */
+  async invitationFor(token: string): Promise<InvitationOffer> {
+    const found = await this.repository.findToken(hashToken(typeof token === 'string' ? token : ''));
+    if (!found || found.purpose !== 'invitation' || !found.merchantId || !found.email || !found.role) {
+      throw new AccountError('invalid_token', 'this link is not valid (it may have been used already)');
+    }
+    const state = tokenState(found, this.clock.now());
+    if (state === 'expired') throw new AccountError('token_expired', 'this link has expired; ask for a new one');
+    if (state === 'used') throw new AccountError('invalid_token', 'this link is not valid (it may have been used already)');
+    const merchant = await this.merchants.getMerchant(found.merchantId);
+    return { email: found.email, role: found.role, merchantName: merchant.name, expiresAt: found.expiresAt };
   }
 
   /** The invited person chooses a password; the address counts as confirmed (the link arrived there). */

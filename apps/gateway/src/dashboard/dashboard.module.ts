@@ -13,7 +13,11 @@ import { OperationsModule } from './operations/operations.module';
 import { DashboardAuth, type SessionUsers } from './session/dashboard-auth';
 import { dashboardOrigins } from './session/csrf';
 import { SessionStore } from './session/session-store';
+import { InvitationsController } from './sign-in/invitations.controller';
 import { SignInController } from './sign-in/sign-in.controller';
+import { SecurityController } from './security/security.controller';
+import { TeamController } from './team/team.controller';
+import { VerificationController } from './verification/verification.controller';
 import { DashboardExceptionFilter } from './web/dashboard-exception.filter';
 
 /**
@@ -31,7 +35,17 @@ import { DashboardExceptionFilter } from './web/dashboard-exception.filter';
     },
     DashboardExceptionFilter,
   ],
-  controllers: [SignInController, HomeController, DevelopersController, OperationsController, DashboardBalanceController],
+  controllers: [
+    SignInController,
+    InvitationsController,
+    HomeController,
+    DevelopersController,
+    OperationsController,
+    DashboardBalanceController,
+    TeamController,
+    SecurityController,
+    VerificationController,
+  ],
   exports: [DashboardAuth, SessionStore, DashboardExceptionFilter],
 })
 export class DashboardModule {}
