@@ -51,7 +51,7 @@ a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,te
 .skip{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}.skip:focus{width:auto;height:auto;clip-path:none;inset-inline-start:.5rem;top:.5rem;background:#fff;padding:.5rem;z-index:9}
 header .top{background:#13233f;color:#fff;padding:.5rem 1rem;display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;justify-content:space-between}
 header .top a,header .top button.link{color:#fff}
-.brand{font-weight:700}
+.brand{font-weight:700;overflow-wrap:anywhere}
 .envbar{padding:.4rem 1rem;font-weight:600;display:flex;flex-wrap:wrap;gap:.25rem 1rem;align-items:center;justify-content:space-between}
 .envbar.test{background:#ffe7b3;color:#4a3200}.envbar.live{background:#d9f2e3;color:#0c3b20}
 .envbar a{color:inherit}
@@ -59,8 +59,8 @@ nav.sections ul{list-style:none;margin:0;padding:.25rem .5rem;display:flex;flex-
 nav.sections a{display:inline-block;padding:.4rem .6rem;border-radius:.4rem;text-decoration:none;color:#1f2a3a}
 nav.sections a[aria-current=page]{background:#e3e9fb;color:#10307f;font-weight:600}
 main{max-width:72rem;margin:0 auto;padding:1rem}
-h1{font-size:1.4rem;margin:.25rem 0 1rem}
-h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
+h1{font-size:1.4rem;margin:.25rem 0 1rem;overflow-wrap:anywhere}
+h2{font-size:1.1rem;margin:1.5rem 0 .5rem;overflow-wrap:anywhere}
 .card{background:#fff;border:1px solid #d5d8dd;border-radius:.6rem;padding:1rem;margin:0 0 1rem}
 .banner{border-radius:.5rem;padding:.75rem 1rem;margin:0 0 1rem;border:1px solid}
 .banner.warn{background:#fff4d6;border-color:#c98a00;color:#3d2a00}
@@ -123,7 +123,7 @@ export function renderPage(frame: PageFrame, content: SafeHtml): string {
   const other: Environment | undefined = s ? (s.environment === 'test' ? 'live' : 'test') : undefined;
   const top = s
     ? html`<header><div class="top"><span class="brand">${t('product')} · ${s.merchantName}</span>
-<span>${t('signedInAs', { email: s.email })} · <a href="${withLang(frame.path, t('languageCode') as DashboardLanguage)}" lang="${t('languageCode')}">${t('language')}</a>
+<span>${t('signedInAs')} <bdi>${s.email}</bdi> · <a href="${withLang(frame.path, t('languageCode') as DashboardLanguage)}" lang="${t('languageCode')}">${t('language')}</a>
 <form class="inline" method="post" action="/dashboard/logout"><input type="hidden" name="_csrf" value="${frame.csrf}"><button type="submit" class="link">${t('signOut')}</button></form></span></div>
 <div class="envbar ${s.environment}" data-environment="${s.environment}"><span>${t('environment')}: ${t(s.environment)} — ${t(s.environment === 'test' ? 'viewingTest' : 'viewingLive')}</span>
 <a href="${sectionPath(other!, s.section)}" data-switch-environment="${other}">${t('switchTo', { env: t(other!) })}</a></div></header>
