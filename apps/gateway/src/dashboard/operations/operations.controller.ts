@@ -15,7 +15,7 @@ import { sendCsv } from './csv-response';
 import { parseListQuery, pagingLinks } from './list-query';
 import { OBJECT_HISTORY, type ObjectHistory, type OperationsScope } from './object-history';
 import type { ListKind } from '../filters/list-query';
-import { INTENT_ID, INVOICE_ID, listCommand, LISTS, PAGE_SIZE, PAYMENT_ID, REFUND_ID, searchTarget, type ListDefinition, type ListSection, type OperationsClients } from './operations-lists';
+import { cursorInScope, INTENT_ID, INVOICE_ID, listCommand, LISTS, PAGE_SIZE, PAYMENT_ID, REFUND_ID, searchTarget, type ListDefinition, type ListSection, type OperationsClients } from './operations-lists';
 import {
   deliveriesSection,
   emptyList,
@@ -259,7 +259,7 @@ ${fields(t, [
       // A combination the owner refuses (the form's fields each passed): said, with nothing listed.
       rows = html`<div class="banner error" role="alert" data-filter-refused>${command.message}</div>`;
     } else {
-      const list = await definition.list(this.clients, scopeOf(page), command.fields, callerOf(request));
+      const list = await cursorInScope(definition.list(this.clients, scopeOf(page), command.fields, callerOf(request)));
       rows = list.data.length === 0 ? emptyList(listRequest, t) : table(t(definition.title), definition.columns, list.data, page.environment, definition.section, t);
       paging = pagingNav(pagingLinks(path, definition.shape, listRequest, list), t);
     }
