@@ -226,7 +226,13 @@ ${fields(t, [
     const t = textFor(page);
     const caller = callerOf(request);
     const invoice = await this.clients.sessions.getInvoice({ ...scopeOf(page), id: requireId(id, INVOICE_ID) }, caller);
-    const payer = invoice.payment ? [invoice.payment.payer_name, invoice.payment.payer_email, invoice.payment.payer_phone].filter(Boolean).join(' · ') : null;
+    // A line each, isolated: an e-mail or a masked phone number keeps its order in Arabic and is not split by a wrap.
+    const paidBy = invoice.payment;
+    const payerParts: SafeHtml[] = [];
+    if (paidBy?.payer_name) payerParts.push(html`<bdi>${paidBy.payer_name}</bdi>`);
+    if (paidBy?.payer_email) payerParts.push(html`<span dir="ltr">${paidBy.payer_email}</span>`);
+    if (paidBy?.payer_phone) payerParts.push(html`<span dir="ltr">${paidBy.payer_phone}</span>`);
+    const payer = payerParts.length === 0 ? null : html`${payerParts.map((part, i) => html`${i > 0 ? html`<br>` : ''}${part}`)}`;
     const content = html`${titleWithId(t, 'invoiceTitle', invoice.id)}<p>${statusBadge(invoice.status)}</p>
 ${fields(t, [
   ['colNumber', invoice.number],
