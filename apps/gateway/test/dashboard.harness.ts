@@ -29,7 +29,8 @@ export async function startDashboardStack(apps: AppName[], env: Record<string, s
   const url = `http://127.0.0.1:${port}`;
   const stack = await startStack(
     apps,
-    { RATE_LIMIT_TEST_PER_SEC: '10000', WEBHOOK_ALLOW_INSECURE_TARGETS: '1', ...env },
+    // The sessions service names checkout pages at PUBLIC_BASE_URL too: the pages' checkout links lead to this gateway.
+    { RATE_LIMIT_TEST_PER_SEC: '10000', WEBHOOK_ALLOW_INSECURE_TARGETS: '1', PUBLIC_BASE_URL: url, ...env },
     { gateway: { PORT: String(port), PUBLIC_BASE_URL: url, MAIL_TRANSPORT: 'smtp', SMTP_URL: smtp.url, MAIL_POLL_MS: '200', ...env } },
   );
   const browser = await chromium.launch({ executablePath: CHROMIUM });

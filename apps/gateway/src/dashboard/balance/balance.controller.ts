@@ -13,7 +13,7 @@ import { csvFileName, csvLines } from '../operations/csv';
 import { sendCsv } from '../operations/csv-response';
 import { parseListQuery, pagingLinks } from '../operations/list-query';
 import { callerOf, scopeOf } from '../operations/operations.controller';
-import { PAGE_SIZE, type Column } from '../operations/operations-lists';
+import { cursorInScope, PAGE_SIZE, type Column } from '../operations/operations-lists';
 import { emptyList, exportAction, filterForm, money, pagingNav, scrollable, textFor, when } from '../operations/operations-pages';
 import { BALANCE_CSV_HEADER, BALANCE_TRANSACTIONS_SHAPE, balanceCsvRow, balanceTransactionsCommand } from './balance-view';
 
@@ -47,7 +47,7 @@ export class DashboardBalanceController {
     const caller = callerOf(request);
     const path = `/dashboard/${page.environment}/balance`;
     const listRequest = parseListQuery(BALANCE_TRANSACTIONS_SHAPE, query);
-    const [balance, list] = await Promise.all([this.balances.get(scope, caller), this.ledger.listBalanceTransactions(balanceTransactionsCommand(scope, listRequest, PAGE_SIZE), caller)]);
+    const [balance, list] = await Promise.all([this.balances.get(scope, caller), cursorInScope(this.ledger.listBalanceTransactions(balanceTransactionsCommand(scope, listRequest, PAGE_SIZE), caller))]);
     const available = balance.available.length === 0 ? [{ amount: '0.00', currency: 'USD' }] : balance.available;
     const rows =
       list.data.length === 0

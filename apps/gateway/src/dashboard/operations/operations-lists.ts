@@ -11,7 +11,7 @@ import {
   type PaymentResource,
   type RefundResource,
 } from '@payments/contracts';
-import type { CommandOptions } from '@payments/platform';
+import { ApiError, type CommandOptions } from '@payments/platform';
 import type { RefundsClient } from '../../refunds/refunds.client';
 import { PAYMENT_ID, REFUND_ID } from '../../refunds/list-refunds.query';
 import type { SessionsClient } from '../../sessions-client/sessions.client';
@@ -67,6 +67,21 @@ export function listCommand<K extends ListKind>(
   const query: Record<string, string> = Object.fromEntries(filterParams(request.filters));
   if (request.cursor.starting_after) query.starting_after = request.cursor.starting_after;
   return listCommandFields(kind, query, { defaultLimit: limit });
+}
+
+/**
+ * A page of a list after a cursor its owner does not know (another merchant's or environment's id, typed into the
+ * URL): the owners refuse it as invalid_request; on a page it is what an id in the path would be, not found.
+ */
+export async function cursorInScope<T>(listing: Promise<T>): Promise<T> {
+  try {
+    return await listing;
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'invalid_request' && (error.param === 'starting_after' || error.param === 'ending_before')) {
+      throw new ApiError('not_found', 'No such object.', error.param);
+    }
+    throw error;
+  }
 }
 
 /** One page of a list on screen. */

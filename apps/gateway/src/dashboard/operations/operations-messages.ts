@@ -114,7 +114,8 @@ const ar: { [K in keyof typeof en]: string } = {
   invoiceTitle: 'الفاتورة {id}',
   refundTitle: 'الاسترداد {id}',
   searchLabel: 'الانتقال إلى معرّف',
-  searchHint: 'معرّف دفعة أو نية دفع (pi_…) أو فاتورة (inv_…) أو استرداد (re_…).',
+  // Each id prefix isolated left-to-right (U+2066 … U+2069): otherwise the ellipsis lands before "inv_" in Arabic.
+  searchHint: 'معرّف دفعة أو نية دفع (\u2066pi_…\u2069) أو فاتورة (\u2066inv_…\u2069) أو استرداد (\u2066re_…\u2069).',
   searchButton: 'انتقال',
   filtersHeading: 'عوامل التصفية',
   filterStatus: 'الحالة',

@@ -49,10 +49,9 @@ export function objectPath(environment: Environment, section: ListSection, id: s
 /** The search box: an id goes to its object's page. */
 export function searchForm(page: SignedInRequest, section: ListSection, t: Text): SafeHtml {
   return html`<form class="card" method="get" action="/dashboard/${page.environment}/search" role="search">
-<input type="hidden" name="from" value="${section}">
 <label for="search-id">${t('searchLabel')}</label><input id="search-id" name="id" type="search" required maxlength="200" autocomplete="off" dir="ltr" aria-describedby="search-hint">
 <p class="hint" id="search-hint">${t('searchHint')}</p>
-<div class="actions"><button type="submit" class="secondary">${t('searchButton')}</button></div></form>`;
+<div class="actions"><button type="submit" class="secondary">${t('searchButton')}</button></div><input type="hidden" name="from" value="${section}"></form>`;
 }
 
 const PROBLEM_TEXT: Record<FilterProblem['problem'], OperationsKey> = {
@@ -198,15 +197,15 @@ export function refundFormPage(page: SignedInRequest, paymentId: string, amount:
   const action = `${objectPath(page.environment, 'payments', paymentId)}/refund`;
   const partial = form.mode === 'partial';
   return html`${titleWithId(t, 'refundFormTitle', paymentId)}${problemBanner(problem, t)}
-<form class="card" method="post" action="${action}">${csrfField(page)}<input type="hidden" name="idempotency_key" value="${form.key}"><input type="hidden" name="step" value="review">
-<p>${t('refundRemaining', { amount: refundable, total: amount })}</p>
+<form class="card" method="post" action="${action}"><p>${t('refundRemaining', { amount: refundable, total: amount })}</p>
 <fieldset><legend>${t('refundFormTitle', { id: paymentId })}</legend>
 <label><input type="radio" name="mode" value="full"${partial ? '' : html` checked`}> ${t('refundFull', { amount: refundable })}</label>
 <label><input type="radio" name="mode" value="partial"${partial ? html` checked` : ''}> ${t('refundPartial')}</label></fieldset>
 <label for="refund-amount">${t('refundAmountLabel')}</label><input id="refund-amount" name="amount" inputmode="decimal" dir="ltr" maxlength="12" value="${form.amount ?? ''}" aria-describedby="refund-amount-hint">
 <p class="hint" id="refund-amount-hint">${t('refundAmountHint')}</p>
 <label for="refund-reason">${t('refundReasonLabel')}</label><input id="refund-reason" name="reason" maxlength="500" value="${form.reason ?? ''}">
-<div class="actions"><button type="submit">${t('refundReview')}</button><a class="button secondary" href="${objectPath(page.environment, 'payments', paymentId)}">${t('refundCancel')}</a></div></form>`;
+<div class="actions"><button type="submit">${t('refundReview')}</button><a class="button secondary" href="${objectPath(page.environment, 'payments', paymentId)}">${t('refundCancel')}</a></div>
+${csrfField(page)}<input type="hidden" name="idempotency_key" value="${form.key}"><input type="hidden" name="step" value="review"></form>`;
 }
 
 /** The confirmation (step 2): what will be refunded; the same key goes on to the refund. */

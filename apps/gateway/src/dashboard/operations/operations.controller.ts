@@ -15,7 +15,7 @@ import { sendCsv } from './csv-response';
 import { parseListQuery, pagingLinks } from './list-query';
 import { OBJECT_HISTORY, type ObjectHistory, type OperationsScope } from './object-history';
 import type { ListKind } from '../filters/list-query';
-import { INTENT_ID, INVOICE_ID, listCommand, LISTS, PAGE_SIZE, PAYMENT_ID, REFUND_ID, searchTarget, type ListDefinition, type ListSection, type OperationsClients } from './operations-lists';
+import { cursorInScope, INTENT_ID, INVOICE_ID, listCommand, LISTS, PAGE_SIZE, PAYMENT_ID, REFUND_ID, searchTarget, type ListDefinition, type ListSection, type OperationsClients } from './operations-lists';
 import {
   deliveriesSection,
   emptyList,
@@ -226,7 +226,13 @@ ${fields(t, [
     const t = textFor(page);
     const caller = callerOf(request);
     const invoice = await this.clients.sessions.getInvoice({ ...scopeOf(page), id: requireId(id, INVOICE_ID) }, caller);
-    const payer = invoice.payment ? [invoice.payment.payer_name, invoice.payment.payer_email, invoice.payment.payer_phone].filter(Boolean).join(' · ') : null;
+    // A line each, isolated: an e-mail or a masked phone number keeps its order in Arabic and is not split by a wrap.
+    const paidBy = invoice.payment;
+    const payerParts: SafeHtml[] = [];
+    if (paidBy?.payer_name) payerParts.push(html`<bdi>${paidBy.payer_name}</bdi>`);
+    if (paidBy?.payer_email) payerParts.push(html`<span dir="ltr">${paidBy.payer_email}</span>`);
+    if (paidBy?.payer_phone) payerParts.push(html`<span dir="ltr">${paidBy.payer_phone}</span>`);
+    const payer = payerParts.length === 0 ? null : html`${payerParts.map((part, i) => html`${i > 0 ? html`<br>` : ''}${part}`)}`;
     const content = html`${titleWithId(t, 'invoiceTitle', invoice.id)}<p>${statusBadge(invoice.status)}</p>
 ${fields(t, [
   ['colNumber', invoice.number],
@@ -259,7 +265,7 @@ ${fields(t, [
       // A combination the owner refuses (the form's fields each passed): said, with nothing listed.
       rows = html`<div class="banner error" role="alert" data-filter-refused>${command.message}</div>`;
     } else {
-      const list = await definition.list(this.clients, scopeOf(page), command.fields, callerOf(request));
+      const list = await cursorInScope(definition.list(this.clients, scopeOf(page), command.fields, callerOf(request)));
       rows = list.data.length === 0 ? emptyList(listRequest, t) : table(t(definition.title), definition.columns, list.data, page.environment, definition.section, t);
       paging = pagingNav(pagingLinks(path, definition.shape, listRequest, list), t);
     }

@@ -62,6 +62,7 @@ main{max-width:72rem;margin:0 auto;padding:1rem}
 h1{font-size:1.4rem;margin:.25rem 0 1rem;overflow-wrap:anywhere}
 h2{font-size:1.1rem;margin:1.5rem 0 .5rem;overflow-wrap:anywhere}
 .card{background:#fff;border:1px solid #d5d8dd;border-radius:.6rem;padding:1rem;margin:0 0 1rem}
+.card>:is(h2,p,label):first-child{margin-top:0}.card>p:last-child{margin-bottom:0}
 .banner{border-radius:.5rem;padding:.75rem 1rem;margin:0 0 1rem;border:1px solid}
 .banner.warn{background:#fff4d6;border-color:#c98a00;color:#3d2a00}
 .banner.error{background:#fde8e8;border-color:#c62828;color:#5a1010}
