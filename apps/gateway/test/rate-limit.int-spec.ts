@@ -87,7 +87,7 @@ describe('rate limits', () => {
 
     await api.accounts.verifyMerchant(merchant.id);
     const live = await api.accounts.createKey(merchant.id, 'live');
-    await api.dataSource.query(`UPDATE gateway.merchants SET verification_status = 'rejected' WHERE id = $1`, [merchant.id]);
+    await api.dataSource.query(`UPDATE gateway.merchants SET verification_status = 'rejected', rejection_reason = 'documents unreadable' WHERE id = $1`, [merchant.id]);
     await sleep(1000);
     const forbidden = await get(live.token);
     expect(forbidden.status).toBe(403);
