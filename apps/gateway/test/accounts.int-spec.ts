@@ -316,4 +316,20 @@ describe('Accounts', () => {
     expect(await recipients.ownerAddressesOf(unconfirmed.user.merchantId)).toEqual(['not-yet@example.com']);
     expect(await recipients.ownerAddressesOf('acct_nobody')).toEqual([]);
   });
+
+  it('sends at most one asked-for link a minute and five a day per user and kind, with the same answer', async () => {
+    await confirmedOwner('flood@example.com');
+    const resets = () => mailer.to('flood@example.com', 'password_reset').length;
+    await accounts.requestPasswordReset('flood@example.com');
+    await Promise.all([accounts.requestPasswordReset('flood@example.com'), accounts.requestPasswordReset('FLOOD@example.com')]);
+    expect(resets()).toBe(1);
+    for (let i = 0; i < 6; i++) {
+      nowMs += 61_000;
+      await accounts.requestPasswordReset('flood@example.com');
+    }
+    expect(resets()).toBe(5);
+    // Another kind keeps its own count (the address is confirmed: no new confirmation link at all).
+    await accounts.resendConfirmation('flood@example.com');
+    expect(mailer.to('flood@example.com', 'confirm_email')).toHaveLength(1);
+  });
 });

@@ -152,6 +152,18 @@ export class AccountsRepository {
     await this.users(manager).delete({ id });
   }
 
+  /** When the user's links of `purpose` were created since `since`, after locking the user's row for the caller's transaction. */
+  async linksSentSince(userId: string, purpose: TokenPurpose, since: Date, manager: EntityManager): Promise<Date[]> {
+    await manager.getRepository(UserEntity).createQueryBuilder('u').setLock('pessimistic_write').where('u.id = :userId', { userId }).getOne();
+    const tokens = await manager
+      .getRepository(UserTokenEntity)
+      .createQueryBuilder('t')
+      .select('t.createdAt')
+      .where('t.userId = :userId AND t.purpose = :purpose AND t.createdAt >= :since', { userId, purpose, since })
+      .getMany();
+    return tokens.map((t) => t.createdAt);
+  }
+
   async insertToken(token: NewToken, manager?: EntityManager): Promise<void> {
     await this.tokens(manager).insert(token);
   }

@@ -97,6 +97,9 @@ export interface InvitationOffer {
   expiresAt: Date;
 }
 
+/** Links a user may ask for by address per kind and day (reset, new confirmation); see mailLinkAsked. */
+export const ASKED_LINKS_PER_DAY = 5;
+
 export function newUserId(): string {
   return `usr_${randomBase62(24)}`;
 }
@@ -168,7 +171,7 @@ export class Accounts {
   /** A new confirmation link for an unconfirmed address; nothing (and the same answer) otherwise. */
   async resendConfirmation(email: string): Promise<void> {
     const user = await this.repository.findUserByEmail(email);
-    if (user && !user.emailConfirmedAt) await this.repository.transaction((manager) => this.mailLink('confirm_email', user, manager));
+    if (user && !user.emailConfirmedAt) await this.repository.transaction((manager) => this.mailLinkAsked('confirm_email', user, manager));
   }
 
   /**
@@ -212,7 +215,20 @@ export class Accounts {
   /** Mails a reset link when the address has a user; the same answer either way. */
   async requestPasswordReset(email: string): Promise<void> {
     const user = await this.repository.findUserByEmail(email);
-    if (user) await this.repository.transaction((manager) => this.mailLink('password_reset', user, manager));
+    if (user) await this.repository.transaction((manager) => this.mailLinkAsked('password_reset', user, manager));
+  }
+
+  /**
+   * A link someone asked for by typing an address (a reset, a new confirmation): at most one a minute and
+   * ASKED_LINKS_PER_DAY a day per user and kind, so the forms cannot be used to flood an inbox. Past that nothing is
+   * sent, with the same answer. The user's row is locked first, so concurrent asks count one after another.
+   */
+  private async mailLinkAsked(kind: 'confirm_email' | 'password_reset', user: UserEntity, manager: EntityManager): Promise<void> {
+    const now = this.clock.now();
+    const sent = await this.repository.linksSentSince(user.id, kind, new Date(now.getTime() - 86_400_000), manager);
+    const lastMinute = sent.filter((at) => now.getTime() - at.getTime() < 60_000).length;
+    if (lastMinute > 0 || sent.length >= ASKED_LINKS_PER_DAY) return;
+    await this.mailLink(kind, user, manager);
   }
 
   /**
