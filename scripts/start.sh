@@ -137,7 +137,7 @@ if [ "$allow_local" = 1 ]; then echo "  Webhook endpoints on this machine are al
 # Demo merchant, once the admin command exists: its test key lets a first API call be made right away.
 cli=dist/apps/gateway/src/admin/cli.js
 if [ -f "$cli" ]; then
-  if demo=$(node "$cli" demo --json 2>"$run/demo.err"); then
+  if demo=$(node "$cli" demo --dashboard --json 2>"$run/demo.err"); then
     key=$(node -e 'const d = JSON.parse(process.argv[1]); process.stdout.write(String(d.test_key ?? ""))' "$demo") ||
       key=""
     sign_in=$(node -e 'const d = JSON.parse(process.argv[1]); if (d.dashboard_email) process.stdout.write(d.dashboard_email + " / " + d.dashboard_password)' "$demo") ||

@@ -162,9 +162,12 @@ describe('admin CLI', () => {
     expect((await admin('key', 'create', '--merchant', 'acct_x', '--env', 'staging')).code).toBe(1);
   });
 
-  it('demo: one verified demo merchant, a fresh test key and a fresh dashboard password each time', async () => {
-    const first = await adminJson('demo');
-    const second = await adminJson('demo');
+  it('demo: one verified demo merchant, a fresh test key each time; with --dashboard a fresh dashboard password', async () => {
+    const first = await adminJson('demo', '--dashboard');
+    const second = await adminJson('demo', '--dashboard');
+    // Without --dashboard (npm run try) the password printed last still stands.
+    const keyOnly = await adminJson('demo');
+    expect(Object.keys(keyOnly).sort()).toEqual(['email', 'merchant_id', 'name', 'test_key']);
     expect(first).toEqual({
       merchant_id: expect.stringMatching(/^acct_/),
       name: 'Demo Store',
