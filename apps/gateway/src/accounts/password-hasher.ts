@@ -15,13 +15,10 @@ export class PasswordHasher {
     return argon2.hash(password, ARGON2_OPTIONS);
   }
 
-  /** False for a wrong password and for a hash that is not argon2's (never throws on bad input). */
+  /** False for a wrong password and for a hash that is not argon2id's; any other failure of argon2 surfaces. */
   async verify(hash: string, password: string): Promise<boolean> {
-    try {
-      return await argon2.verify(hash, password);
-    } catch {
-      return false;
-    }
+    if (!hash.startsWith('$argon2id$')) return false;
+    return argon2.verify(hash, password);
   }
 
   /** A verify that always fails and costs what a real one costs: an unknown e-mail is answered in the same time. */

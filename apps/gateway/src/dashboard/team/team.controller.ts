@@ -43,6 +43,7 @@ export class TeamController {
     try {
       await this.accounts.invite(page.user.merchantId, page.user.id, values.email, values.role);
     } catch (error) {
+      if (!(error instanceof AccountError)) throw error;
       return this.refused(reply, page, error, 'invite', values);
     }
     await this.back(reply, page, 'invited');
@@ -54,8 +55,9 @@ export class TeamController {
     try {
       await this.accounts.cancelInvitation(page.user.merchantId, page.user.id, field(form, 'email', 254));
     } catch (error) {
+      if (!(error instanceof AccountError)) throw error;
       // Already accepted, cancelled or expired: the page says so rather than a bare 404.
-      if (error instanceof AccountError && error.reason === 'not_found') {
+      if (error.reason === 'not_found') {
         return this.send(reply, page, { error: { form: 'invitations', message: teamText(page.lang, 'errorNoInvitation') } }, 409);
       }
       return this.refused(reply, page, error, 'invitations');
@@ -69,6 +71,7 @@ export class TeamController {
     try {
       await this.accounts.changeRole(page.user.merchantId, page.user.id, userId.slice(0, 100), field(form, 'role', 20));
     } catch (error) {
+      if (!(error instanceof AccountError)) throw error;
       return this.refused(reply, page, error, 'users');
     }
     await this.back(reply, page, 'role_changed');
@@ -90,6 +93,7 @@ export class TeamController {
     try {
       await this.accounts.removeUser(page.user.merchantId, page.user.id, userId.slice(0, 100));
     } catch (error) {
+      if (!(error instanceof AccountError)) throw error;
       return this.refused(reply, page, error, 'users');
     }
     // An owner who removed themselves has no session any more: the next page sends them to sign in.
@@ -104,13 +108,13 @@ export class TeamController {
   }
 
   /** The domain's refusal shown on the page (409 for the last owner, else 400); not found is 404, forbidden 403. */
-  private async refused(reply: FastifyReply, page: SignedInRequest, error: unknown, form: 'invite' | 'users' | 'invitations', invite?: TeamView['invite']): Promise<void> {
-    if (error instanceof AccountError && error.reason === 'not_found') throw notFound();
+  private async refused(reply: FastifyReply, page: SignedInRequest, error: AccountError, form: 'invite' | 'users' | 'invitations', invite?: TeamView['invite']): Promise<void> {
+    if (error.reason === 'not_found') throw notFound();
     // The acting owner was demoted or removed a moment ago by another owner.
-    if (error instanceof AccountError && error.reason === 'forbidden') throw new RoleForbidden();
+    if (error.reason === 'forbidden') throw new RoleForbidden();
     const message = teamRefusal(page.lang, error);
     if (message === null) throw error;
-    const status = error instanceof AccountError && error.reason === 'last_owner' ? 409 : 400;
+    const status = error.reason === 'last_owner' ? 409 : 400;
     await this.send(reply, page, { error: { form, message }, ...(invite ? { invite } : {}) }, status);
   }
 
