@@ -109,6 +109,7 @@ const SCOPE_PROPERTIES = {
   environment: { type: 'string', enum: ['live', 'test'] },
 } as const;
 const OBJECT_ID = { type: 'string', minLength: 1, maxLength: 100 } as const;
+const WALLET_ID = { type: 'string', pattern: '^wal_(live|test)_[A-Za-z0-9]{24}$' } as const;
 const REFUND_ID = { type: 'string', pattern: '^re_[0-9A-Za-z]{1,64}$' } as const;
 const PROVIDER_REFUND_REPLY = {
   type: 'object',
@@ -251,5 +252,47 @@ export const SESSIONS_COMMAND_SCHEMAS: Record<SessionsCommandName, { request: ob
   'checkout.get': {
     request: { type: 'object', required: ['id'], properties: { id: OBJECT_ID } },
     reply: { type: 'object', required: ['kind', 'merchant_id', 'environment', 'session'] },
+  },
+  'checkout.pay-from-wallet': {
+    request: {
+      type: 'object',
+      required: ['id', 'wallet_id', 'payer'],
+      additionalProperties: false,
+      properties: {
+        id: OBJECT_ID,
+        wallet_id: WALLET_ID,
+        payer: {
+          type: 'object',
+          required: ['name', 'email', 'phone', 'country'],
+          additionalProperties: false,
+          properties: {
+            name: { type: ['string', 'null'], maxLength: 160 },
+            email: { type: 'string', format: 'email', maxLength: 254 },
+            phone: { type: ['string', 'null'], maxLength: 40 },
+            country: { type: ['string', 'null'], pattern: '^[A-Z]{2}$' },
+          },
+        },
+      },
+    },
+    reply: { type: 'object', required: ['id', 'outcome', 'reason', 'balance'] },
+  },
+  'wallet-top-ups.start': {
+    request: {
+      type: 'object',
+      required: ['wallet_id', 'environment', 'email', 'amount'],
+      additionalProperties: false,
+      properties: {
+        wallet_id: WALLET_ID,
+        environment: SCOPE_PROPERTIES.environment,
+        email: { type: 'string', format: 'email', maxLength: 254 },
+        amount: MONEY_INPUT_SCHEMA,
+        return_to: { type: 'string', pattern: '^(pi_(live|test)_|inv_(test_)?)[A-Za-z0-9]{1,64}$' },
+      },
+    },
+    reply: { type: 'object', required: ['redirect_url', 'reference'] },
+  },
+  'wallet-top-ups.confirm': {
+    request: { type: 'object', required: ['reference'], additionalProperties: false, properties: { reference: { type: 'string', pattern: '^[A-Za-z0-9]{1,64}$' } } },
+    reply: { type: 'object', required: ['reference', 'wallet_id', 'environment', 'outcome', 'amount', 'return_to'] },
   },
 };

@@ -48,6 +48,13 @@ export {
   type SimulateInvoiceReply,
   type SimulatePaymentIntentCommand,
   type StartProviderPaymentCommand,
+  type PayFromWalletCheckoutCommand,
+  type WalletPaymentOutcome,
+  type WalletPayer,
+  type StartWalletTopUpCommand,
+  type StartWalletTopUpReply,
+  type ConfirmWalletTopUpCommand,
+  type WalletTopUpOutcome,
   type StartProviderPaymentReply,
 } from './sessions.contract';
 export {
@@ -109,6 +116,18 @@ export {
   type LedgerEnvironment,
   type LedgerScope,
   type ListBalanceTransactionsCommand,
+  type CreditWalletCommand,
+  type GetWalletCommand,
+  type ListWalletTransactionsCommand,
+  type PayFromWalletCommand,
+  type PayFromWalletReply,
+  type TopUpWalletCommand,
+  type WalletBalanceResource,
+  type WalletCreditReply,
+  type WalletScope,
+  type WalletTransactionList,
+  type WalletTransactionResource,
+  type WalletTransactionType,
 } from './ledger.contract';
 export {
   REFUNDS_COMMANDS,

@@ -30,6 +30,16 @@ export const SESSIONS_COMMANDS = {
   refundAtProvider: 'payments.refund-at-provider',
   /** Internal (the refunds service): what became of a refund asked of the provider, asked of the provider again. */
   providerRefundStatus: 'payments.provider-refund-status',
+  /**
+   * The hosted checkout: the signed-in customer pays the session from their wallet (`togo`). The ledger debits the
+   * wallet and credits the merchant in one posting; the session succeeds with that payment, or the attempt is
+   * declined (not enough balance) and the session may be paid again.
+   */
+  payFromWallet: 'checkout.pay-from-wallet',
+  /** The wallet page: a card top-up of a wallet at the provider (Lahza); answers the provider's page. */
+  startWalletTopUp: 'wallet-top-ups.start',
+  /** Back from the provider's page: the top-up verified with the provider, the wallet credited once if it succeeded. */
+  confirmWalletTopUp: 'wallet-top-ups.confirm',
   /** The dashboard: a merchant's payment intents, newest first, filtered. */
   listPaymentIntents: 'payment-intents.list',
   /** The dashboard: a merchant's invoices, newest first, filtered. */
@@ -245,6 +255,70 @@ export interface SessionsCommandMap {
   'payment-intents.list': { body: ListPaymentIntentsCommand; reply: SessionsList<PaymentIntentResource> };
   'invoices.list': { body: ListInvoicesCommand; reply: SessionsList<InvoiceResource> };
   'session-events.list': { body: ListSessionEventsCommand; reply: SessionsList<SessionEventView> };
+  'checkout.pay-from-wallet': { body: PayFromWalletCheckoutCommand; reply: WalletPaymentOutcome };
+  'wallet-top-ups.start': { body: StartWalletTopUpCommand; reply: StartWalletTopUpReply };
+  'wallet-top-ups.confirm': { body: ConfirmWalletTopUpCommand; reply: WalletTopUpOutcome };
+}
+
+/** The payer as an invoice reports a wallet payment (the wallet's profile; the gateway masks the phone). */
+export interface WalletPayer {
+  name: string | null;
+  email: string;
+  /** Partially masked, as the spec allows (e.g. `+97059•••4567`). */
+  phone: string | null;
+  /** Two-letter country code. */
+  country: string | null;
+}
+
+export interface PayFromWalletCheckoutCommand {
+  /** `pi_…` or `inv_…`. */
+  id: string;
+  /** The signed-in customer's wallet, of the session's environment (checked by sessions). */
+  wallet_id: string;
+  payer: WalletPayer;
+}
+
+/**
+ * `succeeded`: paid (the ledger posted the debit); `declined`: not paid, `reason` says why (`insufficient_funds`),
+ * the session may be paid again; `pending`: the ledger did not answer in time, the attempt is settled in the
+ * background (never charged twice), the page shows the session as it becomes.
+ */
+export interface WalletPaymentOutcome {
+  id: string;
+  outcome: 'succeeded' | 'declined' | 'pending';
+  reason: string | null;
+  /** The wallet's balance after the attempt when the ledger said (MoneyString), else null. */
+  balance: string | null;
+}
+
+export interface StartWalletTopUpCommand {
+  wallet_id: string;
+  environment: SessionsEnvironment;
+  /** The customer's e-mail (the provider asks for one). */
+  email: string;
+  /** MoneyString, 0.50 to 999999.99. */
+  amount: string;
+  /** A checkout session to go back to once the top-up is done (the customer was short on it). */
+  return_to?: string;
+}
+
+export interface StartWalletTopUpReply {
+  redirect_url: string;
+  /** The top-up's reference (the provider attempt's). */
+  reference: string;
+}
+
+export interface ConfirmWalletTopUpCommand {
+  reference: string;
+}
+
+export interface WalletTopUpOutcome {
+  reference: string;
+  wallet_id: string;
+  environment: SessionsEnvironment;
+  outcome: 'succeeded' | 'failed' | 'pending';
+  amount: string;
+  return_to: string | null;
 }
 
 export interface RefundAtProviderCommand extends SessionsScope {

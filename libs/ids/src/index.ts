@@ -8,6 +8,8 @@ export {
   newInvoiceId,
   newPaymentIntentId,
   newRefundId,
+  newWalletId,
+  isWalletId,
   newRequestId,
 } from './prefixed-ids';
 export {

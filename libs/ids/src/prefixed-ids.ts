@@ -15,6 +15,16 @@ export function newInvoiceId(env: Environment): string {
   return env === 'test' ? `inv_test_${randomBase62()}` : `inv_${randomBase62()}`;
 }
 
+/** A customer wallet (`togo`): one per e-mail address and environment, `wal_live_…` / `wal_test_…`. */
+export function newWalletId(env: Environment): string {
+  return `wal_${env}_${randomBase62()}`;
+}
+
+const WALLET_ID = new RegExp(`^wal_(live|test)_${RANDOM}$`);
+export function isWalletId(id: string): boolean {
+  return WALLET_ID.test(id);
+}
+
 export function newRefundId(): string {
   return `re_${randomBase62()}`;
 }

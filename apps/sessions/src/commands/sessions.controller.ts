@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { SESSIONS_COMMANDS, SESSIONS_SERVICE, type SessionsCommandMap, type SessionsCommandName } from '@payments/contracts';
-import { CommandContext, commandPattern, serveCommand, type RpcReply, type RpcRequest } from '@payments/platform';
+import { ApiError, CommandContext, commandPattern, serveCommand, type RpcReply, type RpcRequest } from '@payments/platform';
 import { InvoiceHandlers } from '../invoices/invoice.handlers';
 import { PaymentIntentHandlers } from '../payment-intents/payment-intent.handlers';
 import { CheckoutHandlers } from '../checkout/checkout.handlers';
@@ -56,6 +56,10 @@ export class SessionsController {
       [SESSIONS_COMMANDS.listPaymentIntents]: (body) => queries.listPaymentIntents(body) as Promise<SessionsCommandMap['payment-intents.list']['reply']>,
       [SESSIONS_COMMANDS.listInvoices]: (body) => queries.listInvoices(body) as Promise<SessionsCommandMap['invoices.list']['reply']>,
       [SESSIONS_COMMANDS.listSessionEvents]: (body) => queries.listEvents(body),
+      // Wallet payments and top-ups (issue 38): being built; refused until then.
+      [SESSIONS_COMMANDS.payFromWallet]: () => Promise.reject(new ApiError('payment_methods_unavailable', 'Wallet payments are not available yet.')),
+      [SESSIONS_COMMANDS.startWalletTopUp]: () => Promise.reject(new ApiError('payment_methods_unavailable', 'Wallet top-ups are not available yet.')),
+      [SESSIONS_COMMANDS.confirmWalletTopUp]: () => Promise.reject(new ApiError('not_found', 'No such top-up.')),
     };
   }
 
