@@ -11,6 +11,8 @@ export interface OpenLoopOptions {
   rate: number;
   seconds: number;
   request: () => { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string };
+  /** Which answers count as done (default 2xx; a form post answers 303). */
+  ok?: (status: number) => boolean;
   /** Connections the generator may open; requests beyond them queue in the generator (and that time counts). */
   connections?: number;
   /** Ends the load early (e.g. when the work it runs beside is done): no request leaves after it aborts. */
@@ -58,7 +60,7 @@ export async function openLoop(options: OpenLoopOptions): Promise<Result> {
         .request({ method, path, headers, body })
         .then(async (res) => {
           await res.body.dump();
-          if (res.statusCode >= 200 && res.statusCode < 300) {
+          if (options.ok ? options.ok(res.statusCode) : res.statusCode >= 200 && res.statusCode < 300) {
             const latency = performance.now() - dueAt;
             latencies.push(latency);
             trace?.push(`${(dueAt - started).toFixed(1)} ${latency.toFixed(1)}`);

@@ -3,9 +3,10 @@
 // simulate that succeeds is stamped, so the suite can tell when a fault stopped and when it ended. Every fourth
 // payment is made by the customer at Lahza (the stand-in) through the checkout instead of a simulate, every other
 // one of those in live mode: its refund goes through Lahza (pending until Lahza has processed it), the rest are
-// test payments whose refunds complete at once.
+// test payments whose refunds complete at once. Another one in four is paid by a signed-in customer from their
+// wallet (`togo`) on the checkout, every other one of those in live mode; its refund goes back to the wallet at once.
 import { randomUUID } from 'node:crypto';
-import type { LahzaStandIn } from '@payments/testing';
+import type { LahzaStandIn, WalletCustomer } from '@payments/testing';
 
 export type Environment = 'test' | 'live';
 
@@ -24,6 +25,9 @@ export interface PaymentOutcome {
   retries: number;
   /** Paid by the customer at Lahza through the checkout (else by a simulate): Lahza's transaction reference. */
   lahzaReference: string | null;
+  /** Paid from this wallet on the checkout (`togo`). */
+  walletId: string | null;
+  amount: string;
   /** The refund answered pending (went through Lahza) before it completed. */
   refundWasPending: boolean;
 }
@@ -52,6 +56,8 @@ export class MerchantClient {
     private readonly keys: Record<Environment, string>,
     /** When given, every fourth payment is paid at this Lahza stand-in through the checkout, every eighth in live mode. */
     private readonly lahza?: LahzaStandIn,
+    /** When given, every fourth payment (another one) is paid from these signed-in wallets, every eighth in live mode. */
+    private readonly wallets?: Record<Environment, WalletCustomer>,
   ) {}
 
   /**
@@ -63,15 +69,20 @@ export class MerchantClient {
     let retries = 0;
     const onRetry = () => retries++;
     const atLahza = this.lahza !== undefined && index % 4 === 3;
-    const environment: Environment = atLahza && index % 8 === 7 ? 'live' : 'test';
-    const created = await this.call('POST', '/api/v1/payment-intents', key, { amount: amountOf(index), currency: 'USD', external_ref: `chaos-${index}` }, onRetry, environment);
+    const fromWallet = this.wallets !== undefined && index % 4 === 1;
+    const environment: Environment = (atLahza && index % 8 === 7) || (fromWallet && index % 8 === 5) ? 'live' : 'test';
+    const amount = amountOf(index);
+    const created = await this.call('POST', '/api/v1/payment-intents', key, { amount, currency: 'USD', external_ref: `chaos-${index}` }, onRetry, environment);
     const createdAt = Date.now();
     this.createSuccesses.push(createdAt);
     const intentId = String(created.id);
     const lahzaReference = atLahza ? await this.payAtLahza(intentId, environment, onRetry) : null;
+    const walletId = fromWallet ? this.wallets![environment].walletId : null;
     const paid = lahzaReference
       ? await this.settled(`/api/v1/payment-intents/${intentId}`, 'processing', environment, onRetry)
-      : await this.call('POST', `/api/v1/payment-intents/${intentId}/simulate`, `simulate-${key}`, { result: 'succeeded' }, onRetry);
+      : fromWallet
+        ? await this.payFromWallet(intentId, environment, onRetry)
+        : await this.call('POST', `/api/v1/payment-intents/${intentId}/simulate`, `simulate-${key}`, { result: 'succeeded' }, onRetry);
     if (paid.status !== 'succeeded') throw new Error(`payment of ${intentId} answered ${String(paid.status)}`);
     const succeededAt = Date.now();
     const paymentId = String(paid.payment_id);
@@ -83,7 +94,7 @@ export class MerchantClient {
     const refunded = asked.status === 'completed' ? asked : await this.settled(`/api/v1/refunds/${String(asked.id)}`, 'pending', environment, onRetry);
     if (refunded.status !== 'completed') throw new Error(`refund ${String(asked.id)} of ${paymentId} ended ${JSON.stringify(refunded)}`);
     const refundWasPending = asked.status === 'pending';
-    return { index, environment, intentId, paymentId, refundId: String(refunded.id), refundAmount, createdAt, succeededAt, retries, lahzaReference, refundWasPending };
+    return { index, environment, intentId, paymentId, refundId: String(refunded.id), refundAmount, createdAt, succeededAt, retries, lahzaReference, walletId, amount, refundWasPending };
   }
 
   /** Reads the object until it leaves `state` (bounded). */
@@ -94,6 +105,44 @@ export class MerchantClient {
       if (object.status !== state) return object;
       if (Date.now() - started > GIVE_UP_AFTER_MS) throw new Error(`${path} is still ${state} after ${GIVE_UP_AFTER_MS} ms`);
       await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+
+  /**
+   * The signed-in customer's click on "Pay from your wallet" (the same form token and attempt on every retry), until
+   * the intent has succeeded: a click whose answer was lost to a fault is clicked again, and the session's one open
+   * attempt makes it one payment; an attempt the ledger did not answer is finished by sessions' background check.
+   */
+  private async payFromWallet(intentId: string, environment: Environment, onRetry: () => void): Promise<Record<string, unknown>> {
+    const customer = this.wallets![environment];
+    const started = Date.now();
+    const attempt = randomUUID();
+    for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {
+      let location: string | null = null;
+      this.inFlight++;
+      try {
+        const res = await fetch(`${this.gatewayUrl()}/checkout/${intentId}/wallet/pay`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: customer.cookie, origin: customer.origin },
+          body: new URLSearchParams({ _csrf: customer.csrf, attempt, lang: 'en' }).toString(),
+          redirect: 'manual',
+          signal: AbortSignal.timeout(15_000),
+        });
+        if (res.status === 303) location = res.headers.get('location') ?? '';
+      } catch {
+        location = null;
+      } finally {
+        this.inFlight--;
+      }
+      if (location?.includes('wallet=insufficient')) throw new Error(`the wallet ${customer.walletId} ran short paying ${intentId}`);
+      if (location !== null && !location.includes('wallet=unavailable')) {
+        const intent = await this.settled(`/api/v1/payment-intents/${intentId}`, 'processing', environment, onRetry);
+        if (intent.status === 'succeeded') return intent;
+      }
+      this.failedCalls.push({ at: Date.now(), status: 0, what: `the wallet pay button of ${intentId}` });
+      if (Date.now() - started > GIVE_UP_AFTER_MS) throw new Error(`the wallet payment of ${intentId} did not succeed within ${GIVE_UP_AFTER_MS} ms`);
+      onRetry();
+      await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
 

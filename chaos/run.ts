@@ -12,12 +12,25 @@
 // `--replicas 2` runs two instances of sessions, the ledger, refunds and the webhook-dispatcher (the gateway sends
 // commands to both; consumer groups split the partitions) and kills one of each in turn: the goal is then that no
 // call fails at all, and that postings and webhooks of payments made meanwhile wait at most 5 s.
+// One payment in four is paid from a customer's wallet (`togo`) on the checkout, signed in once per environment; at
+// the end each wallet must hold its operator's credit less its payments plus their refunds, to the cent.
 // Usage: node -r ./tools/swc-register.js chaos/run.ts [--payments 400] [--rate 6] [--replicas 2] [--faults gateway,sessions,...]
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { COMMAND_URL_SETTINGS, freePort, LahzaStandIn, PrivateKafka, PrivatePostgres, REPO_ROOT, startService, type RunningService } from '@payments/testing';
+import {
+  COMMAND_URL_SETTINGS,
+  freePort,
+  LahzaStandIn,
+  PrivateKafka,
+  PrivatePostgres,
+  REPO_ROOT,
+  signInWalletCustomer,
+  startService,
+  type RunningService,
+  type WalletCustomer,
+} from '@payments/testing';
 import { MerchantClient, type Environment, type PaymentOutcome } from './merchant-client';
 import { WebhookInbox } from './webhook-inbox';
 
@@ -43,6 +56,8 @@ const BURST_LEAD_MS = 15;
 // Spread over the faults (about 13 s each, after 5 s of calm), so every fault meets payments in flight.
 const rate = Number(arg('rate') ?? Math.max(0.5, payments / (10 + faults.length * 13)));
 const GOAL_CREATE_S = 2;
+/** What an operator credits each chaos customer's wallet with: more than its payments take. */
+const WALLET_FLOAT = '50000.00';
 const GOAL_WEBHOOK_S = 5;
 /** With a second instance, the longest a payment made while one dies waits for its posting and its webhook. */
 const GOAL_REPLICA_WAIT_S = 5;
@@ -82,11 +97,14 @@ async function waitFor<T>(check: () => T | undefined, timeoutMs: number): Promis
 }
 
 /** `npm run admin -- ...` as operators run it; resolves its --json output (also when it exits 1 with a report). */
-function admin(databaseUrl: string, ...args: string[]): Promise<Record<string, any>> {
+/** The admin CLI against the suite's database (`env` adds settings, e.g. the ledger's command address for a wallet credit). */
+function admin(databaseUrl: string, ...args: Array<string | Record<string, string>>): Promise<Record<string, any>> {
   const cli = join(REPO_ROOT, 'tools', 'admin.mjs');
+  const env = Object.assign({}, ...args.filter((a): a is Record<string, string> => typeof a !== 'string')) as Record<string, string>;
+  const words = args.filter((a): a is string => typeof a === 'string');
   return new Promise((resolve, reject) =>
-    execFile(process.execPath, [cli, ...args, '--json'], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' } }, (error, stdout, stderr) =>
-      stdout.trim() ? resolve(JSON.parse(stdout)) : reject(new Error(`admin ${args.join(' ')}: ${error?.message ?? ''} ${stderr}`)),
+    execFile(process.execPath, [cli, ...words, '--json'], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', ...env } }, (error, stdout, stderr) =>
+      stdout.trim() ? resolve(JSON.parse(stdout)) : reject(new Error(`admin ${words.join(' ')}: ${error?.message ?? ''} ${stderr}`)),
     ),
   );
 }
@@ -131,10 +149,19 @@ async function main(): Promise<number> {
       }
     }
     const gatewayCommandUrls = Object.fromEntries(OWNERS.map((app) => [COMMAND_URL_SETTINGS[app]!, commandUrls(app)]));
-    gateway = await startService('gateway', { ...common, ...gatewayCommandUrls, PORT: String(await freePort()) });
+    const gatewayPort = await freePort();
+    // Wallet forms must name the gateway's own origin.
+    gateway = await startService('gateway', { ...common, ...gatewayCommandUrls, PORT: String(gatewayPort), PUBLIC_BASE_URL: `http://127.0.0.1:${gatewayPort}` });
 
     const merchant = await admin(postgres.url, 'merchant', 'create', '--name', 'Chaos Shop', '--email', 'chaos@example.com', '--verified');
-    const client = new MerchantClient(() => gateway!.url, { test: merchant.test_key!, live: merchant.live_key! }, lahza);
+    // A customer per environment pays one payment in four from a wallet an operator funded, signed in once.
+    const wallets = {} as Record<Environment, WalletCustomer>;
+    for (const environment of ['test', 'live'] as const) {
+      const email = `chaos-${environment}@example.com`;
+      await admin(postgres.url, 'wallet', 'credit', '--email', email, '--amount', WALLET_FLOAT, '--key', 'chaos-float', '--env', environment, { LEDGER_URL: commandUrls('ledger') });
+      wallets[environment] = await signInWalletCustomer({ origin: `http://127.0.0.1:${gatewayPort}`, databaseUrl: postgres.url, environment, email });
+    }
+    const client = new MerchantClient(() => gateway!.url, { test: merchant.test_key!, live: merchant.live_key! }, lahza, wallets);
     for (const environment of ['test', 'live'] as const) inbox.secrets[environment] = (await client.createEndpoint(`${receiverUrl}/${environment}`, environment)).secret;
 
     // Lahza processes the refunds asked of it within a second, and tells the gateway of every other one (a
@@ -297,13 +324,36 @@ async function main(): Promise<number> {
       while ((balances[environment] = await client.balance(environment)) !== expected && Date.now() < until) await sleep(250);
       ledgerOff[environment] = centsOf(balances[environment]) - (netCents[environment] - refundCentsOf[environment]);
     }
+    // Each customer's wallet: the float less its payments plus their refunds, to the cent (the refunds' credits
+    // arrive through the ledger's consumer, which may still be catching up).
+    const walletOff = { test: 0, live: 0 };
+    const walletBalance = { test: '', live: '' };
+    const walletDb = new Client({ connectionString: postgres.url });
+    await walletDb.connect();
+    for (const environment of ['test', 'live'] as const) {
+      const paidHere = outcomes.filter((o) => o.walletId !== null && o.environment === environment);
+      const expected = centsOf(WALLET_FLOAT) - paidHere.reduce((sum, o) => sum + centsOf(o.amount) - centsOf(o.refundAmount), 0);
+      const account = `${wallets[environment].walletId}:${environment}:wallet`;
+      const until = Date.now() + 60_000;
+      let cents = NaN;
+      do {
+        const row = (await walletDb.query<{ cents: string }>(`SELECT (-coalesce(sum(sum_cents), 0))::text AS cents FROM ledger.balances WHERE account = $1`, [account])).rows[0]!;
+        cents = Number(row.cents);
+        if (cents === expected) break;
+        await sleep(250);
+      } while (Date.now() < until);
+      walletOff[environment] = cents - expected;
+      walletBalance[environment] = `${moneyOf(cents)} (expected ${moneyOf(expected)}, ${paidHere.length} payments)`;
+    }
+    await walletDb.end();
     const check = await admin(postgres.url, 'ledger', 'check');
     const offBy = (cents: number) => (cents === 0 ? 'no' : moneyOf(Math.abs(cents)));
 
     // A refund lost would leave the balance high and the sum short; a refund doubled, the reverse. A refund Lahza
     // was never asked for, or asked twice, shows in providerRefundsOff.
-    const ledgerHigh = Number(ledgerOff.test > 0) + Number(ledgerOff.live > 0);
-    const ledgerLow = Number(ledgerOff.test < 0) + Number(ledgerOff.live < 0);
+    // A wallet high means a payment's debit (or more) is missing; low, a debit doubled or a refund lost.
+    const ledgerHigh = Number(ledgerOff.test > 0) + Number(ledgerOff.live > 0) + Number(walletOff.test > 0) + Number(walletOff.live > 0);
+    const ledgerLow = Number(ledgerOff.test < 0) + Number(ledgerOff.live < 0) + Number(walletOff.test < 0) + Number(walletOff.live < 0);
     const lost = failures.length + notSucceeded.length + missingWebhooks.length + missingRefundWebhooks.length + ledgerHigh + (refundSumOff < 0 ? 1 : 0);
     const doubled =
       doubledEvents.length + reused.length + (stored.intents - stored.refs) + Math.max(0, stored.payments - stored.refs) + extraRefunds + ledgerLow + (refundSumOff > 0 ? 1 : 0);
@@ -311,20 +361,21 @@ async function main(): Promise<number> {
     console.log('');
     console.log(`chaos: ${outcomes.length}/${total} payments succeeded in ${seconds(Date.now() - started)} s; ${outcomes.reduce((n, o) => n + o.retries, 0)} merchant retries`);
     console.log(
-      `  paid at Lahza (stand-in) through the checkout: ${outcomes.filter((o) => o.lahzaReference).length} (${live.length} live, refunded through Lahza); by simulate: ${outcomes.filter((o) => !o.lahzaReference).length}`,
+      `  paid at Lahza (stand-in) through the checkout: ${outcomes.filter((o) => o.lahzaReference).length} (${live.filter((o) => o.lahzaReference).length} live, refunded through Lahza); from a wallet (togo) on the checkout: ${outcomes.filter((o) => o.walletId).length} (${live.filter((o) => o.walletId).length} live, refunded to the wallet); by simulate: ${outcomes.filter((o) => !o.lahzaReference && !o.walletId).length}`,
     );
     console.log(`  intents stored ${stored.intents} (distinct references ${stored.refs}), payments stored ${stored.payments}`);
     console.log(`  refunds stored ${stored.refunds} over ${stored.refunded_payments} payments, ${moneyOf(Number(stored.refund_cents))} USD (asked ${moneyOf(refundCents)} USD)`);
     console.log(
-      `  Lahza: ${lahza.refunds.length} refunds asked of it for ${live.length} live refunds (${moneyOf(refundCentsOf.live)} USD; ${live.filter((o) => o.refundWasPending).length} answered pending, then completed), ${providerRefundsOff.length} off; ${notificationsLost} of its notifications lost to faults`,
+      `  Lahza: ${lahza.refunds.length} refunds asked of it for ${live.filter((o) => o.lahzaReference).length} live Lahza refunds (${live.filter((o) => o.refundWasPending).length} answered pending, then completed), ${providerRefundsOff.length} off; ${notificationsLost} of its notifications lost to faults`,
     );
     console.log(`  webhooks: ${inbox.arrivals.length} verified arrivals, ${events.size} intents with payment_intent.succeeded, ${refundEvents.size} refunds with refund.completed, ${inbox.rejected} rejected`);
     for (const environment of ['test', 'live'] as const) {
       console.log(`  ledger, ${environment}: balance ${balances[environment]} USD, nets less refunds ${moneyOf(netCents[environment] - refundCentsOf[environment])} USD`);
     }
+    for (const environment of ['test', 'live'] as const) console.log(`  wallet, ${environment}: ${walletBalance[environment]}`);
     console.log(`  ledger check ${check.ok ? 'clean' : `BROKEN: ${JSON.stringify(check.findings)}`} (${String(check.postings)} postings)`);
     console.log(
-      `  lost ${lost} (failed ${failures.length}, not succeeded ${notSucceeded.length}, no webhook ${missingWebhooks.length + missingRefundWebhooks.length}, refunds short ${refundSumOff < 0 ? 'yes' : 'no'}, balance off: test ${offBy(ledgerOff.test)}, live ${offBy(ledgerOff.live)})`,
+      `  lost ${lost} (failed ${failures.length}, not succeeded ${notSucceeded.length}, no webhook ${missingWebhooks.length + missingRefundWebhooks.length}, refunds short ${refundSumOff < 0 ? 'yes' : 'no'}, balance off: test ${offBy(ledgerOff.test)}, live ${offBy(ledgerOff.live)}; wallet off: test ${offBy(walletOff.test)}, live ${offBy(walletOff.live)})`,
     );
     console.log(
       `  doubled ${doubled} (two event ids for one change ${doubledEvents.length}, payment id reused ${reused.length}, extra intents ${stored.intents - stored.refs}, extra refunds ${extraRefunds})`,

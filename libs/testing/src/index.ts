@@ -28,3 +28,4 @@ export { HangingUpProxy, PrivateKafka, PrivatePostgres } from './private-infra';
 export { LahzaStandIn, localCertificate, type LahzaStandInOptions, type LocalCertificate, type StandInRefund } from './lahza-standin';
 export { TestWebhookReceiver, type TestWebhookReceiverOptions, type WebhookArrival } from './webhook-receiver';
 export { startTestSmtpServer, TestSmtpServer, type ReceivedMail, type TestSmtpServerOptions } from './smtp-server';
+export { signInWalletCustomer, type WalletCustomer } from './wallet-customer';

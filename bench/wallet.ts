@@ -1,0 +1,108 @@
+// Wallet (`togo`) payments on the hosted checkout at an even offered rate (100/s by default, below saturation): each
+// request is a signed-in customer's click on "Pay … from your wallet" (the wallet session and its form token
+// checked, sessions records the attempt, the ledger debits the wallet and credits the merchant in one posting, the
+// session succeeds, 303 to the shop). All five services run, at the production log level. Customers are spread over
+// many wallets, as real ones are (payments from one wallet queue on its row by design). Prints figures beside the
+// goal; asserts nothing.
+// Usage: node -r ./tools/swc-register.js bench/wallet.ts [--rate 100] [--seconds 20] [--wallets 50]
+import { randomUUID } from 'node:crypto';
+import { commandUrlSettings, createTestDatabase, freePort, signInWalletCustomer, startService, uniqueName, type RunningService, type WalletCustomer } from '@payments/testing';
+import { Client } from 'pg';
+import { admin, load, numberArg } from './bench-support';
+import { openLoop } from './open-loop';
+
+const rate = numberArg('rate', 100);
+const seconds = numberArg('seconds', 20);
+const walletCount = numberArg('wallets', 50);
+
+async function main(): Promise<void> {
+  const db = await createTestDatabase('bench_wallet');
+  const namespace = uniqueName('bench');
+  // Production logging: the services' default level (info), request lines included.
+  const common = { DATABASE_URL: db.url, KAFKA_NAMESPACE: namespace, LOG_LEVEL: 'info', RATE_LIMIT_TEST_PER_SEC: '100000' };
+  const services: RunningService[] = [];
+  try {
+    const ledger = await startService('ledger', { ...common, PORT: String(await freePort()) });
+    services.push(ledger);
+    const sessions = await startService('sessions', { ...common, ...commandUrlSettings({ ledger }), PORT: String(await freePort()) });
+    services.push(sessions);
+    const refunds = await startService('refunds', { ...common, SESSIONS_URL: sessions.commandUrl!, PORT: String(await freePort()) });
+    services.push(refunds);
+    const dispatcher = await startService('webhook-dispatcher', { ...common, PORT: String(await freePort()) });
+    services.push(dispatcher);
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    const gateway = await startService('gateway', {
+      ...common,
+      ...commandUrlSettings({ sessions, ledger, refunds, 'webhook-dispatcher': dispatcher }),
+      PORT: String(port),
+      PUBLIC_BASE_URL: origin,
+    });
+    services.push(gateway);
+    const merchant = await admin(db.url, 'merchant', 'create', '--name', 'Bench Wallet', '--email', `${namespace}@example.com`);
+
+    const total = Math.ceil(rate * seconds) + 8 * 25;
+    const amount = '12.50';
+    const create = async () => {
+      const res = await fetch(`${origin}/api/v1/payment-intents`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${merchant.test_key}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+        body: JSON.stringify({ amount, currency: 'USD', methods: ['togo'], success_url: 'https://shop.example/thanks' }),
+      });
+      if (res.status !== 201) throw new Error(`create answered ${res.status}: ${await res.text()}`);
+      return ((await res.json()) as { id: string }).id;
+    };
+    const intents: string[] = [];
+    while (intents.length < total) intents.push(...(await Promise.all(Array.from({ length: Math.min(50, total - intents.length) }, create))));
+
+    // Each wallet holds enough for its share of the payments; each customer signs in once (the session lasts the run).
+    const pg = new Client({ connectionString: db.url });
+    await pg.connect();
+    const perWallet = Math.ceil(total / walletCount) + 1;
+    const customers: WalletCustomer[] = [];
+    for (let w = 0; w < walletCount; w++) {
+      const email = `customer-${w}-${namespace}@example.com`.toLowerCase();
+      await admin(db.url, 'wallet', 'credit', '--email', email, '--amount', (perWallet * 12.5).toFixed(2), '--key', `bench-${w}`, '--env', 'test');
+      customers.push(await signInWalletCustomer({ origin, databaseUrl: db.url, environment: 'test', email }));
+    }
+
+    const bare = await load({ url: `${origin}/health/live`, connections: 32, duration: 3 });
+    let n = 0;
+    let seen = 0;
+    const pay = () => {
+      const i = n++;
+      const customer = customers[i % customers.length]!;
+      return {
+        method: 'POST' as const,
+        path: `/checkout/${intents[i % intents.length]}/wallet/pay`,
+        headers: { cookie: customer.cookie, origin, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: customer.csrf, attempt: `bench-${i}`, lang: 'en' }).toString(),
+      };
+    };
+    // Warm-up payments (JIT, pools, prepared statements), then the measured run on intents not paid yet.
+    for (let i = 0; i < 8 * 25; i++) {
+      const request = pay();
+      seen++;
+      await fetch(`${origin}${request.path}`, { method: 'POST', redirect: 'manual', headers: request.headers, body: request.body });
+    }
+    const result = await openLoop({ origin, rate, seconds, connections: 64, preconnect: 8, request: pay, ok: (status) => status === 303 });
+    const paid = await pg.query<{ n: string }>(`SELECT count(*)::text AS n FROM ledger.postings WHERE kind = 'payment' AND wallet_id IS NOT NULL AND merchant_id = $1`, [merchant.merchant_id]);
+    await pg.end();
+    console.log(`bench wallet: ${new Date().toISOString()}; all five services at log level info; this VM's bare HTTP (gateway /health/live, 32 connections, 3 s): ${Math.round(bare.requests.average)} req/s`);
+    console.log(
+      `  wallet payments (the pay click: session token, sessions' attempt, the ledger's posting, the session's success) at ${rate}/s offered for ${seconds} s over ${walletCount} wallets: p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  max ${result.latency.max} ms  303 answers ${n - seen - result.non2xx - result.errors}  other answers ${result.non2xx}  errors ${result.errors} — goal p99 ≤ 50 ms: ${result.latency.p99 <= 50 ? 'met' : 'NOT met'}`,
+    );
+    console.log(`  wallet postings written: ${paid.rows[0]!.n} (warm-up ${seen} + measured ${n - seen})`);
+  } finally {
+    await Promise.all(services.map((s) => s.stop().catch(() => undefined)));
+    await db.drop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
