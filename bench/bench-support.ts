@@ -10,10 +10,12 @@ export function numberArg(name: string, fallback: number): number {
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 }
 
-/** `npm run admin -- ...` against a database; resolves its --json output. */
-export function admin(databaseUrl: string, ...args: string[]): Promise<any> {
+/** `npm run admin -- ...` against a database; resolves its --json output. An object among the words adds settings (e.g. LEDGER_URL). */
+export function admin(databaseUrl: string, ...args: Array<string | Record<string, string>>): Promise<any> {
+  const env = Object.assign({}, ...args.filter((a): a is Record<string, string> => typeof a !== 'string')) as Record<string, string>;
+  const words = args.filter((a): a is string => typeof a === 'string');
   return new Promise((resolve, reject) =>
-    execFile(process.execPath, [join(REPO_ROOT, 'tools/admin.mjs'), ...args, '--json'], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' } }, (error, stdout, stderr) =>
+    execFile(process.execPath, [join(REPO_ROOT, 'tools/admin.mjs'), ...words, '--json'], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', ...env } }, (error, stdout, stderr) =>
       stdout.trim() ? resolve(JSON.parse(stdout)) : reject(new Error(`${error?.message} ${stderr}`)),
     ),
   );

@@ -62,7 +62,7 @@ async function main(): Promise<void> {
     const customers: WalletCustomer[] = [];
     for (let w = 0; w < walletCount; w++) {
       const email = `customer-${w}-${namespace}@example.com`.toLowerCase();
-      await admin(db.url, 'wallet', 'credit', '--email', email, '--amount', (perWallet * 12.5).toFixed(2), '--key', `bench-${w}`, '--env', 'test');
+      await admin(db.url, 'wallet', 'credit', '--email', email, '--amount', (perWallet * 12.5).toFixed(2), '--key', `bench-${w}`, '--env', 'test', { LEDGER_URL: ledger.commandUrl! });
       customers.push(await signInWalletCustomer({ origin, databaseUrl: db.url, environment: 'test', email }));
     }
 
