@@ -25,15 +25,15 @@ export class WalletHandlers {
     private readonly topUps: WalletTopUps,
   ) {}
 
-  pay(body: unknown): Promise<WalletPaymentOutcome> {
+  async pay(body: unknown): Promise<WalletPaymentOutcome> {
     return this.payments.pay(parsed<PayFromWalletCheckoutCommand>(SESSIONS_COMMANDS.payFromWallet, body));
   }
 
-  startTopUp(body: unknown): Promise<StartWalletTopUpReply> {
+  async startTopUp(body: unknown): Promise<StartWalletTopUpReply> {
     return this.topUps.start(parsed<StartWalletTopUpCommand>(SESSIONS_COMMANDS.startWalletTopUp, body));
   }
 
-  confirmTopUp(body: unknown): Promise<WalletTopUpOutcome> {
+  async confirmTopUp(body: unknown): Promise<WalletTopUpOutcome> {
     return this.topUps.confirm(parsed<ConfirmWalletTopUpCommand>(SESSIONS_COMMANDS.confirmWalletTopUp, body).reference);
   }
 }
