@@ -176,6 +176,32 @@ describe('wallet payments and top-ups', () => {
     expect(await attemptRows(intent.id)).toHaveLength(1);
   });
 
+  it('an instance dies after the ledger posted, holding the attempt: another one finishes it once the lease lapses, with the same payment id', async () => {
+    const intent = await testIntent();
+    const wallet = funded('74.00');
+    h.ledger.down = true;
+    expect(await h.walletHandlers.pay({ id: intent.id, wallet_id: wallet, payer })).toMatchObject({ outcome: 'pending' });
+    h.ledger.down = false;
+    // What the dead instance left: its lease (renewed no more) and the debit its command made at the ledger.
+    const table = h.sessions.table('provider_attempts');
+    // TypeORM answers an UPDATE with [rows, count].
+    const [[row]] = await h.sessions.dataSource.query(`UPDATE ${table} SET verifying_token = 'dead', verifying_until = now() + interval '1 second', next_check_at = now() - interval '1 second' WHERE session_id = $1 RETURNING reference`, [intent.id]);
+    const attempt = (await h.sessions.dataSource.query(`SELECT payment_id FROM ${table} WHERE reference = $1`, [row.reference]))[0] as { payment_id: string };
+    const posted = [...h.ledger.payments.values()].find((p) => p.command.payment_id === attempt.payment_id);
+    expect(posted).toBeUndefined();
+    await h.ledger.pay({ wallet_id: wallet, environment: 'test', merchant_id: merchant, payment_id: attempt.payment_id, source: intent.id, method: 'togo', amount: '74.00', fee: '0.37', net: '73.63', fee_rate_bps: 50 });
+    expect(h.ledger.balanceOf(wallet)).toBe('0.00');
+    // Held: neither another instance's check nor a click drives it meanwhile.
+    const other = await h.instance();
+    expect(await other.providerPayments.checkDue(20)).toBe(0);
+    expect(await other.walletHandlers.pay({ id: intent.id, wallet_id: wallet, payer })).toMatchObject({ outcome: 'pending' });
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    expect(await other.providerPayments.checkDue(20)).toBe(1);
+    expect(await intentOf(intent.id)).toMatchObject({ status: 'succeeded', payment_id: attempt.payment_id });
+    expect(h.ledger.balanceOf(wallet)).toBe('0.00');
+    expect(await h.count('payments', 'source_id = $1', [intent.id])).toBe(1);
+  });
+
   it('refuses an unknown session, a session without togo, a wallet of the other environment and an open card payment', async () => {
     const wallet = funded('100.00');
     expect(await codeOf(h.walletHandlers.pay({ id: 'pi_test_unknown0000000000000000', wallet_id: wallet, payer }))).toBe('not_found');
