@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { validateEnvelope } from '@payments/events';
 import { newWalletId } from '@payments/ids';
 import { LahzaStandIn } from '@payments/testing';
 import { codeOf, createHarness, intentCommand, invoiceCommand, type SessionsHarness } from './support/sessions-harness';
@@ -74,6 +75,8 @@ describe('wallet payments and top-ups', () => {
     });
     const events = await h.outboxOf(intent.id);
     expect(events.map((e) => e.type)).toEqual(['payment_intent.created', 'payment_intent.processing', 'payment_intent.succeeded']);
+    // The published envelope passes the public event schema (wallet_id included).
+    for (const event of events) validateEnvelope(JSON.parse(JSON.stringify(event)));
     expect(events.filter((e) => e.type === 'payment_intent.succeeded').map((e) => e.data.payment)).toEqual([
       { id: paid.payment_id, method: 'togo', amount: '74.00', fee: '0.37', fee_rate_bps: 50, net: '73.63', currency: 'USD', wallet_id: wallet },
     ]);
