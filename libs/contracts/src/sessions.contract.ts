@@ -445,6 +445,8 @@ export interface PaymentEventData {
   fee_rate_bps?: number;
   net: string;
   currency: 'USD';
+  /** The customer wallet debited, on a wallet payment (`togo`/`wallet`): the ledger posted it when it was paid. */
+  wallet_id?: string | null;
 }
 
 /** `data` of every `payment_intent.*` event: the intent as GET shows it right after the change. */

@@ -23,6 +23,7 @@ const paymentData = {
     fee_rate_bps: { type: 'integer', minimum: 0, maximum: 10000, description: 'The rate the fee was computed at (basis points, half-up to the cent).' },
     net: money,
     currency: { const: 'USD' },
+    wallet_id: { type: ['string', 'null'], pattern: '^wal_(live|test)_[A-Za-z0-9]{24}$', description: 'The customer wallet debited, on a wallet payment (the ledger posted it when paid).' },
   },
 } as const;
 
