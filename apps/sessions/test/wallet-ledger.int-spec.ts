@@ -89,4 +89,48 @@ function ledgerServesWallets(): boolean {
     );
     expect(await walletBalance(wallet)).toBe('0.00');
   });
+
+  it('50 payments at once from one wallet holding 10 payments\' worth: exactly 10 succeed, the wallet ends at 0.00 and never went below', async () => {
+    const wallet = newWalletId('test');
+    await credit(wallet, '100.00');
+    const intents = await Promise.all(Array.from({ length: 50 }, () => sessions.request('payment-intents.create', intentCommand(merchant, {}, { amount: '10.00' }))));
+    const outcomes = await Promise.all(intents.map((intent) => sessions.request('checkout.pay-from-wallet', { id: intent.id, wallet_id: wallet, payer })));
+    expect(outcomes.filter((o) => o.outcome === 'succeeded')).toHaveLength(10);
+    expect(outcomes.filter((o) => o.outcome === 'declined' && o.reason === 'insufficient_funds')).toHaveLength(40);
+    // Every balance a payment reported, success or decline, was a real balance: never below zero.
+    for (const o of outcomes) expect(Number(o.balance)).toBeGreaterThanOrEqual(0);
+    expect(await walletBalance(wallet)).toBe('0.00');
+    const statuses = await Promise.all(intents.map((intent) => sessions.request('payment-intents.get', { merchant_id: merchant, environment: 'test', id: intent.id })));
+    expect(statuses.filter((i) => i.status === 'succeeded')).toHaveLength(10);
+  });
+
+  it('sessions killed (SIGKILL) with 20 wallet payments in flight: after its restart every payment is either succeeded with one debit or unpaid with none', async () => {
+    const wallet = newWalletId('test');
+    await credit(wallet, '1000.00');
+    const intents = await Promise.all(Array.from({ length: 20 }, (_, i) => sessions.request('payment-intents.create', intentCommand(merchant, {}, { amount: `${10 + i}.00` }))));
+    const sessionsService = stack.services.sessions!;
+    const inFlight = intents.map((intent) => sessions.request('checkout.pay-from-wallet', { id: intent.id, wallet_id: wallet, payer }).catch(() => null));
+    await new Promise((resolve) => setTimeout(resolve, 15));
+    await sessionsService.kill();
+    await Promise.all(inFlight);
+    await sessions.close();
+    stack.services.sessions = await startService('sessions', sessionsService.env);
+    sessions = connectSessionsCommandClient([stack.services.sessions]);
+    // Attempts left open by the kill are finished by the background check once their leases lapse; a click that
+    // never reached sessions left its intent payable, and the customer clicks again.
+    const get = (id: string) => sessions.request('payment-intents.get', { merchant_id: merchant, environment: 'test', id });
+    await waitFor(async () => (await Promise.all(intents.map((i) => get(i.id)))).every((i) => i.status !== 'processing'), 30_000, 'no attempt left open', 250);
+    for (const intent of intents) {
+      if ((await get(intent.id)).status !== 'succeeded') {
+        expect(await sessions.request('checkout.pay-from-wallet', { id: intent.id, wallet_id: wallet, payer })).toMatchObject({ outcome: 'succeeded' });
+      }
+    }
+    const paid = await Promise.all(intents.map((i) => get(i.id)));
+    expect(paid.every((i) => i.status === 'succeeded')).toBe(true);
+    expect(new Set(paid.map((i) => i.payment_id)).size).toBe(20);
+    // 10 + 11 + … + 29 = 390: each payment debited exactly once.
+    expect(await walletBalance(wallet)).toBe('610.00');
+    const check = await stack.admin('ledger', 'check');
+    expect(check.ok).toBe(true);
+  });
 });
