@@ -12,8 +12,10 @@ export const HOT_ACCOUNT_SHARDS = 8;
 export interface StoredPosting {
   id: string;
   kind: PostingKind;
-  merchantId: string;
+  /** Null only for a wallet's credit or top-up. */
+  merchantId: string | null;
   environment: Environment;
+  walletId: string | null;
   source: string;
   paymentId: string | null;
   amountCents: bigint;
@@ -26,8 +28,9 @@ export interface StoredPosting {
 interface PostingRow {
   id: string;
   kind: PostingKind;
-  merchant_id: string;
+  merchant_id: string | null;
   environment: Environment;
+  wallet_id: string | null;
   source: string;
   payment_id: string | null;
   amount_cents: string;
@@ -43,6 +46,7 @@ function storedPosting(row: PostingRow): StoredPosting {
     kind: row.kind,
     merchantId: row.merchant_id,
     environment: row.environment,
+    walletId: row.wallet_id,
     source: row.source,
     paymentId: row.payment_id,
     amountCents: BigInt(row.amount_cents),
@@ -97,9 +101,9 @@ export class JournalRepository {
     const rows = (await manager.query(
       `WITH posting AS (
          INSERT INTO ${this.table('postings')}
-           (id, kind, merchant_id, environment, source, payment_id, amount_cents, fee_cents, net_cents, event_id, description, occurred_at)
+           (id, kind, merchant_id, environment, source, payment_id, amount_cents, fee_cents, net_cents, event_id, description, occurred_at, wallet_id)
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[],
-                              $10::text[], $11::text[], $12::timestamptz[])
+                              $10::text[], $11::text[], $12::timestamptz[], $19::text[])
          ON CONFLICT DO NOTHING
          RETURNING id),
        entry AS (
@@ -137,6 +141,7 @@ export class JournalRepository {
         entries.map(({ entry }) => entry.amountCents),
         [...shards.keys()],
         [...shards.values()],
+        column((p) => p.walletId ?? null),
       ],
     )) as Array<{ id: string }>;
     const written = new Set(rows.map((row) => row.id));
