@@ -4,7 +4,7 @@ import type { EventEnvelope } from '@payments/events';
 import { EventRefused, type MessageContext } from '@payments/messaging';
 import type { EntityManager } from 'typeorm';
 import { parseMoneyString } from '@payments/money';
-import { bookPayment, bookRefund, BookingRefused, checkedPaymentAmounts, postingId, type Posting } from '../domain';
+import { bookPayment, bookRefund, BookingRefused, checkedPaymentAmounts, postingId, walletAccount, type Posting } from '../domain';
 import type { JournalRepository } from '../journal/journal.repository';
 import { bookingsRefused, postingsWritten } from '../shared/ledger-metrics';
 
@@ -66,6 +66,10 @@ export class BookingEventsHandler {
     const postings = pending.bookings.map((b) =>
       'posting' in b ? b.posting : { ...bookRefund({ ...b.refund, walletId: wallets.get(b.refund.paymentId) ?? null }), correlationId: b.correlationId },
     );
+    // Wallets credited back are locked before any other balance row, as every wallet writer does (no deadlock
+    // with a payment holding the wallet while it waits for the merchant's row).
+    const walletAccounts = postings.flatMap((p) => (p.walletId ? [walletAccount(p.walletId, p.environment).id] : []));
+    await this.journal.lockWallets(manager, walletAccounts);
     const written = await this.journal.postAll(manager, postings, pending.shard);
     for (const posting of written) postingsWritten.inc({ kind: posting.kind });
     if (written.length < postings.length) {

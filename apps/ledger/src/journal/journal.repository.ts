@@ -150,6 +150,26 @@ export class JournalRepository {
     return posted;
   }
 
+  /**
+   * Locks wallet accounts' balance rows (made first, at zero, where there is none yet), in account order, and answers
+   * each one's sum of entries. Every writer of a wallet takes its lock before any other balance row (a payment to
+   * check it, a credit, a consumer's refunds), so writers that meet on a wallet queue there and never deadlock.
+   */
+  async lockWallets(manager: EntityManager, accountIds: readonly string[]): Promise<Map<string, bigint>> {
+    const accounts = [...new Set(accountIds)].sort();
+    if (accounts.length === 0) return new Map();
+    await manager.query(
+      `INSERT INTO ${this.table('balances')} (account, shard, sum_cents) SELECT account, 0, 0 FROM unnest($1::text[]) AS a(account) ORDER BY account
+       ON CONFLICT (account, shard) DO NOTHING`,
+      [accounts],
+    );
+    const rows = (await manager.query(
+      `SELECT account, sum_cents::text AS sum FROM ${this.table('balances')} WHERE account = ANY($1::text[]) AND shard = 0 ORDER BY account FOR UPDATE`,
+      [accounts],
+    )) as Array<{ account: string; sum: string }>;
+    return new Map(rows.map((row) => [row.account, BigInt(row.sum)]));
+  }
+
   /** A merchant's available balance in one environment, in cents as shown (0 for a merchant with no posting). */
   async availableCents(merchantId: string, environment: Environment): Promise<bigint> {
     const account = merchantAccount(merchantId, environment);

@@ -31,10 +31,18 @@ export class Wallets1764500000000 implements MigrationInterface {
     await queryRunner.query(`CREATE INDEX postings_wallet_idx ON ${t('postings')} (wallet_id, environment, created_at DESC, id DESC) WHERE wallet_id IS NOT NULL`);
 
     // A wallet never goes below zero: the payment checks under the row's lock, and the row refuses it regardless
-    // (credit-normal, so its sum of entries is never positive).
-    await queryRunner.query(
-      `ALTER TABLE ${t('balances')} ADD CONSTRAINT balances_wallet_not_negative CHECK (split_part(account, ':', 3) <> 'wallet' OR sum_cents <= 0)`,
-    );
+    // (credit-normal, so its sum of entries is never positive). A trigger, not a CHECK: the upsert's proposed row
+    // is the change alone, which a CHECK would judge before it is added; the WHEN spares every other row the call.
+    await queryRunner.query(`
+      CREATE FUNCTION "${schema}".wallet_not_negative() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        RAISE EXCEPTION 'wallet % would go below zero (balance % cents)', NEW.account, -NEW.sum_cents
+          USING ERRCODE = 'check_violation', CONSTRAINT = 'balances_wallet_not_negative';
+      END $$`);
+    await queryRunner.query(`
+      CREATE TRIGGER balances_wallet_not_negative AFTER INSERT OR UPDATE ON ${t('balances')}
+      FOR EACH ROW WHEN (NEW.sum_cents > 0 AND split_part(NEW.account, ':', 3) = 'wallet')
+      EXECUTE FUNCTION "${schema}".wallet_not_negative()`);
 
     // Each wallet payment's one answer, written in the transaction that decides it: a repeat of the same payment id
     // (a retry, sessions' re-drive after a crash) reads it, a decline included, and never posts twice.
@@ -72,7 +80,8 @@ export class Wallets1764500000000 implements MigrationInterface {
     const schema = migrationSchema(queryRunner);
     const t = (table: string) => qualified(schema, table);
     await queryRunner.query(`DROP TABLE ${t('wallet_payment_sessions')}, ${t('wallet_payments')}`);
-    await queryRunner.query(`ALTER TABLE ${t('balances')} DROP CONSTRAINT balances_wallet_not_negative`);
+    await queryRunner.query(`DROP TRIGGER balances_wallet_not_negative ON ${t('balances')}`);
+    await queryRunner.query(`DROP FUNCTION "${schema}".wallet_not_negative()`);
     await queryRunner.query(`DROP INDEX "${schema}".postings_wallet_idx, "${schema}".postings_wallet_top_up_once, "${schema}".postings_wallet_credit_once`);
     await queryRunner.query(`ALTER TABLE ${t('postings')} DROP CONSTRAINT postings_merchant_or_wallet`);
     await queryRunner.query(`ALTER TABLE ${t('postings')} ALTER COLUMN merchant_id SET NOT NULL`);

@@ -72,15 +72,14 @@ export class WalletRepository {
   /**
    * Pays `posting` (a wallet payment built by bookWalletPayment) if the wallet holds its amount, else records the
    * decline; a payment id answered before gets that answer back, whatever the wallet holds now. `repeat` tells
-   * which. The balance row is locked before the answer is read: a concurrent repeat waits, then reads the answer.
+   * which. The balance row is locked before the answer is read: a concurrent repeat waits, then reads the answer
+   * (read committed: each statement sees what committed before it).
    */
   async pay(posting: Posting & { walletId: string; paymentId: string; merchantId: string }): Promise<{ answer: WalletPaymentAnswer; repeat: boolean }> {
     const account = walletAccount(posting.walletId, posting.environment);
     return this.journal.dataSource.transaction(async (manager) => {
-      const [locked] = (await manager.query(`SELECT sum_cents::text AS sum FROM ${this.table('balances')} WHERE account = $1 AND shard = 0 FOR UPDATE`, [
-        account.id,
-      ])) as Array<{ sum: string }>;
-      const balance = shownBalance(account, locked ? BigInt(locked.sum) : 0n);
+      const locked = await this.journal.lockWallets(manager, [account.id]);
+      const balance = shownBalance(account, locked.get(account.id) ?? 0n);
       const prior = await this.answer(manager, posting.paymentId);
       if (prior) return { answer: sameRequest(prior, posting), repeat: true };
 
@@ -107,18 +106,17 @@ export class WalletRepository {
           (paid ? balance - BigInt(posting.amountCents) : balance).toString(),
         ],
       )) as AnswerRow[];
-      if (recorded) return { answer: answerOf(recorded), repeat: false };
-      // Answered meanwhile by a concurrent repeat that found no balance row to queue on (an empty wallet).
-      if (paid) throw new WalletPaymentConflict(`payment ${posting.paymentId} was answered meanwhile`);
-      const answered = await this.answer(manager, posting.paymentId);
-      if (!answered) throw new Error(`payment ${posting.paymentId}: an answer conflicted and cannot be read`);
-      return { answer: sameRequest(answered, posting), repeat: true };
+      // Repeats queue on the wallet's lock, so a conflict here is the same payment id answered for another wallet.
+      if (!recorded) throw new WalletPaymentConflict(`payment ${posting.paymentId} was answered for another wallet`);
+      return { answer: answerOf(recorded), repeat: false };
     });
   }
 
   /** Writes a credit or top-up once; answers whether it was new, the posting as stored and the wallet's balance after. */
   async credit(posting: Posting & { walletId: string }): Promise<{ created: boolean; stored: StoredWalletPosting; balanceCents: bigint }> {
     return this.journal.dataSource.transaction(async (manager) => {
+      // The wallet's row first, as every writer of a wallet takes it (see lockWallets).
+      await this.journal.lockWallets(manager, [walletAccount(posting.walletId, posting.environment).id]);
       const written = await this.journal.postAll(manager, [posting], randomInt(1_000_000));
       const [stored] = (await manager.query(
         `SELECT id, kind, wallet_id, environment, amount_cents::text AS amount_cents, description FROM ${this.table('postings')} WHERE id = $1`,
