@@ -101,7 +101,7 @@ describe('customer wallets in the ledger', () => {
     expect(await credit(wallet, '25.00')).toMatchObject({ created: true, balance: '25.00' });
 
     const body = payBody(wallet, merchant, newPaymentId(), '10.00');
-    const paid = await ledger.wallets.pay(body);
+    const paid = await ledger.wallets.pay(body, 'req_checkout_1');
     expect(paid).toEqual({ outcome: 'paid', posting_id: expect.stringMatching(/^txn_/), balance: '15.00' });
     // A retry (or sessions' re-drive after a crash) gets the first answer, and nothing posts twice.
     expect(await ledger.wallets.pay(body)).toEqual(paid);
@@ -118,7 +118,7 @@ describe('customer wallets in the ledger', () => {
     const [outbox] = (await db.query(`SELECT payload::jsonb AS payload FROM ledger.outbox WHERE payload::jsonb->>'aggregate_id' = $1`, [
       paid.outcome === 'paid' ? paid.posting_id : '',
     ])) as Array<{ payload: any }>;
-    expect(outbox!.payload).toMatchObject({ type: 'ledger.posting.created', merchant_id: merchant, data: { kind: 'payment', wallet_id: wallet, amount: '10.00', fee: '0.05', net: '9.95' } });
+    expect(outbox!.payload).toMatchObject({ type: 'ledger.posting.created', merchant_id: merchant, correlation_id: 'req_checkout_1', causation_id: null, data: { kind: 'payment', wallet_id: wallet, amount: '10.00', fee: '0.05', net: '9.95' } });
 
     const tooMuch = payBody(wallet, merchant, newPaymentId(), '20.00');
     expect(await ledger.wallets.pay(tooMuch)).toEqual({ outcome: 'insufficient_funds', balance: '15.00' });
@@ -403,6 +403,42 @@ describe('customer wallets in the ledger', () => {
       const merchantReport = await checkLedger(ownDb, schemas, merchant, { journalOnly: true, walletGraceSeconds: 0 });
       expect(merchantReport.findings.map((f) => f.invariant)).not.toContain('no wallet ever went below zero');
       expect(merchantReport.findings.map((f) => f.invariant)).toContain('every wallet payment posting has exactly one wallet entry: a debit of its amount on its own wallet');
+    } finally {
+      await own.drop();
+    }
+  });
+
+  it("ledger check against sessions' payments: a wallet debit sessions has not recorded yet is on its way within the wallet grace", async () => {
+    const own = await createTestDatabase('ledger');
+    try {
+      const ownDb = await own.dataSource('ledger', LEDGER_MIGRATIONS);
+      const ownLedger = createLedger(ownDb, { schema: 'ledger', namespace: 'payments' });
+      // The owners' tables as far as the check reads them.
+      await ownDb.query(`CREATE SCHEMA sessions`);
+      await ownDb.query(`CREATE TABLE sessions.payments (id bigint PRIMARY KEY, merchant_id text, environment text, amount_cents bigint, net_cents bigint, paid_at timestamptz)`);
+      await ownDb.query(`CREATE SCHEMA refunds`);
+      await ownDb.query(
+        `CREATE TABLE refunds.refunds (id text PRIMARY KEY, payment_id bigint, merchant_id text, environment text, amount_cents bigint, status text, created_at timestamptz, completed_at timestamptz)`,
+      );
+      const check = (walletGraceSeconds?: number) => checkLedger(ownDb, schemas, null, { walletGraceSeconds });
+      const wallet = newWalletId('test');
+      const merchant = newMerchant();
+      await ownLedger.wallets.credit({ wallet_id: wallet, environment: 'test', amount: '10.00', key: 'k' });
+      const body = payBody(wallet, merchant, newPaymentId(), '10.00');
+      await ownLedger.wallets.pay(body);
+      // Debited, sessions not yet committed: on its way.
+      expect(await check()).toMatchObject({ ok: true, findings: [], compared: { sessionsPayments: 0 } });
+      expect((await check(0)).findings.map((f) => f.invariant)).toEqual([
+        'every wallet debit has its session succeeded',
+        'every payment posting matches a payment sessions made',
+      ]);
+      // Sessions records the payment and publishes its success.
+      await ownDb.query(`INSERT INTO sessions.payments VALUES ($1, $2, 'test', 1000, 995, now())`, [body.payment_id, merchant]);
+      await ownDb.transaction(async (manager) => {
+        await ownLedger.bookings.handle(paymentEvent(body, wallet), manager, { partition: 0 });
+        await ownLedger.bookings.beforeCommit(manager);
+      });
+      expect(await check(0)).toMatchObject({ ok: true, findings: [], compared: { sessionsPayments: 1 } });
     } finally {
       await own.drop();
     }

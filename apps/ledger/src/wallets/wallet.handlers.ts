@@ -36,7 +36,7 @@ export class WalletHandlers {
   constructor(private readonly wallets: WalletRepository) {}
 
   /** `wallets.pay`: paid (one posting) or insufficient_funds, the first answer per payment id for good. */
-  async pay(body: unknown): Promise<PayFromWalletReply> {
+  async pay(body: unknown, correlationId?: string): Promise<PayFromWalletReply> {
     const command = scoped(parseCommand<PayFromWalletCommand>(LEDGER_COMMANDS.payFromWallet, body));
     let posting: Posting;
     try {
@@ -59,7 +59,14 @@ export class WalletHandlers {
     }
     let result: Awaited<ReturnType<WalletRepository['pay']>>;
     try {
-      result = await this.wallets.pay({ ...posting, walletId: command.wallet_id, paymentId: command.payment_id, merchantId: command.merchant_id });
+      result = await this.wallets.pay({
+        ...posting,
+        walletId: command.wallet_id,
+        paymentId: command.payment_id,
+        merchantId: command.merchant_id,
+        // The posting's event names the request that started the chain (the checkout's, through sessions).
+        correlationId: correlationId ?? null,
+      });
     } catch (error) {
       if (!(error instanceof WalletPaymentConflict)) throw error;
       throw new ApiError('invalid_request', `payment_id ${command.payment_id} cannot be paid from this wallet: ${error.message}.`, 'payment_id');
@@ -72,12 +79,12 @@ export class WalletHandlers {
   }
 
   /** `wallets.credit`: an operator's credit, once per wallet and key; the same key for another credit is refused. */
-  async credit(body: unknown): Promise<WalletCreditReply> {
+  async credit(body: unknown, correlationId?: string): Promise<WalletCreditReply> {
     const command = scoped(parseCommand<CreditWalletCommand>(LEDGER_COMMANDS.creditWallet, body));
     const amountCents = money(command.amount);
     const description = command.description?.trim() ? command.description : null;
     const posting = bookWalletCredit({ walletId: command.wallet_id, environment: command.environment, key: command.key, amountCents, description, occurredAt: new Date().toISOString() });
-    return this.writeCredit(posting, command.wallet_id, (stored) =>
+    return this.writeCredit({ ...posting, correlationId: correlationId ?? null }, command.wallet_id, (stored) =>
       stored.amountCents !== BigInt(amountCents) || stored.description !== description
         ? `key ${command.key} was used for another credit of this wallet (${formatMoney(stored.amountCents)}${stored.description ? `, "${stored.description}"` : ''}): use a new key`
         : null,
@@ -85,11 +92,11 @@ export class WalletHandlers {
   }
 
   /** `wallets.top-up`: a verified card top-up, credited once per top-up reference. */
-  async topUp(body: unknown): Promise<WalletCreditReply> {
+  async topUp(body: unknown, correlationId?: string): Promise<WalletCreditReply> {
     const command = scoped(parseCommand<TopUpWalletCommand>(LEDGER_COMMANDS.topUpWallet, body));
     const amountCents = money(command.amount);
     const posting = bookWalletTopUp({ walletId: command.wallet_id, environment: command.environment, topUpId: command.top_up_id, amountCents, occurredAt: new Date().toISOString() });
-    return this.writeCredit(posting, command.wallet_id, (stored) =>
+    return this.writeCredit({ ...posting, correlationId: correlationId ?? null }, command.wallet_id, (stored) =>
       stored.kind !== 'wallet_top_up' || stored.walletId !== command.wallet_id || stored.environment !== command.environment || stored.amountCents !== BigInt(amountCents)
         ? `top_up_id ${command.top_up_id} was credited to another wallet or with another amount`
         : null,

@@ -18,17 +18,17 @@ export class WalletsController {
 
   @MessagePattern(commandPattern(LEDGER_SERVICE, LEDGER_COMMANDS.payFromWallet))
   pay(@Payload() request: RpcRequest<unknown>): Promise<RpcReply<PayFromWalletReply>> {
-    return serveCommand(request, (body) => this.wallets.pay(body));
+    return serveCommand(request, (body) => this.wallets.pay(body, request.correlation_id));
   }
 
   @MessagePattern(commandPattern(LEDGER_SERVICE, LEDGER_COMMANDS.creditWallet))
   credit(@Payload() request: RpcRequest<unknown>): Promise<RpcReply<WalletCreditReply>> {
-    return serveCommand(request, (body) => this.wallets.credit(body));
+    return serveCommand(request, (body) => this.wallets.credit(body, request.correlation_id));
   }
 
   @MessagePattern(commandPattern(LEDGER_SERVICE, LEDGER_COMMANDS.topUpWallet))
   topUp(@Payload() request: RpcRequest<unknown>): Promise<RpcReply<WalletCreditReply>> {
-    return serveCommand(request, (body) => this.wallets.topUp(body));
+    return serveCommand(request, (body) => this.wallets.topUp(body, request.correlation_id));
   }
 
   @MessagePattern(commandPattern(LEDGER_SERVICE, LEDGER_COMMANDS.getWallet))
