@@ -1,0 +1,178 @@
+import { execFile } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { LEDGER_COMMANDS, LEDGER_SERVICE } from '@payments/contracts';
+import { deadLetterTopic, STREAMS, topicName } from '@payments/events';
+import { newWalletId } from '@payments/ids';
+import { commandPattern, CommandClient, ServiceClient } from '@payments/platform';
+import { collectMessages, REPO_ROOT, startStack, testKafka, uniqueName, waitFor, type Stack } from '@payments/testing';
+import { Client } from 'pg';
+
+// Wallets as sessions and the gateway meet them: commands on the ledger's command port, the payment's and the
+// refund's events on their topics, and `npm run admin -- ledger check` over the result.
+describe('ledger wallets service', () => {
+  const secret = randomBytes(32).toString('base64');
+  let stack: Stack;
+  let client: CommandClient;
+  let ledger: ServiceClient;
+  const merchant = `acct_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+  const wallet = newWalletId('test');
+
+  const command = <T>(name: string, body: Record<string, unknown>) =>
+    ledger.request(commandPattern(LEDGER_SERVICE, name), body, { correlationId: uniqueName('req') }) as Promise<T>;
+  const walletBalance = async () => (await command<{ available: string }>(LEDGER_COMMANDS.getWallet, { wallet_id: wallet, environment: 'test' })).available;
+  const merchantBalance = async () =>
+    (await command<{ available: Array<{ amount: string }> }>(LEDGER_COMMANDS.getBalance, { merchant_id: merchant, environment: 'test' })).available[0]!.amount;
+  const metrics = () => fetch(`${stack.services.ledger!.opsUrl}/metrics`).then((res) => res.text());
+  const paymentId = () => String(9_300_000_000_000_000 + Math.floor(Math.random() * 1e12));
+
+  async function sql(text: string, params: unknown[] = []): Promise<Array<Record<string, unknown>>> {
+    const pg = new Client({ connectionString: stack.db.url });
+    await pg.connect();
+    try {
+      return (await pg.query(text, params)).rows;
+    } finally {
+      await pg.end();
+    }
+  }
+
+  async function publish(stream: string, key: string, event: unknown): Promise<string> {
+    const topic = topicName(stack.namespace, stream);
+    const producer = testKafka().producer();
+    await producer.connect();
+    await producer.send({ topic, messages: [{ key, value: JSON.stringify(event) }] });
+    await producer.disconnect();
+    return topic;
+  }
+
+  function envelope(type: string, aggregateType: string, aggregateId: string, data: unknown) {
+    return {
+      id: `evt_${randomUUID().replace(/-/g, '').slice(0, 24)}`,
+      type,
+      schema_version: 1,
+      aggregate_type: aggregateType,
+      aggregate_id: aggregateId,
+      sequence: 3,
+      merchant_id: merchant,
+      environment: 'test',
+      occurred_at: new Date().toISOString(),
+      correlation_id: 'req_wallet_service',
+      causation_id: null,
+      data,
+    };
+  }
+  /** A 20.00 togo payment at 0.5 % as sessions reports it; with a wallet when paid from one. */
+  const succeeded = (id: string, source: string, walletId: string | null) =>
+    envelope('payment_intent.succeeded', 'payment_intent', source, {
+      payment: { id, method: 'togo', amount: '20.00', fee: '0.10', fee_rate_bps: 50, net: '19.90', currency: 'USD', ...(walletId ? { wallet_id: walletId } : {}) },
+    });
+
+  beforeAll(async () => {
+    stack = await startStack(['ledger'], { COMMAND_SECRET: secret });
+    client = new CommandClient({ upstreams: { [LEDGER_SERVICE]: [stack.services.ledger!.commandUrl!] }, secrets: [secret], connectTimeoutMs: 2000 });
+    ledger = new ServiceClient(client, 10_000);
+  }, 120_000);
+
+  afterAll(async () => {
+    await client?.close();
+    await stack?.stop();
+  });
+
+  it('pays a session from a wallet, takes its event as already booked, and books its refund back to the wallet', async () => {
+    expect(await command(LEDGER_COMMANDS.creditWallet, { wallet_id: wallet, environment: 'test', amount: '30.00', key: 'welcome', description: 'Welcome' })).toMatchObject({
+      created: true,
+      balance: '30.00',
+    });
+    const id = paymentId();
+    const source = `pi_test_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    const pay = { wallet_id: wallet, environment: 'test', merchant_id: merchant, payment_id: id, source, method: 'togo', amount: '20.00', fee: '0.10', net: '19.90', fee_rate_bps: 50 };
+    const paid = await command<{ outcome: string; posting_id: string; balance: string }>(LEDGER_COMMANDS.payFromWallet, pay);
+    expect(paid).toEqual({ outcome: 'paid', posting_id: expect.stringMatching(/^txn_/), balance: '10.00' });
+    expect(await command(LEDGER_COMMANDS.payFromWallet, pay)).toEqual(paid);
+    expect(await command(LEDGER_COMMANDS.payFromWallet, { ...pay, payment_id: paymentId() })).toEqual({ outcome: 'insufficient_funds', balance: '10.00' });
+    expect(await merchantBalance()).toBe('19.90');
+
+    // Sessions' event for it: the session's success is recorded, nothing is booked again.
+    await publish(STREAMS.sessions, source, succeeded(id, source, wallet));
+    await waitFor(async () => (await sql(`SELECT 1 FROM ledger.wallet_payment_sessions WHERE payment_id = $1`, [id])).length === 1, 30_000, 'the session success to be recorded');
+    expect(await merchantBalance()).toBe('19.90');
+
+    // The refunds service completes a wallet payment's refund at once; the ledger credits the wallet.
+    const refundId = `re_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    const now = new Date().toISOString();
+    await publish(
+      STREAMS.refunds,
+      refundId,
+      envelope('refund.completed', 'refund', refundId, {
+        object: { id: refundId, object: 'refund', payment_id: id, amount: '5.00', currency: 'USD', reason: null, status: 'completed', failure_reason: null, environment: 'test', created_at: now, completed_at: now },
+        payment: { id, source, method: 'togo', amount: '20.00', currency: 'USD' },
+      }),
+    );
+    await waitFor(async () => (await walletBalance()) === '15.00', 30_000, 'the refund to reach the wallet');
+    expect(await merchantBalance()).toBe('14.90');
+    const statement = await command<{ data: Array<{ type: string; amount: string }> }>(LEDGER_COMMANDS.listWalletTransactions, { wallet_id: wallet, environment: 'test', limit: 10 });
+    expect(statement.data.map((t) => [t.type, t.amount])).toEqual([
+      ['refund', '5.00'],
+      ['payment', '-20.00'],
+      ['credit', '30.00'],
+    ]);
+    const text = await metrics();
+    expect(text).toMatch(/^ledger_wallet_payments_total\{outcome="paid"\} 1$/m);
+    expect(text).toMatch(/^ledger_wallet_payments_total\{outcome="repeat"\} 1$/m);
+    expect(text).toMatch(/^ledger_wallet_payments_total\{outcome="insufficient_funds"\} 1$/m);
+  });
+
+  it('refuses a payment event naming a wallet the ledger never debited, and books a sandbox togo payment (no wallet) from clearing', async () => {
+    const before = await merchantBalance();
+    const id = paymentId();
+    const source = `pi_test_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    const topic = await publish(STREAMS.sessions, source, succeeded(id, source, wallet));
+    const parked = await collectMessages(deadLetterTopic(topic), 1, 20_000, undefined, (m) => m.key === source);
+    expect(parked[0]?.headers).toMatchObject({ 'dlq-reason': expect.stringMatching(new RegExp(`^wallet_not_debited: payment ${id}`)), 'dlq-attempts': '1' });
+    expect(await metrics()).toMatch(/^ledger_refused_events_total\{reason="wallet_not_debited"\} 1$/m);
+    expect(await merchantBalance()).toBe(before);
+
+    const sandbox = paymentId();
+    const sandboxSource = `pi_test_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    await publish(STREAMS.sessions, sandboxSource, succeeded(sandbox, sandboxSource, null));
+    const expected = ((Number(before.replace('.', '')) + 1990) / 100).toFixed(2);
+    await waitFor(async () => (await merchantBalance()) === expected, 30_000, 'the sandbox payment to be booked');
+    const entries = await sql(`SELECT e.account FROM ledger.entries e JOIN ledger.postings p ON p.id = e.posting_id WHERE p.payment_id = $1 AND e.amount_cents > 0`, [sandbox]);
+    expect(entries).toEqual([{ account: 'platform:test:clearing' }]);
+  });
+
+  it('ledger check (journal only) is clean over wallets, and reports a wallet debit whose session never succeeded', async () => {
+    const run = async (...args: string[]) => {
+      try {
+        const { stdout } = await promisify(execFile)(process.execPath, [join(REPO_ROOT, 'tools/admin.mjs'), 'ledger', 'check', '--journal-only', '--json', ...args], {
+          cwd: REPO_ROOT,
+          env: { PATH: process.env.PATH ?? '', DATABASE_URL: stack.db.url, LOG_LEVEL: 'warn' },
+        });
+        return { code: 0, json: JSON.parse(stdout) };
+      } catch (error) {
+        const failed = error as { code: number; stdout: string };
+        return { code: failed.code, json: JSON.parse(failed.stdout) };
+      }
+    };
+    expect(await run()).toMatchObject({ code: 0, json: { ok: true, findings: [] } });
+    // Paid from the wallet, and no session's success ever arrives: within the grace it is on its way.
+    const id = paymentId();
+    await command(LEDGER_COMMANDS.payFromWallet, {
+      wallet_id: wallet, environment: 'test', merchant_id: merchant, payment_id: id, source: `pi_test_${id}`, method: 'togo', amount: '1.00', fee: '0.01', net: '0.99', fee_rate_bps: 50,
+    });
+    expect(await run()).toMatchObject({ code: 0, json: { ok: true } });
+    // Past the grace: the wallet's postings aged by hand, all alike (their order is the wallet's running balance).
+    await sql(`ALTER TABLE ledger.postings DISABLE TRIGGER USER`);
+    try {
+      await sql(`UPDATE ledger.postings SET created_at = created_at - interval '10 minutes' WHERE wallet_id = $1`, [wallet]);
+    } finally {
+      await sql(`ALTER TABLE ledger.postings ENABLE TRIGGER USER`);
+    }
+    const late = await run();
+    expect(late.code).toBe(1);
+    expect(late.json.findings).toEqual([
+      { invariant: 'every wallet debit has its session succeeded', count: 1, examples: [expect.objectContaining({ payment_id: id, wallet_id: wallet, merchant_id: merchant })] },
+    ]);
+  });
+});
