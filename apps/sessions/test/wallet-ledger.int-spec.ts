@@ -40,7 +40,7 @@ function ledgerServesWallets(): boolean {
 
   beforeAll(async () => {
     // Sessions checks its attempts often and asks the ledger briefly, so a ledger that is back is found soon.
-    stack = await startStack(['ledger', 'sessions'], {}, { sessions: { PROVIDER_CHECK_INTERVAL_MS: '200', LEDGER_TIMEOUT_MS: '1000' } });
+    stack = await startStack(['ledger', 'sessions', 'refunds'], {}, { sessions: { PROVIDER_CHECK_INTERVAL_MS: '200', LEDGER_TIMEOUT_MS: '1000' } });
     sessions = connectSessionsCommandClient([stack.services.sessions!]);
     connectLedger();
   }, 120_000);
@@ -95,13 +95,17 @@ function ledgerServesWallets(): boolean {
     await credit(wallet, '100.00');
     const intents = await Promise.all(Array.from({ length: 50 }, () => sessions.request('payment-intents.create', intentCommand(merchant, {}, { amount: '10.00' }))));
     const outcomes = await Promise.all(intents.map((intent) => sessions.request('checkout.pay-from-wallet', { id: intent.id, wallet_id: wallet, payer })));
-    expect(outcomes.filter((o) => o.outcome === 'succeeded')).toHaveLength(10);
-    expect(outcomes.filter((o) => o.outcome === 'declined' && o.reason === 'insufficient_funds')).toHaveLength(40);
+    // Payments queue on the wallet's row: one the ledger answered after this stack's 1 s wait is pending, and
+    // sessions' background check settles it (same payment id, the same final answer).
+    expect(outcomes.filter((o) => o.outcome === 'succeeded').length).toBeLessThanOrEqual(10);
     // Every balance a payment reported, success or decline, was a real balance: never below zero.
-    for (const o of outcomes) expect(Number(o.balance)).toBeGreaterThanOrEqual(0);
-    expect(await walletBalance(wallet)).toBe('0.00');
-    const statuses = await Promise.all(intents.map((intent) => sessions.request('payment-intents.get', { merchant_id: merchant, environment: 'test', id: intent.id })));
+    for (const o of outcomes) if (o.balance !== null) expect(Number(o.balance)).toBeGreaterThanOrEqual(0);
+    const get = (id: string) => sessions.request('payment-intents.get', { merchant_id: merchant, environment: 'test', id });
+    await waitFor(async () => (await Promise.all(intents.map((i) => get(i.id)))).every((i) => i.status !== 'processing'), 30_000, 'every attempt settled', 250);
+    const statuses = await Promise.all(intents.map((i) => get(i.id)));
     expect(statuses.filter((i) => i.status === 'succeeded')).toHaveLength(10);
+    expect(statuses.filter((i) => i.status !== 'succeeded')).toHaveLength(40);
+    expect(await walletBalance(wallet)).toBe('0.00');
   });
 
   it('sessions killed (SIGKILL) with 20 wallet payments in flight: after its restart every payment is either succeeded with one debit or unpaid with none', async () => {

@@ -62,11 +62,14 @@ export async function startStack(apps: AppName[], env: Record<string, string> = 
   }
   const gatewayUrl = services.gateway?.url ?? '';
 
+  // `npm run admin` as operators run it (ledger commands to the ledger's CLI); commands that reach the ledger (a
+  // wallet credit) are sent to the stack's ledger as it is now (a test may have restarted it on another port).
   const admin = (...args: string[]) =>
     new Promise<any>((resolve, reject) => {
-      const cli = join(REPO_ROOT, 'dist', 'apps', 'gateway', 'src', 'admin', 'cli.js');
-      execFile(process.execPath, [cli, ...args, '--json'], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', DATABASE_URL: db.url, LOG_LEVEL: 'warn' } }, (error, stdout, stderr) => {
-        if (error) reject(new Error(`admin ${args.join(' ')} failed: ${stderr}`));
+      const cli = join(REPO_ROOT, 'tools', 'admin.mjs');
+      const ledgerUrl = services.ledger?.commandUrl ? { LEDGER_URL: services.ledger.commandUrl } : {};
+      execFile(process.execPath, [cli, ...args, '--json'], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', DATABASE_URL: db.url, LOG_LEVEL: 'warn', ...ledgerUrl } }, (error, stdout, stderr) => {
+        if (error) reject(new Error(`admin ${args.join(' ')} failed: ${stderr} ${stdout}`));
         else resolve(stdout.trim() ? JSON.parse(stdout) : {});
       });
     });
