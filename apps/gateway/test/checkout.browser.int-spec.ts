@@ -119,7 +119,7 @@ describe('hosted checkout in the browser', () => {
     expect(res?.status()).toBe(200);
     const headers = res!.headers();
     expect(headers['content-security-policy']).toMatch(/default-src 'none'.*frame-ancestors 'none'/);
-    expect(headers['referrer-policy']).toBe('no-referrer');
+    expect(headers['referrer-policy']).toBe('same-origin');
     await expect(page.locator('h1').textContent()).resolves.toMatch(/^Pay /);
     expect(await page.locator('dd').allTextContents()).toEqual(['40.00 USD', 'Two mugs']);
     expect(await axeViolations(page)).toEqual([]);

@@ -171,7 +171,7 @@ export function renderCheckout(view: CheckoutView, ctx: PageContext): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${m.title}</title>
 <style nonce="${ctx.nonce}">${TRUSTED_STYLE}</style>
 </head>

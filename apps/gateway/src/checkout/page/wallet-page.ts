@@ -116,7 +116,7 @@ export function renderWalletPage(view: WalletPageView, ctx: WalletPageContext): 
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${w.title}</title>
 <style nonce="${ctx.nonce}">${CUSTOMER_PAGE_STYLE}</style>
 </head>
