@@ -25,7 +25,8 @@ const FAULTS = ['gateway', 'sessions', 'ledger', 'refunds', 'webhook-dispatcher'
 /** With two instances of each owner, one of each is killed in turn (the gateway is one process: its kill fails calls). */
 const REPLICA_FAULTS = ['sessions', 'ledger', 'refunds', 'webhook-dispatcher'] as const;
 type Fault = (typeof FAULTS)[number];
-const OWNERS = ['sessions', 'ledger', 'webhook-dispatcher', 'refunds'] as const;
+// The ledger before sessions (which posts wallet payments to it), sessions before refunds (which asks it for payments).
+const OWNERS = ['ledger', 'sessions', 'webhook-dispatcher', 'refunds'] as const;
 type Owner = (typeof OWNERS)[number];
 
 const arg = (name: string): string | undefined => {
@@ -125,8 +126,10 @@ async function main(): Promise<number> {
     for (const app of OWNERS) {
       owners[app] = [];
       for (let i = 0; i < replicas; i++) {
-        // Refunds asks sessions for payments whose event has not reached it (e.g. while its consumer rejoins).
-        const extra: Record<string, string> = app === 'refunds' ? { SESSIONS_URL: commandUrls('sessions') } : {};
+        // Refunds asks sessions for payments whose event has not reached it (e.g. while its consumer rejoins); sessions
+        // posts wallet payments and top-ups to the ledger.
+        const extra: Record<string, string> =
+          app === 'refunds' ? { SESSIONS_URL: commandUrls('sessions') } : app === 'sessions' && owners.ledger?.length ? { LEDGER_URL: commandUrls('ledger') } : {};
         owners[app].push(await startService(app, { ...common, ...extra, PORT: String(await freePort()) }));
       }
     }

@@ -36,7 +36,8 @@ for entry in "${owners[@]}"; do
     command_urls[$name]+="${command_urls[$name]:+,}tcp://127.0.0.1:$((command + step))"
   done
 done
-# Where the gateway sends each owner's commands (and refunds asks sessions), unless the caller says.
+# Where the gateway sends each owner's commands (refunds asks sessions, sessions posts wallet payments and
+# top-ups to the ledger), unless the caller says.
 export SESSIONS_URL=${SESSIONS_URL:-${command_urls[sessions]}} LEDGER_URL=${LEDGER_URL:-${command_urls[ledger]}}
 export REFUNDS_URL=${REFUNDS_URL:-${command_urls[refunds]}} WEBHOOKS_URL=${WEBHOOKS_URL:-${command_urls[webhook-dispatcher]}}
 

@@ -62,6 +62,10 @@ describe('docker-compose.yml', () => {
       expect(gateway[setting]).toBe(`tcp://${owner}:${port}`);
     }
   });
+
+  it('points sessions at the ledger\'s command port (wallet payments and top-ups)', () => {
+    expect(compose.services.sessions!.environment?.LEDGER_URL).toBe(`tcp://ledger:${compose.services.ledger!.environment?.COMMAND_PORT}`);
+  });
 });
 
 describe('Dockerfile', () => {

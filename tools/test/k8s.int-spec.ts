@@ -213,9 +213,9 @@ describe.each(['k8s/base', 'k8s/overlays/dev', 'k8s/overlays/production'])('comm
     expect(gatewayEnv[setting]).toBe(`tcp://${name}-commands:${commandPort}`);
   });
 
-  test.each(owners)('%s: its command port takes connections from the gateway only (and from refunds, for sessions)', (name) => {
+  test.each(owners)('%s: its command port takes connections from the gateway only (and from refunds, for sessions; from sessions, for the ledger)', (name) => {
     const { podLabels, pod } = deployment(docs, name);
-    const callers = name === 'sessions' ? ['gateway', 'refunds'] : ['gateway'];
+    const callers = name === 'sessions' ? ['gateway', 'refunds'] : name === 'ledger' ? ['gateway', 'sessions'] : ['gateway'];
     const labelsOf = (caller: string) => deployment(docs, caller).podLabels;
     const policies = byKind(docs, 'NetworkPolicy').filter((p) => matches(p.spec?.podSelector?.matchLabels, podLabels));
     // A pod no policy selects takes every connection.
@@ -239,6 +239,12 @@ describe.each(['k8s/base', 'k8s/overlays/dev', 'k8s/overlays/production'])('comm
     }
     // Probes and metrics still reach the HTTP and operations ports.
     for (const port of ['http', 'ops']) expect(rules.some((r) => !r.from && r.ports?.some((p) => p.port === port))).toBe(true);
+  });
+
+  test.each([['refunds', 'SESSIONS_URL', 'sessions'], ['sessions', 'LEDGER_URL', 'ledger']])('%s: its %s points at the command Service of %s', (caller, setting, owner) => {
+    const env = Object.fromEntries((deployment(docs, caller).pod.containers[0].env ?? []).map((e) => [e.name, e.value]));
+    const commandPort = deployment(docs, owner).pod.containers[0].ports?.find((p) => p.name === 'commands')?.containerPort;
+    expect(env[setting]).toBe(`tcp://${owner}-commands:${commandPort}`);
   });
 
   test.each(services)('%s: reads COMMAND_SECRET from a Secret', (name) => {

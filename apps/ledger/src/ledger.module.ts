@@ -8,13 +8,18 @@ import { LedgerController } from './balances/ledger.controller';
 import { LedgerConfig } from './config';
 import { createLedger, type Ledger } from './ledger.composition';
 import { BOOKED_EVENT_TYPES, BookingEventsHandler } from './bookings/booking-events.handler';
+import { WalletHandlers } from './wallets/wallet.handlers';
+import { WalletsController } from './wallets/wallets.controller';
 
 const LEDGER = Symbol('Ledger');
 const BOOKINGS_CONSUMER = Symbol('BOOKINGS_CONSUMER');
 
-/** The journal and balances: payments and refunds booked from their events, balances read over commands (wiring only: see createLedger). */
+/**
+ * The journal and balances: payments and refunds booked from their events, balances read over commands, customers'
+ * wallets paid, credited and read over commands (wiring only: see createLedger).
+ */
 @Module({
-  controllers: [LedgerController],
+  controllers: [LedgerController, WalletsController],
   providers: [
     {
       provide: LEDGER,
@@ -23,6 +28,7 @@ const BOOKINGS_CONSUMER = Symbol('BOOKINGS_CONSUMER');
     },
     { provide: BookingEventsHandler, inject: [LEDGER], useFactory: (ledger: Ledger) => ledger.bookings },
     { provide: BalanceHandlers, inject: [LEDGER], useFactory: (ledger: Ledger) => ledger.balances },
+    { provide: WalletHandlers, inject: [LEDGER], useFactory: (ledger: Ledger) => ledger.wallets },
     eventConsumerProvider(
       BOOKINGS_CONSUMER,
       // Ready once joined: after a restart, "ready" means payments and refunds are being booked again. One group

@@ -1,4 +1,4 @@
-import { ServiceConfig } from '@payments/config';
+import { CommandUrls, ServiceConfig } from '@payments/config';
 import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
 
 /** Settings of the sessions service (environment variables; see README). */
@@ -21,6 +21,22 @@ export class SessionsConfig extends ServiceConfig {
   @Min(60)
   @Max(30 * 86400)
   IDEMPOTENCY_TTL_SECONDS: number = 86400;
+
+  /**
+   * The ledger's command port(s), comma-separated (`tcp://ledger-0:4002,tcp://ledger-1:4002`): wallet payments and
+   * top-ups are posted there (wallets.pay, wallets.top-up).
+   */
+  @CommandUrls()
+  LEDGER_URL: string[] = ['tcp://127.0.0.1:4002'];
+
+  /**
+   * How long a wallet command to the ledger may take. Past it the payment is pending: the attempt stays open and the
+   * background check asks again with the same payment id (the ledger answers a payment id once).
+   */
+  @IsInt()
+  @Min(100)
+  @Max(60000)
+  LEDGER_TIMEOUT_MS: number = 3000;
 
   /** Lahza's API (a local stand-in in tests). */
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })

@@ -28,6 +28,10 @@ import { SessionReadModel } from './persistence/session-read-model';
 import { SessionQueries } from './queries/session-queries';
 import type { Clock } from './shared/clock';
 import type { SessionsDatabase } from './shared/sessions-database';
+import { WalletHandlers } from './wallets/wallet.handlers';
+import type { WalletLedger } from './wallets/wallet-ledger';
+import { WalletPayments } from './wallets/wallet-payments';
+import { WalletTopUps } from './wallets/wallet-top-ups';
 
 /** What the expiry job does with one kind of session, in its transaction. */
 export interface Expirer {
@@ -45,6 +49,9 @@ export interface Sessions {
   providerPayments: ProviderPayments;
   providerRefunds: ProviderRefunds;
   providerPaymentHandlers: ProviderPaymentHandlers;
+  walletPayments: WalletPayments;
+  walletTopUps: WalletTopUps;
+  walletHandlers: WalletHandlers;
   expirers: { payment_intent: Expirer; invoice: Expirer };
 }
 
@@ -57,7 +64,8 @@ export type SessionsSettings = Pick<
   'PUBLIC_BASE_URL' | 'IDEMPOTENCY_TTL_SECONDS' | 'LAHZA_BASE_URL' | 'LAHZA_LIVE_SECRET_KEY' | 'LAHZA_TEST_SECRET_KEY' | 'LAHZA_TIMEOUT_MS' | 'LAHZA_SIGNATURE_ALGORITHM' | 'PROVIDER_NOTIFICATION_WAIT_MS'
 >;
 
-export function createSessions(db: SessionsDatabase, config: SessionsSettings, clock: Clock): Sessions {
+/** `ledger`: the ledger's wallet commands (LedgerCommandClient in the service; a stand-in in some tests). */
+export function createSessions(db: SessionsDatabase, config: SessionsSettings, clock: Clock, ledger: WalletLedger): Sessions {
   const payments = new PaymentsRepository(db.schema);
   const idempotency = new IdempotencyKeysRepository(db.schema);
   const numbers = new InvoiceNumbers(db.schema);
@@ -80,20 +88,28 @@ export function createSessions(db: SessionsDatabase, config: SessionsSettings, c
     payment_intent: (id: string) => intentRows.findOwner(db.dataSource.manager, id),
     invoice: (id: string) => invoiceRows.findOwner(db.dataSource.manager, id),
   };
+  // What a new session may offer in its environment: what its providers can take there.
+  const usableIn = (environment: 'live' | 'test') => providers.usableIn(environment);
   const attempts = new ProviderAttemptsRepository((name) => db.table(name));
   // A refund request whose answer was lost is sent again only once the provider's list has long had time to show it.
   const resendAfterMs = Math.max(REFUND_RESEND_AFTER_MS, 3 * config.LAHZA_TIMEOUT_MS);
   const providerRefunds = new ProviderRefunds(db.dataSource, providers, attempts, new ProviderRefundsRepository((name) => db.table(name)), clock, resendAfterMs);
+  const sessionsOfAttempts = providerSessions(intents, invoices, owners, clock);
   const providerPayments = new ProviderPayments(
     db.dataSource,
     providers,
     attempts,
     providerRefunds,
-    providerSessions(intents, invoices, owners, clock),
+    sessionsOfAttempts,
     config.PUBLIC_BASE_URL,
     clock,
     config.PROVIDER_NOTIFICATION_WAIT_MS,
   );
+  const walletPayments = new WalletPayments(db.dataSource, attempts, sessionsOfAttempts, providerPayments, ledger, clock);
+  const walletTopUps = new WalletTopUps(db.dataSource, providers, attempts, providerPayments, ledger, config.PUBLIC_BASE_URL, clock);
+  // Their attempts are settled by their own rules, through the provider attempts' check and leases.
+  providerPayments.use(walletPayments);
+  providerPayments.use(walletTopUps);
   const manager = () => db.dataSource.manager;
   const queries = new SessionQueries(
     manager,
@@ -103,9 +119,9 @@ export function createSessions(db: SessionsDatabase, config: SessionsSettings, c
     clock,
   );
   return {
-    intents: new PaymentIntentHandlers(intents),
+    intents: new PaymentIntentHandlers(intents, usableIn),
     queries,
-    invoices: new InvoiceHandlers(invoices),
+    invoices: new InvoiceHandlers(invoices, usableIn),
     payments: new PaymentHandlers(db.dataSource, payments),
     checkout: new CheckoutHandlers(
       { owner: owners.payment_intent, get: (scope, id) => intents.get(scope, id) },
@@ -120,6 +136,9 @@ export function createSessions(db: SessionsDatabase, config: SessionsSettings, c
     providerPayments,
     providerRefunds,
     providerPaymentHandlers: new ProviderPaymentHandlers(providerPayments, providerRefunds),
+    walletPayments,
+    walletTopUps,
+    walletHandlers: new WalletHandlers(walletPayments, walletTopUps),
     expirers: { payment_intent: expirer(intentRows, intents), invoice: expirer(invoiceRows, invoices) },
   };
 }

@@ -1,4 +1,6 @@
-import { Module } from '@nestjs/common';
+import { Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { parseCommandSecrets } from '@payments/config';
+import { CommandClient, ServiceClient } from '@payments/platform';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { SessionsConfig } from './config';
@@ -15,8 +17,11 @@ import { ProviderPaymentHandlers } from './provider-payments/provider-payment.ha
 import { createSessions, type Sessions } from './sessions.composition';
 import { Clock, SystemClock } from './shared/clock';
 import { SessionsDatabase } from './shared/sessions-database';
+import { LedgerCommandClient } from './wallets/ledger-command.client';
+import { WalletHandlers } from './wallets/wallet.handlers';
 
 const SESSIONS = Symbol('Sessions');
+const LEDGER_CLIENT = Symbol('LEDGER_CLIENT');
 
 /** Payment intents and invoices: their commands, event store and read models, provider payments, the expiry and provider check jobs (wiring only: see createSessions). */
 @Module({
@@ -29,10 +34,17 @@ const SESSIONS = Symbol('Sessions');
       useFactory: (dataSource: DataSource, config: SessionsConfig) => new SessionsDatabase(dataSource, config),
     },
     {
-      provide: SESSIONS,
-      inject: [SessionsDatabase, SessionsConfig, Clock],
-      useFactory: (db: SessionsDatabase, config: SessionsConfig, clock: Clock) => createSessions(db, config, clock),
+      provide: LEDGER_CLIENT,
+      inject: [SessionsConfig],
+      useFactory: (config: SessionsConfig) => new CommandClient({ upstreams: { ledger: config.LEDGER_URL }, secrets: parseCommandSecrets(config.COMMAND_SECRET) }),
     },
+    {
+      provide: SESSIONS,
+      inject: [SessionsDatabase, SessionsConfig, Clock, LEDGER_CLIENT],
+      useFactory: (db: SessionsDatabase, config: SessionsConfig, clock: Clock, ledger: CommandClient) =>
+        createSessions(db, config, clock, new LedgerCommandClient(new ServiceClient(ledger, config.LEDGER_TIMEOUT_MS))),
+    },
+    { provide: WalletHandlers, inject: [SESSIONS], useFactory: (sessions: Sessions) => sessions.walletHandlers },
     { provide: PaymentIntentHandlers, inject: [SESSIONS], useFactory: (sessions: Sessions) => sessions.intents },
     { provide: InvoiceHandlers, inject: [SESSIONS], useFactory: (sessions: Sessions) => sessions.invoices },
     { provide: PaymentHandlers, inject: [SESSIONS], useFactory: (sessions: Sessions) => sessions.payments },
@@ -52,4 +64,10 @@ const SESSIONS = Symbol('Sessions');
     IdempotencyKeysPruner,
   ],
 })
-export class SessionsModule {}
+export class SessionsModule implements OnApplicationShutdown {
+  constructor(@Inject(LEDGER_CLIENT) private readonly ledger: CommandClient) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.ledger.close();
+  }
+}

@@ -445,6 +445,12 @@ export interface PaymentEventData {
   fee_rate_bps?: number;
   net: string;
   currency: 'USD';
+  /**
+   * The wallet (`wal_…`) the ledger debited for this payment (`wallets.pay`), on a togo/wallet payment made from
+   * a wallet; absent or null otherwise (e.g. a test-mode simulate). The ledger refuses such an event whose wallet
+   * debit it has not posted, instead of booking it from clearing.
+   */
+  wallet_id?: string | null;
 }
 
 /** `data` of every `payment_intent.*` event: the intent as GET shows it right after the change. */

@@ -23,6 +23,11 @@ const paymentData = {
     fee_rate_bps: { type: 'integer', minimum: 0, maximum: 10000, description: 'The rate the fee was computed at (basis points, half-up to the cent).' },
     net: money,
     currency: { const: 'USD' },
+    wallet_id: {
+      type: ['string', 'null'],
+      pattern: '^wal_(live|test)_[A-Za-z0-9]{24}$',
+      description: "The customer's wallet the payment was debited from (togo/wallet paid from a wallet); absent or null otherwise.",
+    },
   },
 } as const;
 

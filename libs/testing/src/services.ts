@@ -47,6 +47,7 @@ export async function startService(
   // A gateway (or refunds) not told where a service is must not reach a development stack on the default ports: port 1 refuses.
   if (app === 'gateway') env = { ...Object.fromEntries(Object.values(COMMAND_URL_SETTINGS).map((s) => [s, 'tcp://127.0.0.1:1'])), ...env };
   if (app === 'refunds') env = { SESSIONS_URL: 'tcp://127.0.0.1:1', ...env };
+  if (app === 'sessions') env = { LEDGER_URL: 'tcp://127.0.0.1:1', ...env };
   // SERVICE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the services of a benchmark run.
   const nodeArgs = (process.env.SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, '--enable-source-maps', entry], {

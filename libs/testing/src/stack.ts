@@ -39,12 +39,20 @@ export async function startStack(apps: AppName[], env: Record<string, string> = 
   const namespace = uniqueName('ns');
   const services: Partial<Record<AppName, RunningService>> = {};
   const common = { DATABASE_URL: db.url, KAFKA_NAMESPACE: namespace, ...env };
-  const ordered = [...apps.filter((a) => a !== 'gateway'), ...apps.filter((a) => a === 'gateway')];
+  // The ledger first (sessions sends it wallet payments), the gateway last.
+  const ordered = [...apps.filter((a) => a === 'ledger'), ...apps.filter((a) => a !== 'gateway' && a !== 'ledger'), ...apps.filter((a) => a === 'gateway')];
   try {
     for (const app of ordered) {
       // The gateway sends commands to the instances started before it (unless the caller says where).
-      // The refunds service asks sessions for payments whose event has not reached it.
-      const commandUrls = app === 'gateway' ? commandUrlSettings(services) : app === 'refunds' && services.sessions?.commandUrl ? { SESSIONS_URL: services.sessions.commandUrl } : {};
+      // The refunds service asks sessions for payments whose event has not reached it; sessions posts wallet payments to the ledger.
+      const commandUrls =
+        app === 'gateway'
+          ? commandUrlSettings(services)
+          : app === 'refunds' && services.sessions?.commandUrl
+            ? { SESSIONS_URL: services.sessions.commandUrl }
+            : app === 'sessions' && services.ledger?.commandUrl
+              ? { LEDGER_URL: services.ledger.commandUrl }
+              : {};
       services[app] = await startService(app, { ...commandUrls, ...common, ...appEnv[app], PORT: appEnv[app]?.PORT ?? String(await freePort()) });
     }
   } catch (error) {

@@ -1,4 +1,4 @@
-import type { BalanceTransactionResource } from '@payments/contracts';
+import type { BalanceTransactionResource, BalanceTransactionType } from '@payments/contracts';
 import { formatMoney } from '@payments/money';
 import { shownAmountCents } from '../domain';
 import type { StoredPosting } from '../journal/journal.repository';
@@ -8,7 +8,7 @@ export function toBalanceTransaction(posting: StoredPosting): BalanceTransaction
   return {
     id: posting.id,
     object: 'balance_transaction',
-    type: posting.kind,
+    type: merchantKind(posting),
     amount: formatMoney(shownAmountCents(posting)),
     fee: formatMoney(posting.feeCents),
     net: formatMoney(posting.netCents),
@@ -18,4 +18,10 @@ export function toBalanceTransaction(posting: StoredPosting): BalanceTransaction
     description: posting.description,
     created_at: posting.createdAt.toISOString(),
   };
+}
+
+/** Balance transactions are read by merchant: a wallet's credit or top-up (no merchant) can never be one. */
+function merchantKind(posting: StoredPosting): BalanceTransactionType {
+  if (posting.kind === 'wallet_credit' || posting.kind === 'wallet_top_up') throw new Error(`posting ${posting.id} (${posting.kind}) is no merchant's`);
+  return posting.kind;
 }

@@ -52,7 +52,15 @@ interface Invariant {
   name: string;
   /** Rows that break it; `$1` is the merchant id or null for all. */
   sql: string;
+  /** The grace `$2` reads: a payment's (default) or a wallet payment's session's. */
+  grace?: 'payment' | 'wallet';
 }
+
+/**
+ * A wallet debit younger than this may still have its session's success on its way (sessions records the payment
+ * after the ledger answers, then publishes the event): not yet a debit without a succeeded session.
+ */
+const WALLET_GRACE_SECONDS = 300;
 
 /**
  * Verifies the journal against itself, its balances, sessions' payments and the refunds service's refunds: every
@@ -63,11 +71,19 @@ export async function checkLedger(
   dataSource: DataSource,
   schemas: { ledger: string; sessions: string; refunds: string },
   merchantId: string | null,
-  { graceSeconds = GRACE_SECONDS, journalOnly = false }: { graceSeconds?: number; journalOnly?: boolean } = {},
+  {
+    graceSeconds = GRACE_SECONDS,
+    walletGraceSeconds = WALLET_GRACE_SECONDS,
+    journalOnly = false,
+  }: { graceSeconds?: number; walletGraceSeconds?: number; journalOnly?: boolean } = {},
 ): Promise<LedgerCheckReport> {
   const t = (table: string) => qualified(schemas.ledger, table);
   const grace = GRACE;
   const seconds = Math.max(0, Math.trunc(graceSeconds));
+  const walletSeconds = Math.max(0, Math.trunc(walletGraceSeconds));
+  // A wallet payment posting's wallet account, and the wallet accounts' entries.
+  const walletOf = (alias: string) => `${alias}.wallet_id || ':' || ${alias}.environment || ':wallet'`;
+  const isWalletAccount = (column: string) => `split_part(${column}, ':', 3) = 'wallet'`;
   // A refund's payment: the payment posting of the same merchant, environment and payment id.
   const paymentOfRefund = `p.kind = 'payment' AND p.payment_id = r.payment_id AND p.merchant_id = r.merchant_id AND p.environment = r.environment`;
   const merchantOfAccount = `split_part(account, ':', 1)`;
@@ -104,9 +120,9 @@ export async function checkLedger(
     },
     {
       name: "each merchant's available equals its payments' net, less refunds, plus adjustments",
-      sql: `WITH booked AS (SELECT merchant_id, environment, sum(net_cents) AS s FROM ${t('postings')} GROUP BY merchant_id, environment),
+      sql: `WITH booked AS (SELECT merchant_id, environment, sum(net_cents) AS s FROM ${t('postings')} WHERE merchant_id IS NOT NULL GROUP BY merchant_id, environment),
                  available AS (SELECT ${merchantOfAccount} AS merchant_id, split_part(account, ':', 2) AS environment, -sum(sum_cents) AS s
-                               FROM ${t('balances')} WHERE account NOT LIKE 'platform:%' GROUP BY account)
+                               FROM ${t('balances')} WHERE account NOT LIKE 'platform:%' AND NOT ${isWalletAccount('account')} GROUP BY account)
             SELECT coalesce(b.merchant_id, a.merchant_id) AS merchant_id, coalesce(b.environment, a.environment) AS environment,
                    coalesce(b.s, 0)::text AS booked_net_cents, coalesce(a.s, 0)::text AS available_cents
             FROM booked b FULL JOIN available a ON a.merchant_id = b.merchant_id AND a.environment = b.environment
@@ -135,11 +151,74 @@ export async function checkLedger(
             WHERE r.kind = 'refund' AND ($1::text IS NULL OR r.merchant_id = $1)
             GROUP BY p.payment_id, p.merchant_id, p.environment, p.amount_cents HAVING sum(r.amount_cents) > p.amount_cents`,
     },
+    // Customers' wallets (no merchant's: checked on the whole journal only, not for one merchant).
+    {
+      name: 'every wallet balance equals the sum of its entries and is never negative',
+      sql: `WITH entry_sums AS (SELECT account, sum(amount_cents) AS s FROM ${t('entries')} WHERE ${isWalletAccount('account')} GROUP BY account),
+                 balance_sums AS (SELECT account, sum(sum_cents) AS s FROM ${t('balances')} WHERE ${isWalletAccount('account')} GROUP BY account)
+            SELECT coalesce(e.account, b.account) AS account, (-coalesce(e.s, 0))::text AS entries_balance_cents, (-coalesce(b.s, 0))::text AS stored_balance_cents
+            FROM entry_sums e FULL JOIN balance_sums b ON b.account = e.account
+            WHERE $1::text IS NULL AND (coalesce(e.s, 0) <> coalesce(b.s, 0) OR coalesce(e.s, 0) > 0 OR coalesce(b.s, 0) > 0)`,
+    },
+    {
+      // In the order the postings were written: a payment waits for the wallet's row lock, so it comes after
+      // every credit it could spend; a running balance below zero is a debit the wallet did not hold.
+      name: 'no wallet ever went below zero',
+      sql: `SELECT account, posting_id, (-running)::text AS balance_cents FROM (
+              SELECT e.account, e.posting_id, sum(e.amount_cents) OVER (PARTITION BY e.account ORDER BY p.created_at, p.id) AS running
+              FROM ${t('entries')} e JOIN ${t('postings')} p ON p.id = e.posting_id
+              WHERE ${isWalletAccount('e.account')}) AS history
+            WHERE $1::text IS NULL AND running > 0`,
+    },
+    {
+      name: 'every wallet payment posting has exactly one wallet entry: a debit of its amount on its own wallet',
+      sql: `SELECT p.id AS posting_id, p.payment_id, p.wallet_id, p.amount_cents::text AS amount_cents,
+                   count(e.*)::int AS wallet_entries, count(e.*) FILTER (WHERE e.account = ${walletOf('p')} AND e.amount_cents = p.amount_cents)::int AS matching
+            FROM ${t('postings')} p LEFT JOIN ${t('entries')} e ON e.posting_id = p.id AND ${isWalletAccount('e.account')}
+            WHERE p.kind = 'payment' AND p.wallet_id IS NOT NULL AND ($1::text IS NULL OR p.merchant_id = $1)
+            GROUP BY p.id
+            HAVING count(e.*) <> 1 OR count(e.*) FILTER (WHERE e.account = ${walletOf('p')} AND e.amount_cents = p.amount_cents) <> 1`,
+    },
+    {
+      name: 'every wallet entry is on a posting of that wallet',
+      sql: `SELECT e.posting_id, e.account, p.kind, p.wallet_id
+            FROM ${t('entries')} e JOIN ${t('postings')} p ON p.id = e.posting_id
+            WHERE ${isWalletAccount('e.account')} AND ($1::text IS NULL OR p.merchant_id = $1)
+              AND (p.wallet_id IS NULL OR e.account <> ${walletOf('p')})`,
+    },
+    {
+      name: 'every wallet payment answered paid has its posting, and every wallet payment posting its answer',
+      sql: `SELECT coalesce(a.payment_id, p.payment_id) AS payment_id, a.outcome, a.posting_id AS answered_posting_id, p.id AS posting_id
+            FROM (SELECT * FROM ${t('wallet_payments')} WHERE outcome = 'paid') a
+            FULL JOIN (SELECT * FROM ${t('postings')} WHERE kind = 'payment' AND wallet_id IS NOT NULL) p ON p.id = a.posting_id
+            WHERE (a.payment_id IS NULL OR p.id IS NULL OR a.payment_id <> p.payment_id OR a.wallet_id <> p.wallet_id)
+              AND ($1::text IS NULL OR coalesce(a.merchant_id, p.merchant_id) = $1)`,
+    },
+    {
+      name: 'every session that succeeded paid from a wallet has its wallet debit',
+      sql: `SELECT s.payment_id, s.wallet_id, s.merchant_id, s.environment, s.source, s.event_id
+            FROM ${t('wallet_payment_sessions')} s
+            WHERE ($1::text IS NULL OR s.merchant_id = $1)
+              AND NOT EXISTS (SELECT 1 FROM ${t('postings')} p WHERE p.kind = 'payment' AND p.payment_id = s.payment_id AND p.wallet_id = s.wallet_id
+                              AND p.merchant_id = s.merchant_id AND p.environment = s.environment)`,
+    },
+    {
+      // Past the grace: the customer's money left the wallet and no session says it was paid.
+      name: 'every wallet debit has its session succeeded',
+      grace: 'wallet',
+      sql: `SELECT p.id AS posting_id, p.payment_id, p.wallet_id, p.merchant_id, p.environment, p.source, p.amount_cents::text AS amount_cents, p.created_at
+            FROM ${t('postings')} p
+            WHERE p.kind = 'payment' AND p.wallet_id IS NOT NULL AND ($1::text IS NULL OR p.merchant_id = $1) AND p.created_at < now() - ${grace}
+              AND NOT EXISTS (SELECT 1 FROM ${t('wallet_payment_sessions')} s WHERE s.payment_id = p.payment_id)
+            ORDER BY p.created_at`,
+    },
   ];
 
   const findings: CheckFinding[] = [];
   for (const invariant of invariants) {
-    const rows = (await dataSource.query(invariant.sql, paramsOf(invariant.sql, merchantId, seconds))) as Array<Record<string, unknown>>;
+    const rows = (await dataSource.query(invariant.sql, paramsOf(invariant.sql, merchantId, invariant.grace === 'wallet' ? walletSeconds : seconds))) as Array<
+      Record<string, unknown>
+    >;
     if (rows.length > 0) findings.push({ invariant: invariant.name, count: rows.length, examples: rows.slice(0, REPORT_ROWS) });
   }
 
@@ -156,7 +235,7 @@ export async function checkLedger(
 
   const owners: OwnersComparison = journalOnly
     ? { findings: [], unreadable: [], compared: null, pendingPayments: 0, pendingCompletedRefunds: 0 }
-    : await compareWithOwners(dataSource, schemas, merchantId, seconds);
+    : await compareWithOwners(dataSource, schemas, merchantId, seconds, walletSeconds);
   findings.push(...owners.findings);
 
   return {
@@ -209,6 +288,7 @@ async function compareWithOwners(
   schemas: { ledger: string; sessions: string; refunds: string },
   merchantId: string | null,
   graceSeconds: number,
+  walletGraceSeconds: number,
 ): Promise<OwnersComparison> {
   const grace = GRACE;
   const t = (table: string) => qualified(schemas.ledger, table);
@@ -249,12 +329,15 @@ async function compareWithOwners(
        WHERE ${scope('s')} AND s.paid_at < now() - ${grace} AND ${unbookedPayment}
        ORDER BY s.paid_at`,
     );
-    const unknown = await rows(
+    // A wallet debit comes before sessions records its payment: younger than the wallet grace, it is on its way.
+    const unknown = (await dataSource.query(
       `SELECT p.id AS posting_id, p.payment_id FROM ${t('postings')} p
        WHERE p.kind = 'payment' AND ${scope('p')}
+         AND NOT (p.wallet_id IS NOT NULL AND p.created_at >= now() - ${grace})
          AND NOT EXISTS (SELECT 1 FROM ${payments} s WHERE s.id::text = p.payment_id AND s.merchant_id = p.merchant_id AND s.environment = p.environment
                          AND s.amount_cents = p.amount_cents AND s.net_cents = p.net_cents)`,
-    );
+      [merchantId, walletGraceSeconds],
+    )) as Array<Record<string, unknown>>;
     return {
       findings: [...finding('every payment sessions made is booked', missing), ...finding('every payment posting matches a payment sessions made', unknown)],
       compared: await count(`SELECT count(*)::int AS n FROM ${payments} s WHERE ${scope('s')}`),

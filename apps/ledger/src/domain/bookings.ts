@@ -1,7 +1,7 @@
 // What each kind of money movement books. Pure: the handlers turn events and commands into these inputs.
 import type { Environment } from '@payments/ids';
 import { computeFee, DEFAULT_FEE_SCHEDULE, isFeeMethod, MAX_AMOUNT_CENTS, parseMoneyString } from '@payments/money';
-import { merchantAccount, platformAccount } from './accounts';
+import { merchantAccount, platformAccount, walletAccount } from './accounts';
 import { journalEntries, postingId, type Posting } from './posting';
 
 /** A payment as sessions' `payment_intent.succeeded` / `invoice.paid` events carry it (`data.payment`). */
@@ -25,7 +25,7 @@ export interface PaymentBooking {
 
 /** Why a payment cannot be booked as it is: never posted, parked for an operator with this reason. */
 export class BookingRefused extends Error {
-  constructor(readonly reason: 'currency' | 'amount' | 'method' | 'fee_mismatch', detail: string) {
+  constructor(readonly reason: 'currency' | 'amount' | 'method' | 'fee_mismatch' | 'wallet_not_debited', detail: string) {
     super(`${reason}: ${detail}`);
     this.name = 'BookingRefused';
   }
@@ -37,13 +37,19 @@ function cents(value: string, field: string, minCents: number): number {
   return parsed.cents;
 }
 
+/** A payment's amounts in cents, as checked: amount = fee + net, the fee at its rate (half-up to the cent). */
+export interface PaymentAmounts {
+  readonly amountCents: number;
+  readonly feeCents: number;
+  readonly netCents: number;
+  readonly rateBps: number;
+}
+
 /**
- * Payment succeeded: clearing is debited with the gross, the merchant's available credited with the net and fee
- * revenue with the fee. The fee is recomputed from the amount and the rate the session charged (the method's
- * default rate when the event does not carry one), half-up to the cent; any disagreement refuses the booking.
+ * The amounts a payment carries, checked: USD, a method with a fee rate, the fee recomputed from the amount and
+ * the rate the session charged (the method's default rate when none is carried); any disagreement refuses it.
  */
-export function bookPayment(booking: PaymentBooking): Posting {
-  const { payment, environment } = booking;
+export function checkedPaymentAmounts(payment: PaymentBooking['payment']): PaymentAmounts {
   if (payment.currency !== 'USD') throw new BookingRefused('currency', `payment ${payment.id} is in ${payment.currency}, the ledger books USD`);
   if (!isFeeMethod(payment.method)) throw new BookingRefused('method', `payment ${payment.id} has no fee rate for method ${payment.method}`);
   const amountCents = cents(payment.amount, 'amount', 1);
@@ -57,6 +63,16 @@ export function bookPayment(booking: PaymentBooking): Posting {
       `payment ${payment.id}: ${payment.amount} at ${rateBps} bp is fee ${expectedFee} cents and net ${amountCents - expectedFee}, the event says fee ${payment.fee} and net ${payment.net}`,
     );
   }
+  return { amountCents, feeCents, netCents, rateBps };
+}
+
+/**
+ * Payment succeeded: clearing is debited with the gross, the merchant's available credited with the net and fee
+ * revenue with the fee (amounts as checkedPaymentAmounts checks them).
+ */
+export function bookPayment(booking: PaymentBooking): Posting {
+  const { payment, environment } = booking;
+  const { amountCents, feeCents, netCents } = checkedPaymentAmounts(payment);
   return {
     id: postingId(`payment:${payment.id}`),
     kind: 'payment',
@@ -78,7 +94,10 @@ export function bookPayment(booking: PaymentBooking): Posting {
   };
 }
 
-/** A completed refund: the merchant's available is debited, clearing credited; fees are not returned. */
+/**
+ * A completed refund: the merchant's available is debited, clearing credited; fees are not returned. A refund of a
+ * wallet payment (`walletId`: the payment's posting debited that wallet) credits the wallet instead, at once.
+ */
 export function bookRefund(refund: {
   readonly eventId: string;
   readonly refundId: string;
@@ -87,8 +106,11 @@ export function bookRefund(refund: {
   readonly environment: Environment;
   readonly amountCents: number;
   readonly occurredAt: string;
+  readonly walletId?: string | null;
 }): Posting {
   const { environment } = refund;
+  const walletId = refund.walletId ?? null;
+  const returnedTo = walletId ? walletAccount(walletId, environment) : platformAccount('clearing', environment);
   return {
     id: postingId(`refund:${refund.refundId}`),
     kind: 'refund',
@@ -101,8 +123,9 @@ export function bookRefund(refund: {
     netCents: -refund.amountCents,
     entries: journalEntries(environment, [
       { account: merchantAccount(refund.merchantId, environment), amountCents: refund.amountCents },
-      { account: platformAccount('clearing', environment), amountCents: -refund.amountCents },
+      { account: returnedTo, amountCents: -refund.amountCents },
     ]),
+    walletId,
     eventId: refund.eventId,
     description: null,
     occurredAt: refund.occurredAt,

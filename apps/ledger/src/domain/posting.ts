@@ -4,7 +4,11 @@ import { createHash } from 'node:crypto';
 import type { Environment } from '@payments/ids';
 import type { Account } from './accounts';
 
-export type PostingKind = 'payment' | 'refund' | 'adjustment';
+/** wallet_credit (an operator's, from wallet_funding) and wallet_top_up (a card top-up, from clearing) move no merchant's money. */
+export type PostingKind = 'payment' | 'refund' | 'adjustment' | 'wallet_credit' | 'wallet_top_up';
+
+/** The kinds that belong to a merchant (every kind but a wallet's credits and top-ups). */
+export const MERCHANT_POSTING_KINDS = ['payment', 'refund', 'adjustment'] as const;
 
 export interface Entry {
   readonly account: Account;
@@ -16,9 +20,12 @@ export interface Posting {
   /** `txn_…`, derived from what caused it (the payment, the refund, the adjustment's key): one cause, one posting. */
   readonly id: string;
   readonly kind: PostingKind;
-  readonly merchantId: string;
+  /** Null only for a wallet's credit or top-up (no merchant's money moves). */
+  readonly merchantId: string | null;
   readonly environment: Environment;
-  /** What it books: `pi_…`/`inv_…` (payment), `re_…` (refund), the adjustment's reason key. */
+  /** The customer's wallet it debits or credits (a wallet payment, its refunds, a credit, a top-up); else null. */
+  readonly walletId?: string | null;
+  /** What it books: `pi_…`/`inv_…` (payment), `re_…` (refund), the adjustment's or wallet credit's key, the top-up's reference. */
   readonly source: string;
   readonly paymentId: string | null;
   /** The gross amount (signed for an adjustment: negative takes money from the merchant). */

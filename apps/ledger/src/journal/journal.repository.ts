@@ -12,8 +12,10 @@ export const HOT_ACCOUNT_SHARDS = 8;
 export interface StoredPosting {
   id: string;
   kind: PostingKind;
-  merchantId: string;
+  /** Null only for a wallet's credit or top-up. */
+  merchantId: string | null;
   environment: Environment;
+  walletId: string | null;
   source: string;
   paymentId: string | null;
   amountCents: bigint;
@@ -26,8 +28,9 @@ export interface StoredPosting {
 interface PostingRow {
   id: string;
   kind: PostingKind;
-  merchant_id: string;
+  merchant_id: string | null;
   environment: Environment;
+  wallet_id: string | null;
   source: string;
   payment_id: string | null;
   amount_cents: string;
@@ -43,6 +46,7 @@ function storedPosting(row: PostingRow): StoredPosting {
     kind: row.kind,
     merchantId: row.merchant_id,
     environment: row.environment,
+    walletId: row.wallet_id,
     source: row.source,
     paymentId: row.payment_id,
     amountCents: BigInt(row.amount_cents),
@@ -97,9 +101,9 @@ export class JournalRepository {
     const rows = (await manager.query(
       `WITH posting AS (
          INSERT INTO ${this.table('postings')}
-           (id, kind, merchant_id, environment, source, payment_id, amount_cents, fee_cents, net_cents, event_id, description, occurred_at)
+           (id, kind, merchant_id, environment, source, payment_id, amount_cents, fee_cents, net_cents, event_id, description, occurred_at, wallet_id)
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[],
-                              $10::text[], $11::text[], $12::timestamptz[])
+                              $10::text[], $11::text[], $12::timestamptz[], $19::text[])
          ON CONFLICT DO NOTHING
          RETURNING id),
        entry AS (
@@ -137,12 +141,33 @@ export class JournalRepository {
         entries.map(({ entry }) => entry.amountCents),
         [...shards.keys()],
         [...shards.values()],
+        column((p) => p.walletId ?? null),
       ],
     )) as Array<{ id: string }>;
     const written = new Set(rows.map((row) => row.id));
     const posted = unique.filter((posting) => written.has(posting.id));
     await this.outbox.append(manager, this.eventsTopic, posted.map(postingCreated));
     return posted;
+  }
+
+  /**
+   * Locks wallet accounts' balance rows (made first, at zero, where there is none yet), in account order, and answers
+   * each one's sum of entries. Every writer of a wallet takes its lock before any other balance row (a payment to
+   * check it, a credit, a consumer's refunds), so writers that meet on a wallet queue there and never deadlock.
+   */
+  async lockWallets(manager: EntityManager, accountIds: readonly string[]): Promise<Map<string, bigint>> {
+    const accounts = [...new Set(accountIds)].sort();
+    if (accounts.length === 0) return new Map();
+    await manager.query(
+      `INSERT INTO ${this.table('balances')} (account, shard, sum_cents) SELECT account, 0, 0 FROM unnest($1::text[]) AS a(account) ORDER BY account
+       ON CONFLICT (account, shard) DO NOTHING`,
+      [accounts],
+    );
+    const rows = (await manager.query(
+      `SELECT account, sum_cents::text AS sum FROM ${this.table('balances')} WHERE account = ANY($1::text[]) AND shard = 0 ORDER BY account FOR UPDATE`,
+      [accounts],
+    )) as Array<{ account: string; sum: string }>;
+    return new Map(rows.map((row) => [row.account, BigInt(row.sum)]));
   }
 
   /** A merchant's available balance in one environment, in cents as shown (0 for a merchant with no posting). */

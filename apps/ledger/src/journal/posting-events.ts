@@ -10,7 +10,8 @@ export function postingCreated(posting: Posting): EventEnvelope {
     aggregate_id: posting.id,
     // A posting never changes: its creation is its only event.
     sequence: 1,
-    merchant_id: posting.merchantId,
+    // A wallet's credit or top-up moves no merchant's money: the platform's own event.
+    merchant_id: posting.merchantId ?? 'platform',
     environment: posting.environment,
     // The chain's request, as the booked event names it; an adjustment starts its own chain.
     correlation_id: posting.correlationId ?? posting.eventId ?? posting.id,
@@ -22,6 +23,7 @@ export function postingCreated(posting: Posting): EventEnvelope {
       environment: posting.environment,
       source: posting.source,
       payment_id: posting.paymentId,
+      wallet_id: posting.walletId ?? null,
       amount: formatMoney(shownAmountCents(posting)),
       fee: formatMoney(posting.feeCents),
       net: formatMoney(posting.netCents),

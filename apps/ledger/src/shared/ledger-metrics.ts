@@ -14,3 +14,10 @@ export const bookingsRefused = new Counter({
   labelNames: ['reason'] as const,
   registers: [metricsRegistry],
 });
+
+export const walletPayments = new Counter({
+  name: 'ledger_wallet_payments_total',
+  help: 'Wallet payments answered (wallets.pay), by outcome: paid, insufficient_funds, or a repeat answered from its first answer',
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});

@@ -44,3 +44,20 @@ describe('resolveInvoiceMethods', () => {
     expect(codeOf(() => resolveInvoiceMethods(['wallet'], ['lahza']))).toBe('payment_methods_unavailable');
   });
 });
+
+describe('methods usable in the environment', () => {
+  const live = ['togo'] as const; // a live install without Lahza's live key (crypto has no live chain yet)
+
+  it('offers only what is usable, by default and of what was asked', () => {
+    expect(resolveIntentMethods(null, ['togo', 'lahza', 'crypto'], live)).toEqual(['togo']);
+    expect(resolveIntentMethods(['togo', 'crypto'], ['togo', 'lahza', 'crypto'], live)).toEqual(['togo']);
+    expect(resolveInvoiceMethods(null, ['togo', 'lahza', 'crypto'], ['togo', 'lahza'])).toEqual(['wallet', 'lahza']);
+  });
+
+  it('refuses a create that asks only for methods not usable here, naming them', () => {
+    expect(codeOf(() => resolveIntentMethods(['lahza', 'crypto'], ['togo', 'lahza', 'crypto'], live))).toBe('payment_methods_unavailable');
+    expect(() => resolveIntentMethods(['lahza', 'crypto'], ['togo', 'lahza', 'crypto'], live)).toThrow(/lahza, crypto/);
+    expect(codeOf(() => resolveInvoiceMethods(['crypto'], ['togo', 'crypto'], live))).toBe('payment_methods_unavailable');
+    expect(codeOf(() => resolveIntentMethods(null, ['crypto'], live))).toBe('payment_methods_unavailable');
+  });
+});

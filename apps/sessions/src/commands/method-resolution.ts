@@ -1,5 +1,7 @@
 // The methods a new session offers: those asked for (default: every method the merchant has enabled), each of
-// which the merchant must have enabled. Merchants' enabled methods use the intent surface's names.
+// which the merchant must have enabled, narrowed to those a customer can really use in the session's environment
+// (a method without its provider configured there is not offered). Merchants' enabled methods use the intent
+// surface's names.
 import {
   DomainError,
   INTENT_PAYMENT_METHODS,
@@ -17,10 +19,12 @@ function unique<T>(values: readonly T[]): T[] {
   return [...new Set(values)];
 }
 
-function resolve<M extends string>(asked: readonly string[] | null, enabled: readonly M[], toMethod: (name: string) => M | null): M[] {
+function resolve<M extends string>(asked: readonly string[] | null, enabled: readonly M[], usable: readonly M[], toMethod: (name: string) => M | null): M[] {
   if (asked === null) {
     if (enabled.length === 0) throw new DomainError('payment_methods_unavailable', 'the merchant has no payment method enabled');
-    return [...enabled];
+    const offered = enabled.filter((method) => usable.includes(method));
+    if (offered.length === 0) throw new DomainError('payment_methods_unavailable', `payment methods not available in this environment: ${enabled.join(', ')}`);
+    return offered;
   }
   const methods = asked.map((name) => {
     const method = toMethod(name);
@@ -32,12 +36,19 @@ function resolve<M extends string>(asked: readonly string[] | null, enabled: rea
   if (unavailable.length > 0) {
     throw new DomainError('payment_methods_unavailable', `payment methods not enabled for this account: ${unavailable.join(', ')}`);
   }
-  return methods;
+  // Asked for some that are not configured here, beside some that are: the session offers those it can take.
+  const offered = methods.filter((method) => usable.includes(method));
+  if (offered.length === 0) throw new DomainError('payment_methods_unavailable', `payment methods not available in this environment: ${methods.join(', ')}`);
+  return offered;
 }
 
-export function resolveIntentMethods(asked: readonly string[] | null, enabledMethods: readonly string[]): IntentPaymentMethod[] {
+/**
+ * `usable`: the intent-surface methods a customer can pay with in the session's environment (PaymentProviders.usableIn);
+ * every method when left out.
+ */
+export function resolveIntentMethods(asked: readonly string[] | null, enabledMethods: readonly string[], usable: readonly IntentPaymentMethod[] = INTENT_PAYMENT_METHODS): IntentPaymentMethod[] {
   const enabled = unique(enabledMethods.filter(isIntentMethod));
-  return resolve(asked, enabled, (name) => (isIntentMethod(name) ? name : null));
+  return resolve(asked, enabled, usable, (name) => (isIntentMethod(name) ? name : null));
 }
 
 /** Invoices name the service balance `wallet`; `togo` is accepted for it too. */
@@ -46,7 +57,7 @@ export function invoiceMethodNamed(name: string): InvoicePaymentMethod | null {
   return isIntentMethod(name) ? invoiceMethodOf(name) : null;
 }
 
-export function resolveInvoiceMethods(asked: readonly string[] | null, enabledMethods: readonly string[]): InvoicePaymentMethod[] {
+export function resolveInvoiceMethods(asked: readonly string[] | null, enabledMethods: readonly string[], usable: readonly IntentPaymentMethod[] = INTENT_PAYMENT_METHODS): InvoicePaymentMethod[] {
   const enabled = unique(enabledMethods.filter(isIntentMethod).map(invoiceMethodOf));
-  return resolve(asked, enabled, invoiceMethodNamed);
+  return resolve(asked, enabled, usable.map(invoiceMethodOf), invoiceMethodNamed);
 }

@@ -1,13 +1,14 @@
 import { Controller } from '@nestjs/common';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { SESSIONS_COMMANDS, SESSIONS_SERVICE, type SessionsCommandMap, type SessionsCommandName } from '@payments/contracts';
-import { ApiError, CommandContext, commandPattern, serveCommand, type RpcReply, type RpcRequest } from '@payments/platform';
+import { CommandContext, commandPattern, serveCommand, type RpcReply, type RpcRequest } from '@payments/platform';
 import { InvoiceHandlers } from '../invoices/invoice.handlers';
 import { PaymentIntentHandlers } from '../payment-intents/payment-intent.handlers';
 import { CheckoutHandlers } from '../checkout/checkout.handlers';
 import { PaymentHandlers } from '../payments/payment.handlers';
 import { SessionQueries } from '../queries/session-queries';
 import { ProviderPaymentHandlers } from '../provider-payments/provider-payment.handlers';
+import { WalletHandlers } from '../wallets/wallet.handlers';
 import { correlationOf } from './correlation';
 import { mapSessionsError } from './sessions-error.mapper';
 
@@ -36,6 +37,7 @@ export class SessionsController {
     checkout: CheckoutHandlers,
     providerPayments: ProviderPaymentHandlers,
     queries: SessionQueries,
+    wallets: WalletHandlers,
   ) {
     this.routes = {
       [SESSIONS_COMMANDS.createPaymentIntent]: (body, sender) => intents.create(body, sender.correlationId),
@@ -56,10 +58,9 @@ export class SessionsController {
       [SESSIONS_COMMANDS.listPaymentIntents]: (body) => queries.listPaymentIntents(body) as Promise<SessionsCommandMap['payment-intents.list']['reply']>,
       [SESSIONS_COMMANDS.listInvoices]: (body) => queries.listInvoices(body) as Promise<SessionsCommandMap['invoices.list']['reply']>,
       [SESSIONS_COMMANDS.listSessionEvents]: (body) => queries.listEvents(body),
-      // Wallet payments and top-ups (issue 38): being built; refused until then.
-      [SESSIONS_COMMANDS.payFromWallet]: () => Promise.reject(new ApiError('payment_methods_unavailable', 'Wallet payments are not available yet.')),
-      [SESSIONS_COMMANDS.startWalletTopUp]: () => Promise.reject(new ApiError('payment_methods_unavailable', 'Wallet top-ups are not available yet.')),
-      [SESSIONS_COMMANDS.confirmWalletTopUp]: () => Promise.reject(new ApiError('not_found', 'No such top-up.')),
+      [SESSIONS_COMMANDS.payFromWallet]: (body) => wallets.pay(body),
+      [SESSIONS_COMMANDS.startWalletTopUp]: (body) => wallets.startTopUp(body),
+      [SESSIONS_COMMANDS.confirmWalletTopUp]: (body) => wallets.confirmTopUp(body),
     };
   }
 

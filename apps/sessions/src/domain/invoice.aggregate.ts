@@ -25,6 +25,8 @@ export interface InvoicePayment {
   readonly method: InvoicePaymentMethod;
   readonly payer: InvoicePayer;
   readonly paidAt: string;
+  /** The customer wallet a `wallet` payment was taken from. */
+  readonly walletId: string | null;
 }
 
 export interface InvoiceState extends SessionState<InvoiceStatus, InvoicePaymentMethod> {
@@ -48,6 +50,10 @@ export interface PayInvoiceInput {
   readonly paymentId: string;
   readonly method: InvoicePaymentMethod;
   readonly payer?: PayerDetails;
+  /** The payer's phone is already masked (a wallet's profile, masked by the gateway): kept as given. */
+  readonly payerPhoneMasked?: boolean;
+  /** The customer wallet a `wallet` payment was taken from. */
+  readonly walletId?: string;
   readonly feeSchedule?: FeeSchedule;
   readonly now: Date;
 }
@@ -119,10 +125,11 @@ export class Invoice extends SessionAggregate<InvoiceState, InvoiceEvent, Invoic
           payer: {
             name: payer.name ?? null,
             email: payer.email ?? null,
-            phone: maskPhone(payer.phone),
+            phone: input.payerPhoneMasked ? (payer.phone ?? null) : maskPhone(payer.phone),
             country: payer.country ? payer.country.toUpperCase() : null,
           },
           paidAt: isoTime(input.now),
+          ...(input.walletId ? { walletId: input.walletId } : {}),
         },
       },
     ];
@@ -196,7 +203,7 @@ function evolve(state: InvoiceState, event: InvoiceEvent): InvoiceState {
         feeRateBps: event.data.feeRateBps,
         feeCents: event.data.feeCents,
         netCents: event.data.netCents,
-        payment: { reference: event.data.paymentId, method: event.data.method, payer: event.data.payer, paidAt: event.data.paidAt },
+        payment: { reference: event.data.paymentId, method: event.data.method, payer: event.data.payer, paidAt: event.data.paidAt, walletId: event.data.walletId ?? null },
       };
     case 'InvoicePaymentFailed':
       return { ...state, version, status: 'failed', failureReason: event.data.reason };

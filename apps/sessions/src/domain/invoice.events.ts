@@ -25,6 +25,8 @@ export interface InvoicePaid {
     readonly netCents: number;
     readonly payer: InvoicePayer;
     readonly paidAt: string;
+    /** The customer wallet debited (a `wallet` payment); absent otherwise. */
+    readonly walletId?: string;
   };
 }
 

@@ -43,6 +43,8 @@ export interface PaymentIntentState extends SessionState<PaymentIntentStatus, In
   /** The method of the current or last attempt. */
   readonly paymentMethod: IntentPaymentMethod | null;
   readonly paymentId: string | null;
+  /** The customer wallet a `togo` payment was taken from. */
+  readonly walletId: string | null;
   readonly crypto: PaymentIntentCryptoState;
 }
 
@@ -149,13 +151,13 @@ export class PaymentIntent extends SessionAggregate<PaymentIntentState, PaymentI
    * the payment is recorded whatever the intent became meanwhile (expired while the customer was at the
    * provider's page, or failed and retried), unless the intent is already paid (the caller keeps that case).
    */
-  confirmProviderPayment(input: { readonly method: IntentPaymentMethod; readonly paymentId: string; readonly now: Date }): PaymentIntentEvent[] {
+  confirmProviderPayment(input: { readonly method: IntentPaymentMethod; readonly paymentId: string; readonly now: Date; readonly walletId?: string }): PaymentIntentEvent[] {
     if (this.state.status === 'succeeded') throw new DomainError('invalid_state', 'payment intent is already paid');
     // Processing with this method, or expired while it was: straight to paid; otherwise the attempt is recorded first.
     const attempting = this.state.paymentMethod === input.method && (this.state.status === 'processing' || this.state.status === 'expired');
     const events: PaymentIntentEvent[] = attempting ? [] : [processingStarted(input.method, input.now)];
     const processing = this.apply(events);
-    return [...events, processing.succeeded(input.paymentId, input.now, this.state.feeSchedule ?? DEFAULT_FEE_SCHEDULE)];
+    return [...events, processing.succeeded(input.paymentId, input.now, this.state.feeSchedule ?? DEFAULT_FEE_SCHEDULE, input.walletId)];
   }
 
   /** The provider declined: failed, and the customer may try again until expiry. */
@@ -220,14 +222,14 @@ export class PaymentIntent extends SessionAggregate<PaymentIntentState, PaymentI
     }
   }
 
-  private succeeded(paymentId: string, now: Date, schedule: FeeSchedule): PaymentIntentSucceeded {
+  private succeeded(paymentId: string, now: Date, schedule: FeeSchedule, walletId?: string): PaymentIntentSucceeded {
     if (!isPaymentId(paymentId)) throw new DomainError('invalid_request', `malformed payment id ${paymentId}`);
     const method = this.state.paymentMethod;
     if (method === null) throw new DomainError('invalid_state', 'payment intent has no payment method');
     const fee = feeFor(this.state.amountCents, method, schedule);
     return {
       type: 'PaymentIntentSucceeded',
-      data: { paymentId, feeRateBps: fee.rateBps, feeCents: fee.feeCents, netCents: fee.netCents, paidAt: isoTime(now) },
+      data: { paymentId, feeRateBps: fee.rateBps, feeCents: fee.feeCents, netCents: fee.netCents, paidAt: isoTime(now), ...(walletId ? { walletId } : {}) },
     };
   }
 
@@ -246,6 +248,7 @@ function initialState({ data }: PaymentIntentCreated): PaymentIntentState {
     ...initialSessionState(data, 'requires_payment_method' as PaymentIntentStatus),
     paymentMethod: null,
     paymentId: null,
+    walletId: null,
     crypto: cryptoState(null, data.amountCents, 0, null, []),
   };
 }
@@ -295,6 +298,7 @@ function evolve(state: PaymentIntentState, event: PaymentIntentEvent): PaymentIn
         status: 'succeeded',
         paidAt: event.data.paidAt,
         paymentId: event.data.paymentId,
+        walletId: event.data.walletId ?? null,
         feeRateBps: event.data.feeRateBps,
         feeCents: event.data.feeCents,
         netCents: event.data.netCents,

@@ -32,6 +32,8 @@ export interface PaymentIntentSucceeded {
     readonly feeCents: number;
     readonly netCents: number;
     readonly paidAt: string;
+    /** The customer wallet debited (a `togo` payment); absent otherwise. */
+    readonly walletId?: string;
   };
 }
 

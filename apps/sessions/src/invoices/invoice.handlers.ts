@@ -1,8 +1,9 @@
+import type { Environment } from '@payments/ids';
 import { SESSIONS_COMMANDS, type INVOICE_METHODS, type SimulateInvoiceReply } from '@payments/contracts';
 import { parseCommand } from '../commands/command-input';
 import { invoiceMethodNamed } from '../commands/method-resolution';
 import { SessionHandlers } from '../commands/session-handlers';
-import type { InvoiceResource } from '../domain';
+import type { IntentPaymentMethod, InvoiceResource } from '../domain';
 import { CreateInvoice } from './create-invoice';
 import type { InvoiceCommands } from './invoice.commands';
 import { SimulateInvoice } from './simulate-invoice';
@@ -11,8 +12,8 @@ import { SimulateInvoice } from './simulate-invoice';
 export class InvoiceHandlers extends SessionHandlers<InvoiceResource> {
   private readonly simulating: SimulateInvoice;
 
-  constructor(invoices: InvoiceCommands) {
-    super({ create: SESSIONS_COMMANDS.createInvoice, get: SESSIONS_COMMANDS.getInvoice }, new CreateInvoice(invoices), invoices);
+  constructor(invoices: InvoiceCommands, usableIn: (environment: Environment) => readonly IntentPaymentMethod[]) {
+    super({ create: SESSIONS_COMMANDS.createInvoice, get: SESSIONS_COMMANDS.getInvoice }, new CreateInvoice(invoices, usableIn), invoices);
     this.simulating = new SimulateInvoice(invoices);
   }
 

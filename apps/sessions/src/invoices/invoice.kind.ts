@@ -25,8 +25,8 @@ export function invoiceKind(checkoutBaseUrl: string): InvoiceKind {
       completesPayment: (event) => event.type === 'InvoicePaid',
       paymentOf: (state) => {
         if (state.payment === null) throw new Error(`invoice ${state.id} is not paid`);
-        const { reference, method, paidAt } = state.payment;
-        return paymentRecord(state, { id: reference, sourceType: 'invoice', method, paidAt });
+        const { reference, method, paidAt, walletId } = state.payment;
+        return paymentRecord(state, { id: reference, sourceType: 'invoice', method, paidAt, walletId });
       },
     },
   );

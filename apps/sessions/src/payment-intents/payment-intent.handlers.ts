@@ -1,3 +1,4 @@
+import type { Environment } from '@payments/ids';
 import { SESSIONS_COMMANDS } from '@payments/contracts';
 import { parseMoneyString } from '@payments/money';
 import { ApiError } from '@payments/platform';
@@ -19,8 +20,8 @@ export class PaymentIntentHandlers extends SessionHandlers<PaymentIntentResource
   private readonly cancelling: CancelPaymentIntent;
   private readonly transferring: SimulateCryptoTransfer;
 
-  constructor(intents: PaymentIntentCommands) {
-    super({ create: SESSIONS_COMMANDS.createPaymentIntent, get: SESSIONS_COMMANDS.getPaymentIntent }, new CreatePaymentIntent(intents), intents);
+  constructor(intents: PaymentIntentCommands, usableIn: (environment: Environment) => readonly IntentPaymentMethod[]) {
+    super({ create: SESSIONS_COMMANDS.createPaymentIntent, get: SESSIONS_COMMANDS.getPaymentIntent }, new CreatePaymentIntent(intents, usableIn), intents);
     this.simulating = new SimulatePaymentIntent(intents);
     this.cancelling = new CancelPaymentIntent(intents);
     this.transferring = new SimulateCryptoTransfer(intents);

@@ -49,7 +49,7 @@ export function paymentIntentKind(checkoutBaseUrl: string): PaymentIntentKind {
       completesPayment: (event) => event.type === 'PaymentIntentSucceeded',
       paymentOf: (state) => {
         if (state.paymentId === null || state.paymentMethod === null || state.paidAt === null) throw new Error(`payment intent ${state.id} is not paid`);
-        return paymentRecord(state, { id: state.paymentId, sourceType: 'payment_intent', method: state.paymentMethod, paidAt: state.paidAt });
+        return paymentRecord(state, { id: state.paymentId, sourceType: 'payment_intent', method: state.paymentMethod, paidAt: state.paidAt, walletId: state.walletId });
       },
     },
   );

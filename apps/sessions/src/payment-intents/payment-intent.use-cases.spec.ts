@@ -18,7 +18,7 @@ const test = { merchantId: 'acct_1', environment: 'test' as const };
 function setUp() {
   const store = new InMemorySessionStore<PaymentIntentState, PaymentIntentEvent, PaymentIntentResource>();
   const intents = new SessionCommands(paymentIntentKind('https://pay.example.com'), store, clock, 86_400);
-  return { store, intents, create: new CreatePaymentIntent(intents), simulate: new SimulatePaymentIntent(intents), cancel: new CancelPaymentIntent(intents) };
+  return { store, intents, create: new CreatePaymentIntent(intents, () => ['togo', 'lahza', 'crypto']), simulate: new SimulatePaymentIntent(intents), cancel: new CancelPaymentIntent(intents) };
 }
 
 const input = (overrides: Partial<CreateSessionInput> = {}): CreateSessionInput => ({

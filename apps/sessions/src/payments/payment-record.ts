@@ -17,6 +17,8 @@ export interface PaymentRecord {
   readonly feeCents: number;
   readonly netCents: number;
   readonly paidAt: string;
+  /** The customer wallet debited, for a wallet (`togo`) payment. */
+  readonly walletId?: string | null;
 }
 
 /** The payment as the public events carry it (`data.payment`). */
@@ -29,6 +31,7 @@ export function paymentEventData(payment: PaymentRecord): PaymentEventData {
     fee_rate_bps: payment.feeRateBps,
     net: formatMoney(payment.netCents),
     currency: payment.currency,
+    ...(payment.walletId ? { wallet_id: payment.walletId } : {}),
   };
 }
 
@@ -44,7 +47,7 @@ export function paymentRecord(
     readonly feeCents: number;
     readonly netCents: number;
   },
-  paid: Pick<PaymentRecord, 'id' | 'sourceType' | 'method' | 'paidAt'>,
+  paid: Pick<PaymentRecord, 'id' | 'sourceType' | 'method' | 'paidAt' | 'walletId'>,
 ): PaymentRecord {
   return {
     ...paid,

@@ -1,44 +1,78 @@
+import type { WalletPayer } from '@payments/contracts';
 import type { Environment } from '@payments/ids';
 import type { EntityManager } from 'typeorm';
 
 export type AttemptStatus = 'open' | 'succeeded' | 'failed';
 
-/** One payment attempt at a provider; its reference (ours) is what the provider's callbacks name. */
+/** The provider name of a wallet payment's attempt (no provider page: the ledger debits the wallet). */
+export const WALLET_PROVIDER = 'togo';
+
+/**
+ * One payment attempt: at a provider (its reference, ours, is what the provider's callbacks name), from a customer
+ * wallet (provider `togo`), or a card top-up of a wallet at a provider (kind `wallet_top_up`, no session).
+ */
 export interface ProviderAttempt {
   readonly reference: string;
   readonly provider: string;
-  readonly sessionKind: 'payment_intent' | 'invoice';
+  readonly sessionKind: 'payment_intent' | 'invoice' | 'wallet_top_up';
+  /** The session paid; a top-up's own reference (it pays none). */
   readonly sessionId: string;
-  readonly merchantId: string;
+  /** Null for a top-up (no merchant). */
+  readonly merchantId: string | null;
   readonly environment: Environment;
   readonly method: string;
   readonly amountCents: number;
-  readonly redirectUrl: string;
+  /** The provider's page; null for a wallet payment. */
+  readonly redirectUrl: string | null;
   readonly status: AttemptStatus;
   readonly failureReason: string | null;
   readonly paymentId: string | null;
   readonly checks: number;
   readonly createdAt: Date;
+  /** Wallet payments and top-ups: the wallet debited or credited. */
+  readonly walletId: string | null;
+  /** Wallet payments: the payer the invoice reports (the wallet's profile, phone masked by the gateway). */
+  readonly payer: WalletPayer | null;
+  /** Top-ups: the checkout session the customer goes back to. */
+  readonly returnTo: string | null;
+  /** Wallet payments: the fee sent to the ledger, so a re-drive sends exactly the first command. */
+  readonly feeCents: number | null;
+  readonly feeRateBps: number | null;
+}
+
+/** A session attempt's merchant (a top-up has none, and no session to act on). */
+export function merchantOf(attempt: ProviderAttempt): string {
+  if (attempt.merchantId === null) throw new Error(`attempt ${attempt.reference} is a ${attempt.sessionKind}, not a session's`);
+  return attempt.merchantId;
 }
 
 interface AttemptRow {
   reference: string;
   provider: string;
-  session_kind: 'payment_intent' | 'invoice';
+  session_kind: ProviderAttempt['sessionKind'];
   session_id: string;
-  merchant_id: string;
+  merchant_id: string | null;
   environment: Environment;
   method: string;
   amount_cents: string;
-  redirect_url: string;
+  redirect_url: string | null;
   status: AttemptStatus;
   failure_reason: string | null;
   payment_id: string | null;
   checks: number;
   created_at: Date;
+  wallet_id: string | null;
+  payer: WalletPayer | null;
+  return_to: string | null;
+  fee_cents: string | null;
+  fee_rate_bps: number | null;
 }
 
-const COLUMNS = 'reference, provider, session_kind, session_id, merchant_id, environment, method, amount_cents, redirect_url, status, failure_reason, payment_id, checks, created_at';
+const COLUMNS =
+  'reference, provider, session_kind, session_id, merchant_id, environment, method, amount_cents, redirect_url, status, failure_reason, payment_id, checks, created_at, wallet_id, payer, return_to, fee_cents, fee_rate_bps';
+
+/** What a new attempt is made of (its outcome, checks and time are the table's). */
+export type NewAttempt = Omit<ProviderAttempt, 'status' | 'failureReason' | 'checks' | 'createdAt'>;
 
 /** The next check after `checks` checks: after 5 s, doubling, at most 5 min (SQL, over the row's `checks`). */
 const BACKOFF = 'make_interval(secs => LEAST(5 * power(2, LEAST(checks, 10)), 300))';
@@ -52,12 +86,33 @@ export class ProviderAttemptsRepository {
   }
 
   /** Records a new open attempt; false when the session has an open one already (another tab won the race). */
-  async insertOpen(manager: EntityManager, attempt: Omit<ProviderAttempt, 'status' | 'failureReason' | 'paymentId' | 'checks' | 'createdAt'>, firstCheckAt: Date): Promise<boolean> {
+  async insertOpen(manager: EntityManager, attempt: NewAttempt, firstCheckAt: Date, lease?: { token: string; until: Date }): Promise<boolean> {
+    // Leased at once when the caller goes on to settle it (a wallet payment): no other tab or check drives it meanwhile.
     const rows: unknown[] = await manager.query(
-      `INSERT INTO ${this.table} (reference, provider, session_kind, session_id, merchant_id, environment, method, amount_cents, redirect_url, next_check_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+      `INSERT INTO ${this.table} (reference, provider, session_kind, session_id, merchant_id, environment, method, amount_cents, redirect_url, next_check_at,
+                                  payment_id, wallet_id, payer, return_to, fee_cents, fee_rate_bps, verifying_token, verifying_until)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
        ON CONFLICT (session_id) WHERE status = 'open' DO NOTHING RETURNING reference`,
-      [attempt.reference, attempt.provider, attempt.sessionKind, attempt.sessionId, attempt.merchantId, attempt.environment, attempt.method, attempt.amountCents, attempt.redirectUrl, firstCheckAt],
+      [
+        attempt.reference,
+        attempt.provider,
+        attempt.sessionKind,
+        attempt.sessionId,
+        attempt.merchantId,
+        attempt.environment,
+        attempt.method,
+        attempt.amountCents,
+        attempt.redirectUrl,
+        firstCheckAt,
+        attempt.paymentId,
+        attempt.walletId,
+        attempt.payer === null ? null : JSON.stringify(attempt.payer),
+        attempt.returnTo,
+        attempt.feeCents,
+        attempt.feeRateBps,
+        lease?.token ?? null,
+        lease?.until ?? null,
+      ],
     );
     return rows.length === 1;
   }
@@ -70,7 +125,7 @@ export class ProviderAttemptsRepository {
   /** The attempt that made this payment of the merchant in this environment, if a provider made it. */
   async findPaid(manager: EntityManager, scope: { merchantId: string; environment: Environment }, paymentId: string): Promise<ProviderAttempt | null> {
     const rows: AttemptRow[] = await manager.query(
-      `SELECT ${COLUMNS} FROM ${this.table} WHERE payment_id = $1 AND merchant_id = $2 AND environment = $3 AND status = 'succeeded'`,
+      `SELECT ${COLUMNS} FROM ${this.table} WHERE payment_id = $1 AND merchant_id = $2 AND environment = $3 AND status = 'succeeded' AND provider <> '${WALLET_PROVIDER}'`,
       [paymentId, scope.merchantId, scope.environment],
     );
     return rows[0] ? attemptOf(rows[0]) : null;
@@ -81,10 +136,10 @@ export class ProviderAttemptsRepository {
     return rows[0] ? attemptOf(rows[0]) : null;
   }
 
-  /** Closes an open attempt with its outcome (a closed one stays as it was). */
+  /** Closes an open attempt with its outcome (a closed one stays as it was; a payment id chosen at its start is kept). */
   async resolve(manager: EntityManager, reference: string, outcome: { status: 'succeeded' | 'failed'; failureReason?: string | null; paymentId?: string | null }, now: Date): Promise<void> {
     await manager.query(
-      `UPDATE ${this.table} SET status = $2, failure_reason = $3, payment_id = $4, resolved_at = $5 WHERE reference = $1 AND status = 'open'`,
+      `UPDATE ${this.table} SET status = $2, failure_reason = $3, payment_id = COALESCE($4, payment_id), resolved_at = $5 WHERE reference = $1 AND status = 'open'`,
       [reference, outcome.status, outcome.failureReason ?? null, outcome.paymentId ?? null, now],
     );
   }
@@ -163,5 +218,10 @@ function attemptOf(row: AttemptRow): ProviderAttempt {
     paymentId: row.payment_id,
     checks: row.checks,
     createdAt: row.created_at,
+    walletId: row.wallet_id,
+    payer: row.payer,
+    returnTo: row.return_to,
+    feeCents: row.fee_cents === null ? null : Number(row.fee_cents),
+    feeRateBps: row.fee_rate_bps,
   };
 }

@@ -4,13 +4,14 @@ import { Logger } from '@nestjs/common';
 import { newPaymentId, randomBase62 } from '@payments/ids';
 import { ApiError, CLAIM_LEASE_MS, keepingClaims } from '@payments/platform';
 import type { ProviderNotificationReply, ProviderPaymentOutcome } from '@payments/contracts';
+import type { FeeSchedule } from '@payments/money';
 import type { DataSource } from 'typeorm';
 import type { StreamScope } from '../event-store/event-store';
 import { outcomeOf, ProviderUnavailable, type PaymentProvider } from '../providers/payment-provider';
 import type { PaymentProviders, ProviderMethod } from '../providers/payment-providers';
 import type { Clock } from '../shared/clock';
 import { providerAttemptOutcomes } from '../shared/sessions-metrics';
-import type { ProviderAttempt, ProviderAttemptsRepository } from './provider-attempts.repository';
+import { WALLET_PROVIDER, type ProviderAttempt, type ProviderAttemptsRepository } from './provider-attempts.repository';
 import type { ProviderRefunds } from './provider-refunds';
 
 /** What a session is, as far as paying it at a provider goes. */
@@ -24,6 +25,8 @@ export interface PayableSession {
   readonly methods: readonly string[];
   readonly amountCents: number;
   readonly customerEmail: string | null;
+  /** The merchant's fee schedule the session was created with (null: DESIGN's). */
+  readonly feeSchedule: FeeSchedule | null;
 }
 
 /** The session kinds' part: read one, and record an attempt's start, success and decline in its stream. */
@@ -49,7 +52,13 @@ const FIRST_CHECK_AFTER_MS = 15_000;
 export const WATCH_ATTEMPT_FOR_MS = 24 * 60 * 60_000;
 
 /** A verified outcome, and whether the attempt stays open (the customer may still pay on the provider's page). */
-type Settled = Omit<ProviderPaymentOutcome, 'id'> & { open: boolean };
+export type Settled = Omit<ProviderPaymentOutcome, 'id'> & { open: boolean };
+
+/** Settles the attempts that are not a session's provider payment (wallet payments, top-ups), through the same check. */
+export interface AttemptSettler {
+  handles(attempt: ProviderAttempt): boolean;
+  settle(attempt: ProviderAttempt): Promise<Settled>;
+}
 
 /**
  * Paying a session through a provider (DESIGN §7): start an attempt and send the customer to the provider's page,
@@ -62,6 +71,7 @@ export class ProviderPayments {
   private readonly logger = new Logger('ProviderPayments');
   /** Provider calls started by notifications, after their answer: awaited by `idle()` (shutdown, tests). */
   private readonly background = new Set<Promise<unknown>>();
+  private readonly settlers: AttemptSettler[] = [];
 
   constructor(
     private readonly dataSource: DataSource,
@@ -74,6 +84,11 @@ export class ProviderPayments {
     /** How long a refund notification's answer waits for the provider's word, so it can name what settled. */
     private readonly notificationWaitMs: number,
   ) {}
+
+  /** Wallet payments and top-ups: their attempts are settled by their own rules, leased and checked like the rest. */
+  use(settler: AttemptSettler): void {
+    this.settlers.push(settler);
+  }
 
   /** Resolves once every provider call a notification started has ended. */
   async idle(): Promise<void> {
@@ -96,6 +111,8 @@ export class ProviderPayments {
       const settled = await this.settle(open);
       if (settled.outcome === 'succeeded') throw new ApiError('invalid_state', 'This session is already paid.');
       if (!settled.open) return this.start(id, method);
+      // A wallet payment the ledger has not answered yet: it ends paid or declined, never beside a card payment.
+      if (open.redirectUrl === null) throw new ApiError('invalid_state', 'A wallet payment of this session is being completed; try again in a moment.');
       if (!session.open) throw new ApiError('invalid_state', 'This session cannot be paid any more.');
       return { redirect_url: open.redirectUrl };
     }
@@ -131,6 +148,11 @@ export class ProviderPayments {
       paymentId: null,
       checks: 0,
       createdAt: now,
+      walletId: null,
+      payer: null,
+      returnTo: null,
+      feeCents: null,
+      feeRateBps: null,
     };
     if (!(await this.attempts.insertOpen(this.dataSource.manager, attempt, new Date(now.getTime() + FIRST_CHECK_AFTER_MS)))) {
       // Another tab opened one first: everyone goes to that one's page.
@@ -148,7 +170,7 @@ export class ProviderPayments {
   /** The customer is back from the provider's page: verify the attempt the return address names. */
   async confirm(id: string, reference: string): Promise<ProviderPaymentOutcome> {
     const attempt = await this.attempts.find(this.dataSource.manager, reference);
-    if (!attempt || attempt.sessionId !== id) throw new ApiError('not_found', 'No such payment attempt for this session.', 'reference');
+    if (!attempt || attempt.sessionId !== id || attempt.sessionKind === 'wallet_top_up') throw new ApiError('not_found', 'No such payment attempt for this session.', 'reference');
     const { outcome, late } = await this.settle(attempt);
     return { id, outcome, late };
   }
@@ -193,6 +215,8 @@ export class ProviderPayments {
         });
       }
     }
+    // A top-up is no session: nothing cached to drop.
+    if (attempt.merchantId === null) return { accepted: true };
     return { accepted: true, session: { id: attempt.sessionId, merchant_id: attempt.merchantId, environment: attempt.environment } };
   }
 
@@ -253,7 +277,10 @@ export class ProviderPayments {
    * session (the customer may try again) but leaves the attempt open: the customer may still pay on the same page,
    * and that payment is recorded whenever it is verified.
    */
-  private async settle(attempt: ProviderAttempt): Promise<Settled> {
+  async settle(attempt: ProviderAttempt): Promise<Settled> {
+    const settler = this.settlers.find((s) => s.handles(attempt));
+    if (settler) return settler.settle(attempt);
+    if (attempt.provider === WALLET_PROVIDER) throw new Error(`no settler of wallet attempt ${attempt.reference}`);
     if (attempt.status === 'succeeded') return { outcome: 'succeeded', late: false, open: false };
     if (attempt.status === 'failed') return { outcome: 'failed', late: false, open: false };
     const provider = this.providers.of(attempt.method, attempt.environment);
@@ -290,6 +317,12 @@ export class ProviderPayments {
     await this.attempts.resolve(this.dataSource.manager, attempt.reference, { status: 'succeeded', paymentId: paid.paymentId, failureReason: paid.alreadyPaid ? 'session_already_paid' : null }, now);
     providerAttemptOutcomes.inc({ provider: attempt.provider, outcome: paid.late ? 'succeeded_late' : 'succeeded' });
     return { outcome: 'succeeded', late: paid.late, open: false };
+  }
+
+  /** What the provider says of the attempt now; null when there is no provider for it or it gave no readable answer. */
+  async verifyAtProvider(attempt: ProviderAttempt) {
+    const provider = this.providers.of(attempt.method, attempt.environment);
+    return provider ? this.verify(provider, attempt) : null;
   }
 
   private async verify(provider: PaymentProvider, attempt: ProviderAttempt) {

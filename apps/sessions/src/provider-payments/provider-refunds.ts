@@ -55,7 +55,7 @@ export class ProviderRefunds {
       refundId: command.refundId,
       reference: attempt.reference,
       provider: attempt.method,
-      merchantId: attempt.merchantId,
+      merchantId: command.scope.merchantId,
       environment: attempt.environment,
       paymentId: command.paymentId,
       amountCents: command.amountCents,

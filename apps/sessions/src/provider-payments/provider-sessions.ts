@@ -3,7 +3,7 @@ import type { InvoicePaymentMethod, IntentPaymentMethod } from '../domain';
 import type { InvoiceCommands } from '../invoices/invoice.commands';
 import type { PaymentIntentCommands } from '../payment-intents/payment-intent.commands';
 import type { Clock } from '../shared/clock';
-import type { ProviderAttempt } from './provider-attempts.repository';
+import { merchantOf, type ProviderAttempt } from './provider-attempts.repository';
 import type { PayableSession, ProviderSessions } from './provider-payments';
 
 type Owner = (id: string) => Promise<StreamScope | null>;
@@ -18,7 +18,7 @@ const isLate = (paidAt: string | null, expiresAt: string) => paidAt !== null && 
 
 /** Payment intents and invoices as provider payments see them (an intent is processing while its customer is away). */
 export function providerSessions(intents: PaymentIntentCommands, invoices: InvoiceCommands, owners: { payment_intent: Owner; invoice: Owner }, clock: Clock): ProviderSessions {
-  const scopeOf = (attempt: ProviderAttempt): StreamScope => ({ merchantId: attempt.merchantId, environment: attempt.environment });
+  const scopeOf = (attempt: ProviderAttempt): StreamScope => ({ merchantId: merchantOf(attempt), environment: attempt.environment });
   return {
     async find(id) {
       const kind = id.startsWith('pi_') ? 'payment_intent' : id.startsWith('inv_') ? 'invoice' : null;
@@ -31,7 +31,7 @@ export function providerSessions(intents: PaymentIntentCommands, invoices: Invoi
           : await invoices.aggregateOf(scope, id).then((invoice) => ({ state: invoice.state, status: invoice.effectiveStatus(now) as string }));
       const payable: PayableSession['payable'] = ['requires_payment_method', 'failed', 'pending'].includes(status);
       const open = payable || status === 'processing';
-      return { scope, kind, payable, open, methods: state.methods, amountCents: state.amountCents, customerEmail: state.customer?.email ?? null };
+      return { scope, kind, payable, open, methods: state.methods, amountCents: state.amountCents, customerEmail: state.customer?.email ?? null, feeSchedule: state.feeSchedule };
     },
 
     async begin(session, attempt) {
@@ -43,7 +43,7 @@ export function providerSessions(intents: PaymentIntentCommands, invoices: Invoi
       let alreadyPaid = false;
       if (attempt.sessionKind === 'payment_intent') {
         const intent = await intents.change(scopeOf(attempt), attempt.sessionId, caller(attempt, 'paid'), (current, now) => {
-          if (current.state.status !== 'succeeded') return current.confirmProviderPayment({ method: attempt.method as IntentPaymentMethod, paymentId, now });
+          if (current.state.status !== 'succeeded') return current.confirmProviderPayment({ method: attempt.method as IntentPaymentMethod, paymentId, now, ...(attempt.walletId ? { walletId: attempt.walletId } : {}) });
           alreadyPaid = true;
           return [];
         });
@@ -51,6 +51,10 @@ export function providerSessions(intents: PaymentIntentCommands, invoices: Invoi
       }
       const invoice = await invoices.change(scopeOf(attempt), attempt.sessionId, caller(attempt, 'paid'), (current, now) => {
         if (current.state.status !== 'paid') {
+          // A wallet payment reports the wallet's profile as the payer (its phone already masked by the gateway).
+          if (attempt.payer) {
+            return current.confirmProviderPayment({ method: attempt.method as InvoicePaymentMethod, paymentId, payer: attempt.payer, payerPhoneMasked: true, walletId: attempt.walletId ?? undefined, now });
+          }
           const customer = current.state.customer;
           return current.confirmProviderPayment({ method: attempt.method as InvoicePaymentMethod, paymentId, payer: customer ?? undefined, now });
         }

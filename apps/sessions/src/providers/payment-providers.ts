@@ -1,5 +1,6 @@
 import type { Environment } from '@payments/ids';
 import type { SessionsConfig } from '../config';
+import { INTENT_PAYMENT_METHODS, type IntentPaymentMethod } from '../domain';
 import { LahzaProvider } from './lahza/lahza.provider';
 import type { PaymentProvider } from './payment-provider';
 
@@ -24,6 +25,15 @@ export class PaymentProviders {
   /** The provider of `method` in `environment`, or null when none is configured. */
   of(method: string, environment: Environment): PaymentProvider | null {
     return method === 'lahza' ? this.byEnvironment[environment] : null;
+  }
+
+  /**
+   * The intent-surface methods a customer can really pay with in `environment`: every one in test mode (each has a
+   * sandbox); live, `togo` (wallets are built in), `lahza` only with its live key, `crypto` not yet (no live chain).
+   */
+  usableIn(environment: Environment): IntentPaymentMethod[] {
+    if (environment === 'test') return [...INTENT_PAYMENT_METHODS];
+    return INTENT_PAYMENT_METHODS.filter((method) => method === 'togo' || (method === 'lahza' && this.of('lahza', 'live') !== null));
   }
 
   /** Of `methods`, those a provider takes in `environment`. */

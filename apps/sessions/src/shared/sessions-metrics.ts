@@ -34,3 +34,17 @@ export const providerRefundOutcomes = new Counter({
   labelNames: ['provider', 'outcome'] as const,
   registers: [metricsRegistry],
 });
+
+export const walletAttemptOutcomes = new Counter({
+  name: 'sessions_wallet_attempts_total',
+  help: 'Wallet (togo) payment attempts asked of the ledger, by outcome (succeeded, succeeded_late, declined, pending: no answer yet, refused: the ledger refused the command)',
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+export const walletTopUpOutcomes = new Counter({
+  name: 'sessions_wallet_top_ups_total',
+  help: 'Card top-ups of wallets, by outcome (succeeded: verified and credited, failed, pending: verified but the ledger not answered yet)',
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});

@@ -9,6 +9,7 @@ import { ExpiryScheduler } from '../../src/expiry/expiry.scheduler';
 import { SESSIONS_MIGRATIONS } from '../../src/migrations/sessions-schema';
 import { SessionsDatabase } from '../../src/shared/sessions-database';
 import { createSessions, type Sessions } from '../../src/sessions.composition';
+import { FakeWalletLedger } from './fake-wallet-ledger';
 import { TestClock } from './test-clock';
 
 // Retries and runs are logged at debug/log level; tests only want to see what went wrong.
@@ -35,6 +36,9 @@ export interface SessionsInstance {
   expirers: Sessions['expirers'];
   providerPayments: Sessions['providerPayments'];
   providerRefunds: Sessions['providerRefunds'];
+  walletPayments: Sessions['walletPayments'];
+  walletTopUps: Sessions['walletTopUps'];
+  walletHandlers: Sessions['walletHandlers'];
   expiry: ExpiryScheduler;
 }
 
@@ -43,6 +47,8 @@ export interface SessionsHarness extends SessionsInstance {
   namespace: string;
   clock: TestClock;
   config: SessionsConfig;
+  /** The ledger's wallet commands every instance sends (an in-process stand-in of the port). */
+  ledger: FakeWalletLedger;
   /** Another instance on the same database (two expiry jobs racing, ...). */
   instance(): Promise<SessionsInstance>;
   eventsOf(streamId: string): Promise<StoredEventRow[]>;
@@ -56,6 +62,7 @@ export async function createHarness(options: { db?: TestDatabase; namespace?: st
   const db = options.db ?? (await createTestDatabase('sessions'));
   const namespace = options.namespace ?? uniqueName('ses');
   const clock = new TestClock();
+  const ledger = new FakeWalletLedger();
   const config = loadConfig(
     SessionsConfig,
     { DATABASE_URL: db.url, KAFKA_NAMESPACE: namespace, PUBLIC_BASE_URL: BASE_URL, LOG_LEVEL: 'warn', ...options.env },
@@ -64,10 +71,10 @@ export async function createHarness(options: { db?: TestDatabase; namespace?: st
   const instance = async (): Promise<SessionsInstance> => {
     const dataSource = await db.dataSource(SCHEMA, SESSIONS_MIGRATIONS);
     const sessions = new SessionsDatabase(dataSource, config);
-    const { intents, invoices, expirers, providerPayments, providerRefunds } = createSessions(sessions, config, clock);
+    const { intents, invoices, expirers, providerPayments, providerRefunds, walletPayments, walletTopUps, walletHandlers } = createSessions(sessions, config, clock, ledger);
     // The job keeps the real time while a test shifts the commands' clock.
     const expiry = new ExpiryScheduler(sessions, expirers, config, new TestClock());
-    return { dataSource, sessions, intents, invoices, expirers, providerPayments, providerRefunds, expiry };
+    return { dataSource, sessions, intents, invoices, expirers, providerPayments, providerRefunds, walletPayments, walletTopUps, walletHandlers, expiry };
   };
   const first = await instance();
   const query = <T>(sql: string, params: unknown[] = []) => first.dataSource.query(sql, params) as Promise<T>;
@@ -77,6 +84,7 @@ export async function createHarness(options: { db?: TestDatabase; namespace?: st
     namespace,
     clock,
     config,
+    ledger,
     instance,
     eventsOf: (streamId) =>
       query(`SELECT position, stream_id, version, type, data, metadata FROM "${SCHEMA}".events WHERE stream_id = $1 ORDER BY version`, [

@@ -1,0 +1,222 @@
+import type { Environment } from '@payments/ids';
+import { randomInt } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+import { shownBalance, walletAccount, walletCovers, type Posting, type PostingKind, type WalletPaymentOutcome } from '../domain';
+import type { JournalRepository } from '../journal/journal.repository';
+
+/** A wallet payment's recorded answer, as the first `wallets.pay` of its payment id gave it. */
+export interface WalletPaymentAnswer {
+  paymentId: string;
+  walletId: string;
+  environment: Environment;
+  merchantId: string;
+  source: string;
+  amountCents: bigint;
+  outcome: WalletPaymentOutcome;
+  postingId: string | null;
+  balanceCents: bigint;
+}
+
+interface AnswerRow {
+  payment_id: string;
+  wallet_id: string;
+  environment: Environment;
+  merchant_id: string;
+  source: string;
+  amount_cents: string;
+  outcome: WalletPaymentOutcome;
+  posting_id: string | null;
+  balance_cents: string;
+}
+
+function answerOf(row: AnswerRow): WalletPaymentAnswer {
+  return {
+    paymentId: row.payment_id,
+    walletId: row.wallet_id,
+    environment: row.environment,
+    merchantId: row.merchant_id,
+    source: row.source,
+    amountCents: BigInt(row.amount_cents),
+    outcome: row.outcome,
+    postingId: row.posting_id,
+    balanceCents: BigInt(row.balance_cents),
+  };
+}
+
+/** One line of a wallet's statement: the posting and what it did to the wallet (its wallet entry, as stored). */
+export interface WalletStatementLine {
+  id: string;
+  kind: PostingKind;
+  merchantId: string | null;
+  source: string;
+  paymentId: string | null;
+  description: string | null;
+  walletEntryCents: bigint;
+  createdAt: Date;
+}
+
+/** Why a wallet payment could not be written as asked (the handler turns it into the caller's 400). */
+export class WalletPaymentConflict extends Error {}
+
+/**
+ * Wallets in the journal: a wallet's balance is its account's one balance row (no row: zero), and a payment locks
+ * that row, checks it and posts in one transaction, so concurrent payments queue on the row and never overdraw.
+ */
+export class WalletRepository {
+  constructor(private readonly journal: JournalRepository) {}
+
+  private table(name: string): string {
+    return this.journal.table(name);
+  }
+
+  /**
+   * Pays `posting` (a wallet payment built by bookWalletPayment) if the wallet holds its amount, else records the
+   * decline; a payment id answered before gets that answer back, whatever the wallet holds now. `repeat` tells
+   * which. The balance row is locked before the answer is read: a concurrent repeat waits, then reads the answer
+   * (read committed: each statement sees what committed before it).
+   */
+  async pay(posting: Posting & { walletId: string; paymentId: string; merchantId: string }): Promise<{ answer: WalletPaymentAnswer; repeat: boolean }> {
+    const account = walletAccount(posting.walletId, posting.environment);
+    return this.journal.dataSource.transaction(async (manager) => {
+      const locked = await this.journal.lockWallets(manager, [account.id]);
+      const balance = shownBalance(account, locked.get(account.id) ?? 0n);
+      const prior = await this.answer(manager, posting.paymentId);
+      if (prior) return { answer: sameRequest(prior, posting), repeat: true };
+
+      const paid = walletCovers(balance, posting.amountCents);
+      if (paid) {
+        // A wallet is not a Kafka partition's writer: any shard of fee revenue will do.
+        const written = await this.journal.postAll(manager, [posting], randomInt(1_000_000));
+        if (written.length === 0) throw new WalletPaymentConflict(`payment ${posting.paymentId} is already booked`);
+      }
+      const [recorded] = (await manager.query(
+        `INSERT INTO ${this.table('wallet_payments')} (payment_id, wallet_id, environment, merchant_id, source, amount_cents, outcome, posting_id, balance_cents)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         ON CONFLICT (payment_id) DO NOTHING
+         RETURNING *`,
+        [
+          posting.paymentId,
+          posting.walletId,
+          posting.environment,
+          posting.merchantId,
+          posting.source,
+          posting.amountCents,
+          paid ? 'paid' : 'insufficient_funds',
+          paid ? posting.id : null,
+          (paid ? balance - BigInt(posting.amountCents) : balance).toString(),
+        ],
+      )) as AnswerRow[];
+      // Repeats queue on the wallet's lock, so a conflict here is the same payment id answered for another wallet.
+      if (!recorded) throw new WalletPaymentConflict(`payment ${posting.paymentId} was answered for another wallet`);
+      return { answer: answerOf(recorded), repeat: false };
+    });
+  }
+
+  /** Writes a credit or top-up once; answers whether it was new, the posting as stored and the wallet's balance after. */
+  async credit(posting: Posting & { walletId: string }): Promise<{ created: boolean; stored: StoredWalletPosting; balanceCents: bigint }> {
+    return this.journal.dataSource.transaction(async (manager) => {
+      // The wallet's row first, as every writer of a wallet takes it (see lockWallets).
+      await this.journal.lockWallets(manager, [walletAccount(posting.walletId, posting.environment).id]);
+      const written = await this.journal.postAll(manager, [posting], randomInt(1_000_000));
+      const [stored] = (await manager.query(
+        `SELECT id, kind, wallet_id, environment, amount_cents::text AS amount_cents, description FROM ${this.table('postings')} WHERE id = $1`,
+        [posting.id],
+      )) as Array<{ id: string; kind: PostingKind; wallet_id: string | null; environment: Environment; amount_cents: string; description: string | null }>;
+      if (!stored) throw new Error(`posting ${posting.id} is neither written nor stored`);
+      return {
+        created: written.length === 1,
+        stored: { id: stored.id, kind: stored.kind, walletId: stored.wallet_id, environment: stored.environment, amountCents: BigInt(stored.amount_cents), description: stored.description },
+        balanceCents: await this.balanceCents(posting.walletId, posting.environment, manager),
+      };
+    });
+  }
+
+  /** The wallet's balance as the customer reads it (0 for a wallet with no posting). */
+  async balanceCents(walletId: string, environment: Environment, manager: Pick<EntityManager, 'query'> = this.journal.dataSource): Promise<bigint> {
+    const account = walletAccount(walletId, environment);
+    const [row] = (await manager.query(`SELECT coalesce(sum(sum_cents), 0)::text AS sum FROM ${this.table('balances')} WHERE account = $1`, [account.id])) as Array<{
+      sum: string;
+    }>;
+    return shownBalance(account, BigInt(row!.sum));
+  }
+
+  /** Whether `postingId` is one of this wallet's postings (a statement's cursor must be). */
+  async isWalletPosting(walletId: string, environment: Environment, postingId: string): Promise<boolean> {
+    const rows = (await this.journal.dataSource.query(`SELECT 1 FROM ${this.table('postings')} WHERE id = $1 AND wallet_id = $2 AND environment = $3`, [
+      postingId,
+      walletId,
+      environment,
+    ])) as unknown[];
+    return rows.length > 0;
+  }
+
+  /** The wallet's postings newest first, `limit` of them after (older than) a cursor posting; one more read to tell whether there are more. */
+  async statement(query: { walletId: string; environment: Environment; limit: number; startingAfter?: string }): Promise<{ lines: WalletStatementLine[]; hasMore: boolean }> {
+    const params: unknown[] = [query.walletId, query.environment, walletAccount(query.walletId, query.environment).id, query.limit + 1];
+    let after = '';
+    if (query.startingAfter) {
+      params.push(query.startingAfter);
+      // The cursor's own created_at, read in SQL (microseconds; a JavaScript Date keeps milliseconds).
+      after = `AND (p.created_at, p.id) < (SELECT created_at, id FROM ${this.table('postings')} WHERE id = $5)`;
+    }
+    const rows = (await this.journal.dataSource.query(
+      `SELECT p.id, p.kind, p.merchant_id, p.source, p.payment_id, p.description, p.created_at, e.amount_cents::text AS wallet_cents
+       FROM ${this.table('postings')} p
+       JOIN ${this.table('entries')} e ON e.posting_id = p.id AND e.account = $3
+       WHERE p.wallet_id = $1 AND p.environment = $2 ${after}
+       ORDER BY p.created_at DESC, p.id DESC
+       LIMIT $4`,
+      params,
+    )) as Array<{
+      id: string;
+      kind: PostingKind;
+      merchant_id: string | null;
+      source: string;
+      payment_id: string | null;
+      description: string | null;
+      created_at: Date;
+      wallet_cents: string;
+    }>;
+    const lines = rows.slice(0, query.limit).map((row) => ({
+      id: row.id,
+      kind: row.kind,
+      merchantId: row.merchant_id,
+      source: row.source,
+      paymentId: row.payment_id,
+      description: row.description,
+      walletEntryCents: BigInt(row.wallet_cents),
+      createdAt: row.created_at,
+    }));
+    return { lines, hasMore: rows.length > query.limit };
+  }
+
+  private async answer(manager: EntityManager, paymentId: string): Promise<WalletPaymentAnswer | null> {
+    const [row] = (await manager.query(
+      `SELECT payment_id, wallet_id, environment, merchant_id, source, amount_cents::text AS amount_cents, outcome, posting_id, balance_cents::text AS balance_cents
+       FROM ${this.table('wallet_payments')} WHERE payment_id = $1`,
+      [paymentId],
+    )) as AnswerRow[];
+    return row ? answerOf(row) : null;
+  }
+}
+
+export interface StoredWalletPosting {
+  id: string;
+  kind: PostingKind;
+  walletId: string | null;
+  environment: Environment;
+  amountCents: bigint;
+  description: string | null;
+}
+
+/** A repeat must ask for the same payment: the same id for another wallet, merchant, session or amount is refused. */
+function sameRequest(answer: WalletPaymentAnswer, posting: Posting & { walletId: string; merchantId: string }): WalletPaymentAnswer {
+  const same =
+    answer.walletId === posting.walletId &&
+    answer.environment === posting.environment &&
+    answer.merchantId === posting.merchantId &&
+    answer.source === posting.source &&
+    answer.amountCents === BigInt(posting.amountCents);
+  if (!same) throw new WalletPaymentConflict(`payment ${answer.paymentId} was answered for another wallet payment`);
+  return answer;
+}
