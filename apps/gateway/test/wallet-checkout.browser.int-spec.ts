@@ -1,29 +1,17 @@
 import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { BrowserContext, Page } from 'playwright-core';
 import { createHash } from 'node:crypto';
 import { freePort, LahzaStandIn, localCertificate, REPO_ROOT, waitFor, type TestMerchant } from '@payments/testing';
-import { axeViolations, checkPage, newTab, shot, startDashboardStack, type DashboardStack } from './dashboard.harness';
+import { axeViolations, checkPage, shot, startDashboardStack, type DashboardStack } from './dashboard.harness';
 
 // Customer wallets (togo) in a real browser: sign in on the checkout with the e-mailed code, pay from the wallet,
 // the wallet page and its statement, in English and Arabic at 360 px with axe-core, and the protections of a
-// wallet that is a key to money (form tokens, origins, expiry). The flows that move money need the ledger's wallet
-// commands and sessions' wallet payments: they run once both services serve them (see FULL_FLOWS).
-
-/** Whether a service's sources use a command (the wallet flows need the ledger's and sessions' wallet commands). */
-function sourcesMention(dir: string, text: string): boolean {
-  const root = join(REPO_ROOT, dir);
-  if (!existsSync(root)) return false;
-  const walk = (path: string): boolean =>
-    statSync(path).isDirectory() ? readdirSync(path).some((name) => walk(join(path, name))) : path.endsWith('.ts') && !path.endsWith('.spec.ts') && readFileSync(path, 'utf8').includes(text);
-  return walk(root);
-}
-const FULL_FLOWS = sourcesMention('apps/ledger/src', 'LEDGER_COMMANDS.payFromWallet') && existsSync(join(REPO_ROOT, 'apps/sessions/src/wallets'));
-const describeFull = FULL_FLOWS ? describe : describe.skip;
+// wallet that is a key to money (form tokens, origins, expiry); the flows that move money through the ledger's wallet
+// commands and sessions' wallet payments (operator credit, pay, decline, card top-up at the Lahza stand-in, refund).
 
 const SHOP = 'https://shop.example';
 const SECRET_KEY = 'sk_standin_wallet_browser';
@@ -56,7 +44,13 @@ describe('customer wallets on the checkout', () => {
   }
 
   async function tab(options: { locale?: string } = {}): Promise<Page> {
-    const { context, page } = await newTab(dashboard, options);
+    // Lahza's stand-in serves a local certificate (the services trust it through NODE_EXTRA_CA_CERTS).
+    const context = await dashboard.browser.newContext({
+      viewport: { width: 360, height: 800 },
+      ignoreHTTPSErrors: true,
+      ...(options.locale ? { locale: options.locale, extraHTTPHeaders: { 'accept-language': options.locale } } : {}),
+    });
+    const page = await context.newPage();
     contexts.push(context);
     // Only the gateway and Lahza's page: the shop's site is not reachable here.
     await context.route((u) => !u.href.startsWith(url()) && !(lahzaUrl && u.href.startsWith(lahzaUrl)), (route) => route.abort());
@@ -110,11 +104,18 @@ describe('customer wallets on the checkout', () => {
     });
   }
 
+  /** The CLI's --json answer; its stderr in the failure otherwise. */
+  async function adminJson(...args: string[]): Promise<Record<string, unknown>> {
+    const result = await admin(...args, '--json');
+    if (result.code !== 0) throw new Error(`admin ${args.join(' ')} failed (${result.code}): ${result.stderr}`);
+    return JSON.parse(result.stdout) as Record<string, unknown>;
+  }
+
   beforeAll(async () => {
     const tls = localCertificate();
     standIn = new LahzaStandIn({ secretKey: SECRET_KEY, tls });
     lahzaUrl = await standIn.listen();
-    dashboard = await startDashboardStack(['ledger', 'sessions', 'gateway'], {
+    dashboard = await startDashboardStack(['ledger', 'sessions', 'refunds', 'gateway'], {
       LAHZA_BASE_URL: lahzaUrl,
       LAHZA_TEST_SECRET_KEY: SECRET_KEY,
       LAHZA_TIMEOUT_MS: '2000',
@@ -275,28 +276,27 @@ describe('customer wallets on the checkout', () => {
     expect(await redis.exists(key)).toBe(0);
   });
 
-  describeFull('with the ledger and sessions serving wallets', () => {
+  describe('with the ledger and sessions serving wallets', () => {
     async function walletBalance(email: string, env = 'test'): Promise<string> {
-      const shown = await admin('wallet', 'show', '--email', email, '--env', env, '--json');
-      expect(shown.code).toBe(0);
-      return (JSON.parse(shown.stdout) as { balance: string }).balance;
+      return String((await adminJson('wallet', 'show', '--email', email, '--env', env)).balance);
     }
 
     async function merchantAvailable(): Promise<string> {
       const res = await dashboard.stack.call('GET', '/api/v1/balance', { key: merchant.test_key });
-      return (res.body as { available: string }).available;
+      return (res.body as { available: Array<{ amount: string }> }).available[0]?.amount ?? '0.00';
     }
 
     const cents = (money: string) => Math.round(Number(money) * 100);
 
     it('operator credit (idempotent by key) → sign in → pay → success_url; merchant grows by the net, wallet shrinks by the amount', async () => {
       const email = newAddress('Huda');
-      const credit = await admin('wallet', 'credit', '--email', email, '--amount', '100', '--key', 'promo-1', '--env', 'test', '--description', 'Welcome credit', '--json');
-      expect(credit.code).toBe(0);
-      const credited = JSON.parse(credit.stdout);
+      const credited = await adminJson('wallet', 'credit', '--email', email, '--amount', '100', '--key', 'promo-1', '--env', 'test', '--description', 'Welcome credit');
       expect(credited).toMatchObject({ wallet_id: expect.stringMatching(/^wal_test_/), email: email.toLowerCase(), created: true, balance: '100.00' });
-      const again = JSON.parse((await admin('wallet', 'credit', '--email', email, '--amount', '100', '--key', 'promo-1', '--env', 'test', '--json')).stdout);
+      const again = await adminJson('wallet', 'credit', '--email', email, '--amount', '100', '--key', 'promo-1', '--env', 'test', '--description', 'Welcome credit');
       expect(again).toMatchObject({ wallet_id: credited.wallet_id, posting_id: credited.posting_id, created: false, balance: '100.00' });
+      // The same key for another credit is the ledger's refusal, shown to the operator.
+      const reused = await admin('wallet', 'credit', '--email', email, '--amount', '5', '--key', 'promo-1', '--env', 'test');
+      expect(reused).toMatchObject({ code: 1, stderr: expect.stringContaining('use a new key') });
 
       const before = await merchantAvailable();
       const created = await intent();
@@ -314,7 +314,38 @@ describe('customer wallets on the checkout', () => {
       expect(paid).toMatchObject({ status: 'succeeded', payment_method: 'togo' });
       expect(await walletBalance(email)).toBe('60.00');
       await waitFor(async () => cents(await merchantAvailable()) - cents(before) === cents(paid.net_amount), 20_000, 'the merchant balance to grow by the net');
+      // A bad amount or a missing key is refused by the CLI before anything is sent.
+      expect((await admin('wallet', 'credit', '--email', email, '--amount', '-5', '--key', 'k', '--env', 'test')).code).toBe(1);
+      expect((await admin('wallet', 'credit', '--email', 'nobody', '--amount', '5', '--key', 'k')).code).toBe(1);
       expect(await paymentsOf(created.id)).toBe(1);
+    });
+
+    it('an invoice paid from the wallet reports method wallet with the profile as payer, the phone masked', async () => {
+      const email = newAddress('Yara');
+      await adminJson('wallet', 'credit', '--email', email, '--amount', '50.00', '--key', 'k1', '--env', 'test');
+      const created = await dashboard.stack.call('POST', '/api/v1/invoices', {
+        key: merchant.test_key,
+        body: { amount: '20.00', currency: 'USD', external_ref: `ref-${randomBytes(4).toString('hex')}`, description: 'Consulting', success_url: `${SHOP}/ok` },
+        headers: { 'Idempotency-Key': randomUUID() },
+      });
+      expect(created.status).toBe(201);
+      const page = await tab();
+      await page.goto(`${url()}/wallet/test?return_to=${created.body.id}`);
+      await signInHere(page, email);
+      await page.locator('#name').fill('Yara Nasser');
+      await page.locator('#phone').fill('+970 59 123 4567');
+      await page.locator('#country').fill('PS');
+      await page.getByRole('button', { name: 'Save details' }).click();
+      await page.getByText('Your details are saved.').waitFor();
+      await page.getByRole('link', { name: 'Back to your payment' }).click();
+      await page.getByRole('button', { name: 'Pay 20.00 USD from your wallet' }).click();
+      await page.waitForURL((u) => u.href.startsWith(SHOP)).catch(() => undefined);
+      const invoice = (await dashboard.stack.call('GET', `/api/v1/invoices/${created.body.id}`, { key: merchant.test_key })).body;
+      expect(invoice).toMatchObject({
+        status: 'paid',
+        payment: { method: 'wallet', payer_name: 'Yara Nasser', payer_email: email.toLowerCase(), payer_phone: '+97059•••4567', payer_country: 'PS' },
+      });
+      expect(await walletBalance(email)).toBe('30.00');
     });
 
     it('not enough balance → declined with a top-up link → top up by card at Lahza → pay on the same session', async () => {
@@ -350,7 +381,8 @@ describe('customer wallets on the checkout', () => {
       await signInHere(page, email);
       await page.getByRole('button', { name: 'Pay 12.00 USD from your wallet' }).click();
       await page.waitForURL((u) => u.href.startsWith(SHOP)).catch(() => undefined);
-      const refund = await dashboard.stack.call('POST', '/api/v1/refunds', { key: merchant.test_key, body: { payment_intent: created.id, amount: '5.00' }, headers: { 'Idempotency-Key': randomUUID() } });
+      const paid = (await dashboard.stack.call('GET', `/api/v1/payment-intents/${created.id}`, { key: merchant.test_key })).body;
+      const refund = await dashboard.stack.call('POST', `/api/v1/payments/${paid.payment_id}/refunds`, { key: merchant.test_key, body: { amount: '5.00' }, headers: { 'Idempotency-Key': randomUUID() } });
       expect(refund.status).toBeLessThan(300);
       await waitFor(async () => (await walletBalance(email)) === '23.00', 30_000, 'the refund back in the wallet');
       await page.goto(`${url()}/wallet/test`);

@@ -14,7 +14,7 @@ import { WalletsRepository } from '../wallets/wallets.repository';
 import type { WalletCodeError, WalletFormContext, WalletSection } from './page/wallet-section';
 import { SessionsClient } from '../sessions-client/sessions.client';
 import { checkoutView, type CheckoutView, type PayNotice } from './page/checkout-view';
-import { renderCheckout } from './page/checkout-page';
+import { isWalletMethod, renderCheckout } from './page/checkout-page';
 import { chooseLanguage, type Language } from './page/messages';
 import { securityHeaders } from './page/security-headers';
 
@@ -75,7 +75,7 @@ export class CheckoutController {
     const found = await this.find(id, request);
     const view: CheckoutView = 'page' in found ? found : checkoutView(found, await this.merchantName(found.merchant_id), noticeOf(declined, notice));
     const status = view.page === 'not_found' ? 404 : view.page === 'unavailable' ? 503 : 200;
-    const wallet = 'page' in found || view.page !== 'pay' || !view.methods.includes('togo') ? null : await this.walletSection(found, language, request, reply);
+    const wallet = 'page' in found || view.page !== 'pay' || !view.methods.some(isWalletMethod) ? null : await this.walletSection(found, language, request, reply);
     const nonce = randomBytes(16).toString('base64');
     const html = renderCheckout(view, { lang: language, nonce, path: `/checkout/${encodeURIComponent(id)}`, now: new Date(), attempt: randomBytes(12).toString('hex'), wallet });
     await reply.code(status).headers(securityHeaders(nonce)).send(html);
@@ -141,7 +141,7 @@ export class CheckoutController {
       return void (await reply.code(403).headers(securityHeaders(nonce)).send(renderCheckout({ page: 'refused', back }, { lang, nonce, path: back, now: new Date(), attempt: '' })));
     }
     const wallet = await this.wallets.find(signedIn.walletId);
-    if (!wallet || !this.methodsOf(found).includes('togo') || !ATTEMPT.test(String(form?.attempt ?? ''))) return void reply.redirect(to(), 303);
+    if (!wallet || !this.methodsOf(found).some(isWalletMethod) || !ATTEMPT.test(String(form?.attempt ?? ''))) return void reply.redirect(to(), 303);
     const payer = { name: wallet.name, email: wallet.email, phone: maskPhone(wallet.phone), country: wallet.country };
     const caller = { correlationId: String(request.id), commandId: `checkout-${id}-${String(form?.attempt)}` };
     let outcome;

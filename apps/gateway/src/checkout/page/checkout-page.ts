@@ -74,6 +74,11 @@ export interface PageContext {
   wallet?: { section: WalletSection; form: WalletFormContext } | null;
 }
 
+/** The service balance: `togo` on intents, `wallet` on invoices; the customer pays it from their wallet. */
+export function isWalletMethod(method: string): boolean {
+  return method === 'togo' || method === 'wallet';
+}
+
 function methodName(m: Messages, method: string): string {
   return m.methods[method] ?? method;
 }
@@ -96,14 +101,14 @@ function payPage(m: Messages, view: Extract<CheckoutView, { page: 'pay' }>, ctx:
   const providerForm = (method: string, label: string, style: string) =>
     html`<form method="post" action="${ctx.path}/pay"><input type="hidden" name="method" value="${method}"><input type="hidden" name="provider" value="1"><input type="hidden" name="attempt" value="${ctx.attempt}-provider"><button type="submit" class="${style}">${label}</button></form>`;
   const wallet = (method: string) =>
-    method === 'togo' && ctx.wallet
+    isWalletMethod(method) && ctx.wallet
       ? checkoutWallet(m, ctx.wallet.section, { ...ctx.wallet.form, sessionId: s.id, amount: `${s.amount} ${s.currency}`, attempt: ctx.attempt })
       : null;
   const methodForms = view.methods.map((method) => {
     const name = methodName(m, method);
     const atProvider = view.providerMethods.includes(method);
     // The wallet is how togo is paid, live and test (test keeps its sandbox buttons beside it).
-    if (!view.test && method === 'togo' && ctx.wallet) return wallet(method);
+    if (!view.test && isWalletMethod(method) && ctx.wallet) return wallet(method);
     if (!view.test) {
       return atProvider
         ? html`<div class="method">${providerForm(method, fill(m.payAtProvider, { method: name }), '')}</div>`
