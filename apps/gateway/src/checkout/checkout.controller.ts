@@ -76,6 +76,8 @@ export class CheckoutController {
     const view: CheckoutView = 'page' in found ? found : checkoutView(found, await this.merchantName(found.merchant_id), noticeOf(declined, notice));
     const status = view.page === 'not_found' ? 404 : view.page === 'unavailable' ? 503 : 200;
     const wallet = 'page' in found || view.page !== 'pay' || !view.methods.some(isWalletMethod) ? null : await this.walletSection(found, language, request, reply);
+    // The wallet's own message says why (not enough balance) and what to do: the general "declined" would repeat it.
+    if (view.page === 'pay' && wallet?.section.state === 'signed_in' && wallet.section.notice === 'insufficient') view.notice = null;
     const nonce = randomBytes(16).toString('base64');
     const html = renderCheckout(view, { lang: language, nonce, path: `/checkout/${encodeURIComponent(id)}`, now: new Date(), attempt: randomBytes(12).toString('hex'), wallet });
     await reply.code(status).headers(securityHeaders(nonce)).send(html);
