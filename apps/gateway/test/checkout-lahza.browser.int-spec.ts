@@ -106,8 +106,9 @@ describe('hosted checkout with lahza in the browser', () => {
     const created = await liveIntent({ success_url: `${SHOP}/done` });
     const { context, page } = await tab();
     await page.goto(pageUrl(created.id));
-    // Live: the card is the one method with a provider; the others say they are not there yet.
-    expect(await page.locator('.unavailable').allTextContents()).toEqual(['Togo balance: not available yet', 'Digital currency: not available yet']);
+    // Live: the card at its provider and togo as the customer's wallet (no live chain: crypto is not offered).
+    expect(await page.locator('.unavailable').allTextContents()).toEqual([]);
+    expect(await page.getByRole('heading', { name: 'Pay from your Togo wallet' }).count()).toBe(1);
     expect(await page.getByRole('button', { name: 'Decline with Card (Lahza)' }).count()).toBe(0);
     expect(await axeViolations(page)).toEqual([]);
     await shot(page, 'checkout-lahza-live');

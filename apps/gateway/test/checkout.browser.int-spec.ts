@@ -119,7 +119,7 @@ describe('hosted checkout in the browser', () => {
     expect(res?.status()).toBe(200);
     const headers = res!.headers();
     expect(headers['content-security-policy']).toMatch(/default-src 'none'.*frame-ancestors 'none'/);
-    expect(headers['referrer-policy']).toBe('no-referrer');
+    expect(headers['referrer-policy']).toBe('same-origin');
     await expect(page.locator('h1').textContent()).resolves.toMatch(/^Pay /);
     expect(await page.locator('dd').allTextContents()).toEqual(['40.00 USD', 'Two mugs']);
     expect(await axeViolations(page)).toEqual([]);
@@ -278,7 +278,7 @@ describe('hosted checkout in the browser', () => {
     await context.close();
   });
 
-  it('a live session (no live Lahza key, no live chain: it offers togo only) lists it as not available yet and takes no payment through the page', async () => {
+  it('a live session (no live Lahza key, no live chain: it offers togo only) offers the wallet sign-in and takes no payment through the page', async () => {
     const created = await stack.call('POST', '/api/v1/payment-intents', {
       key: merchant.live_key!,
       body: { amount: '30.00', currency: 'USD' },
@@ -289,7 +289,9 @@ describe('hosted checkout in the browser', () => {
     await page.goto(pageUrl(created.body.id));
     expect(await page.getByRole('button', { name: /^Pay with/ }).count()).toBe(0);
     expect(created.body.available_methods).toEqual(['togo']);
-    expect(await page.locator('.unavailable').allTextContents()).toEqual(['Togo balance: not available yet']);
+    // togo is the customer's wallet: its sign-in, no sandbox.
+    expect(await page.locator('.unavailable').allTextContents()).toEqual([]);
+    expect(await page.getByRole('heading', { name: 'Pay from your Togo wallet' }).count()).toBe(1);
     expect(await axeViolations(page)).toEqual([]);
     // A forged form post changes nothing.
     const forged = await page.request.post(`${pageUrl(created.body.id)}/pay`, { form: { method: 'lahza', outcome: 'succeed', attempt: 'forged1' }, maxRedirects: 0 });

@@ -1,5 +1,9 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { FEE_METHODS, type FeeMethod } from '@payments/money';
+import { FEE_METHODS, formatMoney, parseMoneyString, type FeeMethod } from '@payments/money';
+import { ApiError } from '@payments/platform';
+import type { LedgerClient } from '../balance/ledger.client';
+import { normaliseEmail } from '../wallets/domain/sign-in-codes';
+import type { WalletsRepository } from '../wallets/wallets.repository';
 import type { AccountsRepository } from '../accounts/accounts.repository';
 import { resetDemoOwner } from '../accounts/demo-owner';
 import { PasswordHasher } from '../accounts/password-hasher';
@@ -11,10 +15,13 @@ import { CommandOutput, keyJson, limitText, merchantJson } from './admin-output'
 /** Runs one command's work against the accounts and prints its output (JSON or text). */
 export type Runner = (work: (accounts: MerchantAccounts, users: AccountsRepository) => Promise<CommandOutput>, json: boolean) => Promise<void>;
 
+/** Runs a wallet command's work against the wallets' table and the ledger. */
+export type WalletRunner = (work: (wallets: WalletsRepository, ledger: LedgerClient) => Promise<CommandOutput>, json: boolean) => Promise<void>;
+
 const KEYS_ONCE = 'Keys are shown only now: store them safely.';
 
 /** The operators' admin CLI (DESIGN §8). Every command accepts --json for stable, scriptable output. */
-export function adminProgram(run: Runner): Command {
+export function adminProgram(run: Runner, runWallets?: WalletRunner): Command {
   const program = new Command('admin')
     .description('Operator commands for merchant accounts and API keys (the gateway database).')
     .showHelpAfterError();
@@ -188,7 +195,86 @@ export function adminProgram(run: Runner): Command {
       }, o.json),
     );
 
+  if (runWallets) addWalletCommands(program, runWallets);
+
   return program;
+}
+
+/** Customer wallets (togo): an operator's credit, once per key, and a wallet's balance. */
+function addWalletCommands(program: Command, run: WalletRunner): void {
+  const wallet = program.command('wallet').description('customer wallets (togo): one per e-mail address and environment');
+  const caller = () => ({ correlationId: `admin-${Date.now()}` });
+
+  withJson(wallet.command('credit').description('credit a wallet from the platform (made on first use); once per --key'))
+    .requiredOption('--email <email>', "the customer's e-mail address")
+    .requiredOption('--amount <amount>', 'USD, such as 25.00 (0.01 to 999999.99)', parseAmount)
+    .requiredOption('--key <key>', 'idempotency key: the same key credits once (1 to 190 characters)', parseKey)
+    .addOption(new Option('--env <environment>', 'live or test').choices(['live', 'test']).default('live'))
+    .option('--description <text>', "shown on the customer's statement (at most 500 characters)", parseDescription)
+    .action((o: { email: string; amount: string; key: string; env: 'live' | 'test'; description?: string; json: boolean }) =>
+      run(async (wallets, ledger) => {
+        const email = emailOf(o.email);
+        const found = await wallets.getOrCreate(o.env, email);
+        const credited = await ledgerCall(() =>
+          ledger.creditWallet({ wallet_id: found.id, environment: o.env, amount: o.amount, key: o.key, ...(o.description ? { description: o.description } : {}) }, caller()),
+        );
+        return {
+          json: { wallet_id: found.id, email, environment: o.env, amount: o.amount, posting_id: credited.posting_id, created: credited.created, balance: credited.balance },
+          lines: [
+            credited.created ? `Credited ${o.amount} USD to ${found.id} (${email}, ${o.env}).` : `Key ${o.key} was already credited to ${found.id}: nothing new.`,
+            `Posting ${credited.posting_id}; balance ${credited.balance} USD.`,
+          ],
+        };
+      }, o.json),
+    );
+
+  withJson(wallet.command('show').description("a wallet's balance"))
+    .requiredOption('--email <email>', "the customer's e-mail address")
+    .addOption(new Option('--env <environment>', 'live or test').choices(['live', 'test']).default('live'))
+    .action((o: { email: string; env: 'live' | 'test'; json: boolean }) =>
+      run(async (wallets, ledger) => {
+        const email = emailOf(o.email);
+        const found = await wallets.findByEmail(o.env, email);
+        if (!found) throw new Error(`no ${o.env} wallet for ${email}`);
+        const balance = await ledgerCall(() => ledger.getWallet({ wallet_id: found.id, environment: o.env }, caller()));
+        return {
+          json: { wallet_id: found.id, email, environment: o.env, name: found.name, phone: found.phone, country: found.country, balance: balance.available, created_at: found.createdAt.toISOString() },
+          lines: [`${found.id} ${email} (${o.env}): ${balance.available} USD`],
+        };
+      }, o.json),
+    );
+}
+
+function emailOf(value: string): string {
+  const email = normaliseEmail(value);
+  if (!email) throw new Error('--email must be one e-mail address, such as name@example.com');
+  return email;
+}
+
+function parseAmount(value: string): string {
+  const parsed = parseMoneyString(value, { minCents: 1 });
+  if (!parsed.ok) throw new InvalidArgumentError(`an amount in USD such as 25.00: ${parsed.message}`);
+  return formatMoney(parsed.cents);
+}
+
+function parseKey(value: string): string {
+  if (value.length < 1 || value.length > 190) throw new InvalidArgumentError('1 to 190 characters');
+  return value;
+}
+
+function parseDescription(value: string): string {
+  if (value.length > 500) throw new InvalidArgumentError('at most 500 characters');
+  return value;
+}
+
+/** The ledger's refusal or absence as one line for the operator. */
+async function ledgerCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof ApiError) throw new Error(`ledger: ${error.code}: ${error.message}`);
+    throw error;
+  }
 }
 
 function withJson(command: Command): Command {

@@ -4,8 +4,8 @@
 import 'reflect-metadata';
 import { loadConfig } from '@payments/config';
 import { GatewayConfig, GATEWAY_DEFAULTS } from '../config';
-import { withMerchantAccounts } from './admin-database';
-import { adminProgram, Runner } from './admin.program';
+import { withMerchantAccounts, withWallets } from './admin-database';
+import { adminProgram, Runner, WalletRunner } from './admin.program';
 
 const run: Runner = async (work, json) => {
   const config = loadConfig(GatewayConfig, process.env, GATEWAY_DEFAULTS);
@@ -13,7 +13,13 @@ const run: Runner = async (work, json) => {
   process.stdout.write(json ? `${JSON.stringify(output.json)}\n` : `${output.lines.join('\n')}\n`);
 };
 
-adminProgram(run)
+const runWallets: WalletRunner = async (work, json) => {
+  const config = loadConfig(GatewayConfig, process.env, GATEWAY_DEFAULTS);
+  const output = await withWallets(config, work);
+  process.stdout.write(json ? `${JSON.stringify(output.json)}\n` : `${output.lines.join('\n')}\n`);
+};
+
+adminProgram(run, runWallets)
   .parseAsync(process.argv)
   .catch((error: unknown) => {
     // Refusals (MerchantAccountError) and bad settings (ConfigError) explain themselves; others by message only.

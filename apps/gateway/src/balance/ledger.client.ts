@@ -7,10 +7,16 @@ import {
   type GetBalanceCommand,
   type LedgerCommandName,
   type ListBalanceTransactionsCommand,
+  type CreditWalletCommand,
+  type GetWalletCommand,
+  type ListWalletTransactionsCommand,
+  type WalletBalanceResource,
+  type WalletCreditReply,
+  type WalletTransactionList,
 } from '@payments/contracts';
 import { commandPattern, ServiceClient, type CommandOptions } from '@payments/platform';
 
-/** Typed reads from the ledger (safe to send again: they change nothing). */
+/** Typed commands to the ledger: reads (safe to send again: they change nothing) and operators' wallet credits (once per key). */
 @Injectable()
 export class LedgerClient {
   private readonly patterns = new Map<LedgerCommandName, string>(
@@ -25,5 +31,20 @@ export class LedgerClient {
 
   listBalanceTransactions(command: ListBalanceTransactionsCommand, caller: CommandOptions): Promise<BalanceTransactionList> {
     return this.services.request(this.patterns.get(LEDGER_COMMANDS.listBalanceTransactions)!, command, caller);
+  }
+
+  /** A customer wallet's balance (the checkout and the wallet page). */
+  getWallet(command: GetWalletCommand, caller: CommandOptions): Promise<WalletBalanceResource> {
+    return this.services.request(this.patterns.get(LEDGER_COMMANDS.getWallet)!, command, caller);
+  }
+
+  /** A customer wallet's statement, newest first. */
+  listWalletTransactions(command: ListWalletTransactionsCommand, caller: CommandOptions): Promise<WalletTransactionList> {
+    return this.services.request(this.patterns.get(LEDGER_COMMANDS.listWalletTransactions)!, command, caller);
+  }
+
+  /** An operator's credit (admin CLI): the ledger credits once per wallet, environment and key. */
+  creditWallet(command: CreditWalletCommand, caller: CommandOptions): Promise<WalletCreditReply> {
+    return this.services.request(this.patterns.get(LEDGER_COMMANDS.creditWallet)!, command, caller);
   }
 }

@@ -6,11 +6,17 @@ import { ApiError } from '@payments/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { LedgerClient } from '../balance/ledger.client';
 import { MerchantsRepository } from '../merchants/merchants.repository';
+import { maskPhone } from '../wallets/domain/phone-mask';
+import { FormRefused, WalletAuth } from '../wallets/wallet-auth';
+import { WalletsRepository } from '../wallets/wallets.repository';
+import type { WalletCodeError, WalletFormContext, WalletSection } from './page/wallet-section';
 import { SessionsClient } from '../sessions-client/sessions.client';
 import { checkoutView, type CheckoutView, type PayNotice } from './page/checkout-view';
-import { renderCheckout } from './page/checkout-page';
-import { chooseLanguage } from './page/messages';
+import { isWalletMethod, renderCheckout } from './page/checkout-page';
+import { chooseLanguage, type Language } from './page/messages';
+import { securityHeaders } from './page/security-headers';
 
 const moneyCents = (money: string) => {
   const parsed = parseMoneyString(money, { minCents: 0 });
@@ -18,19 +24,6 @@ const moneyCents = (money: string) => {
 };
 
 const SESSION_ID = /^(pi_(live|test)_|inv_(test_)?)[A-Za-z0-9]{1,64}$/;
-
-function securityHeaders(nonce: string): Record<string, string> {
-  return {
-    'content-type': 'text/html; charset=utf-8',
-    // Nothing from elsewhere: inline style and script only under this response's nonce; forms post here, and the
-    // redirect after a payment may go to the merchant's https success_url.
-    'content-security-policy': `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; img-src 'self'; form-action 'self' https:; frame-ancestors 'none'; base-uri 'none'`,
-    'referrer-policy': 'no-referrer',
-    'x-content-type-options': 'nosniff',
-    'x-frame-options': 'DENY',
-    'cache-control': 'no-store',
-  };
-}
 
 interface PayForm {
   method?: string;
@@ -41,6 +34,9 @@ interface PayForm {
 }
 
 const REFERENCE = /^[A-Za-z0-9]{1,64}$/;
+const ATTEMPT = /^[A-Za-z0-9-]{1,64}$/;
+const CODE_ERRORS: ReadonlySet<string> = new Set<WalletCodeError>(['invalid_email', 'invalid_code', 'expired', 'too_many_attempts']);
+const WALLET_NOTICES = { insufficient: 'insufficient', pending: 'pending', unavailable: 'unavailable' } as const;
 
 function noticeOf(declined: unknown, notice: unknown): PayNotice {
   if (notice === 'provider_unavailable') return 'provider_unavailable';
@@ -60,6 +56,9 @@ export class CheckoutController {
   constructor(
     private readonly sessions: SessionsClient,
     private readonly merchants: MerchantsRepository,
+    private readonly walletAuth: WalletAuth,
+    private readonly wallets: WalletsRepository,
+    private readonly ledger: LedgerClient,
   ) {}
 
   @Get(':id')
@@ -76,8 +75,11 @@ export class CheckoutController {
     const found = await this.find(id, request);
     const view: CheckoutView = 'page' in found ? found : checkoutView(found, await this.merchantName(found.merchant_id), noticeOf(declined, notice));
     const status = view.page === 'not_found' ? 404 : view.page === 'unavailable' ? 503 : 200;
+    const wallet = 'page' in found || view.page !== 'pay' || !view.methods.some(isWalletMethod) ? null : await this.walletSection(found, language, request, reply);
+    // The wallet's own message says why (not enough balance) and what to do: the general "declined" would repeat it.
+    if (view.page === 'pay' && wallet?.section.state === 'signed_in' && wallet.section.notice === 'insufficient') view.notice = null;
     const nonce = randomBytes(16).toString('base64');
-    const html = renderCheckout(view, { lang: language, nonce, path: `/checkout/${encodeURIComponent(id)}`, now: new Date(), attempt: randomBytes(12).toString('hex') });
+    const html = renderCheckout(view, { lang: language, nonce, path: `/checkout/${encodeURIComponent(id)}`, now: new Date(), attempt: randomBytes(12).toString('hex'), wallet });
     await reply.code(status).headers(securityHeaders(nonce)).send(html);
   }
 
@@ -114,6 +116,48 @@ export class CheckoutController {
     }
     if (status === 'succeeded' || status === 'paid') return void reply.redirect(this.after(found.success_url, id) ?? back, 303);
     return void reply.redirect(`${back}?declined=1`, 303);
+  }
+
+  /**
+   * The signed-in customer's click on "Pay … from your wallet": our origin, the wallet session's token and a wallet
+   * of the session's environment, or nothing is done. Sessions asks the ledger to move the money in one posting; a
+   * resubmitted form (the same attempt) is one payment.
+   */
+  @Post(':id/wallet/pay')
+  async payFromWallet(@Param('id') id: string, @Body() form: { _csrf?: string; attempt?: string; lang?: string } | undefined, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const back = `/checkout/${encodeURIComponent(id)}`;
+    const lang: Language = form?.lang === 'ar' ? 'ar' : 'en';
+    const to = (query: Record<string, string> = {}) => {
+      const params = new URLSearchParams(query);
+      if (lang === 'ar') params.set('lang', 'ar');
+      return params.size > 0 ? `${back}?${params.toString()}` : back;
+    };
+    const found = await this.find(id, request);
+    if ('page' in found) return this.showPage(id, request, reply);
+    let signedIn;
+    try {
+      signedIn = await this.walletAuth.signedInForm(request, form, found.environment);
+    } catch (error) {
+      if (!(error instanceof FormRefused)) throw error;
+      const nonce = randomBytes(16).toString('base64');
+      return void (await reply.code(403).headers(securityHeaders(nonce)).send(renderCheckout({ page: 'refused', back }, { lang, nonce, path: back, now: new Date(), attempt: '' })));
+    }
+    const wallet = await this.wallets.find(signedIn.walletId);
+    if (!wallet || !this.methodsOf(found).some(isWalletMethod) || !ATTEMPT.test(String(form?.attempt ?? ''))) return void reply.redirect(to(), 303);
+    const payer = { name: wallet.name, email: wallet.email, phone: maskPhone(wallet.phone), country: wallet.country };
+    const caller = { correlationId: String(request.id), commandId: `checkout-${id}-${String(form?.attempt)}` };
+    let outcome;
+    try {
+      outcome = await this.sessions.payFromWallet({ id, wallet_id: wallet.id, payer }, { merchant_id: found.merchant_id, environment: found.environment }, caller);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      // Paid in another tab, expired or cancelled meanwhile: the page shows what it is now. Else nothing was charged.
+      if (error.code === 'invalid_state' || error.code === 'not_found') return void reply.redirect(to(), 303);
+      return void reply.redirect(to({ wallet: 'unavailable' }), 303);
+    }
+    if (outcome.outcome === 'succeeded') return void reply.redirect(this.after(found.success_url, id) ?? to(), 303);
+    if (outcome.outcome === 'pending') return void reply.redirect(to({ wallet: 'pending' }), 303);
+    return void reply.redirect(to(outcome.reason === 'insufficient_funds' ? { wallet: 'insufficient' } : { declined: '1' }), 303);
   }
 
   /**
@@ -203,6 +247,26 @@ export class CheckoutController {
       if (error.code === 'service_unavailable') return void reply.redirect(`${back}?notice=provider_unavailable`, 303);
       return void reply.redirect(back, 303);
     }
+  }
+
+  /** The wallet in place of `togo`: the sign-in forms, or the signed-in wallet's balance and pay button. */
+  private async walletSection(found: CheckoutSession, lang: Language, request: FastifyRequest, reply: FastifyReply): Promise<{ section: WalletSection; form: WalletFormContext }> {
+    const environment = found.environment;
+    const state = await this.walletAuth.state(request, reply, environment);
+    const query = (request.query ?? {}) as Record<string, unknown>;
+    const form: WalletFormContext = { environment, csrf: state.csrf, lang, returnTo: found.session.id, from: 'checkout' };
+    if (state.signedIn) {
+      let balance: string | null = null;
+      try {
+        balance = (await this.ledger.getWallet({ wallet_id: state.signedIn.walletId, environment }, { correlationId: String(request.id) })).available;
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+      }
+      const notice = typeof query.wallet === 'string' && query.wallet in WALLET_NOTICES ? WALLET_NOTICES[query.wallet as keyof typeof WALLET_NOTICES] : null;
+      return { section: { state: 'signed_in', email: state.signedIn.email, balance, notice }, form };
+    }
+    const error = typeof query.wallet_error === 'string' && CODE_ERRORS.has(query.wallet_error) ? (query.wallet_error as WalletCodeError) : null;
+    return { section: state.pendingEmail ? { state: 'code_sent', email: state.pendingEmail, error } : { state: 'signed_out', error }, form };
   }
 
   private showPage(id: string, request: FastifyRequest, reply: FastifyReply): Promise<void> {

@@ -12,6 +12,7 @@ import { WebhookEndpointActions1763810000000 } from './1763810000000-webhook-end
 import { MailOutbox1764300000000 } from './1764300000000-mail-outbox.migration';
 import { AccountsAndVerification1764310000000 } from './1764310000000-accounts-and-verification.migration';
 import { ApiKeyExpiry1764320000000 } from './1764320000000-api-key-expiry.migration';
+import { CustomerWallets1764400000000 } from './1764400000000-customer-wallets.migration';
 
 /** Every migration of the gateway's schema, in order: the service and the admin CLI run the same list. */
 export const GATEWAY_MIGRATIONS = [
@@ -23,6 +24,7 @@ export const GATEWAY_MIGRATIONS = [
   MailOutbox1764300000000,
   AccountsAndVerification1764310000000,
   ApiKeyExpiry1764320000000,
+  CustomerWallets1764400000000,
 ];
 
 /** Every TypeORM entity of the gateway's schema. */

@@ -22,6 +22,11 @@ import {
   type ProviderPaymentOutcome,
   type SessionEventView,
   type SessionsList,
+  type PayFromWalletCheckoutCommand,
+  type StartWalletTopUpCommand,
+  type StartWalletTopUpReply,
+  type WalletPaymentOutcome,
+  type WalletTopUpOutcome,
 } from '@payments/contracts';
 import { commandPattern, ServiceClient, type CommandOptions } from '@payments/platform';
 import { ResourceCache, type CachedResourceKey } from '../resource-cache/resource-cache';
@@ -102,6 +107,21 @@ export class SessionsClient {
   /** The customer is back from the provider: sessions verifies the attempt with the provider. */
   async confirmProviderPayment(command: { id: string; reference: string }, scope: { merchant_id: string; environment: string }, caller: CommandOptions): Promise<ProviderPaymentOutcome> {
     return this.changing({ ...scope, id: command.id }, this.send(SESSIONS_COMMANDS.confirmProviderPayment, command, caller));
+  }
+
+  /** The signed-in customer pays the session from their wallet (the command id makes a resubmit one attempt). */
+  payFromWallet(command: PayFromWalletCheckoutCommand, scope: { merchant_id: string; environment: string }, caller: CommandOptions): Promise<WalletPaymentOutcome> {
+    return this.changing({ ...scope, id: command.id }, this.send(SESSIONS_COMMANDS.payFromWallet, command, caller));
+  }
+
+  /** A card top-up of a wallet at the provider: answers the provider's page. */
+  startWalletTopUp(command: StartWalletTopUpCommand, caller: CommandOptions): Promise<StartWalletTopUpReply> {
+    return this.send(SESSIONS_COMMANDS.startWalletTopUp, command, caller);
+  }
+
+  /** Back from the provider's top-up page: sessions verifies with the provider and credits the wallet once. */
+  confirmWalletTopUp(reference: string, caller: CommandOptions): Promise<WalletTopUpOutcome> {
+    return this.send(SESSIONS_COMMANDS.confirmWalletTopUp, { reference }, caller);
   }
 
   /** A provider's notification, passed on as received (sessions checks its signature and verifies). */

@@ -3,6 +3,7 @@
 import { html, SafeHtml } from './html';
 import type { CheckoutView, SessionSummary } from './checkout-view';
 import { fill, MESSAGES, type Language, type Messages } from './messages';
+import { checkoutWallet, type WalletFormContext, type WalletSection } from './wallet-section';
 
 const STYLE = `
 *{box-sizing:border-box}
@@ -26,6 +27,20 @@ button:focus-visible,a:focus-visible{outline:3px solid #f0a500;outline-offset:2p
 .unavailable{color:#4a4f57}
 a{color:#1f4fd1}
 footer{margin-top:1rem;text-align:center}
+h3{font-size:1rem;margin:.25rem 0 .5rem}
+label{display:block;font-weight:600;margin:.5rem 0 .25rem}
+input,select{width:100%;min-height:2.75rem;font:inherit;padding:.4rem .6rem;border:1px solid #6b7079;border-radius:.5rem;background:#fff;color:#1a1a1a}
+input:focus-visible,select:focus-visible{outline:3px solid #f0a500;outline-offset:2px}
+input+button,select+button{margin-top:.5rem}
+.alert p,.note p{margin:.25rem 0}
+.ok{background:#e8f5e9;border:1px solid #3c8d40;border-radius:.5rem;padding:.5rem .75rem;margin:1rem 0}
+.muted{color:#4a4f57}
+.statement{list-style:none;padding:0;margin:0}
+.statement li{display:flex;justify-content:space-between;gap:.75rem;border-top:1px solid #e6e8eb;padding:.5rem 0}
+.statement .what{min-width:0}
+.statement .when{display:block;color:#4a4f57;font-size:.875rem}
+.statement .sum{font-weight:600;white-space:nowrap}
+nav.pages{display:flex;justify-content:space-between;gap:1rem;margin-top:.75rem}
 `;
 
 const COUNTDOWN = `
@@ -42,6 +57,8 @@ const LIVE_STATUS = `setTimeout(()=>location.reload(),5000);`;
 
 // Constants of this file, not data: raw text inside <style> and <script> must not be entity-escaped.
 const TRUSTED_STYLE = new SafeHtml(STYLE);
+/** The same styles for the wallet page (one look for the customer's pages). */
+export const CUSTOMER_PAGE_STYLE = TRUSTED_STYLE;
 const TRUSTED_COUNTDOWN = new SafeHtml(COUNTDOWN);
 const TRUSTED_LIVE_STATUS = new SafeHtml(LIVE_STATUS);
 
@@ -53,6 +70,13 @@ export interface PageContext {
   now: Date;
   /** A fresh token per rendered page: the same submit twice is one attempt. */
   attempt: string;
+  /** The customer's wallet in place of the `togo` method (a session that offers it). */
+  wallet?: { section: WalletSection; form: WalletFormContext } | null;
+}
+
+/** The service balance: `togo` on intents, `wallet` on invoices; the customer pays it from their wallet. */
+export function isWalletMethod(method: string): boolean {
+  return method === 'togo' || method === 'wallet';
 }
 
 function methodName(m: Messages, method: string): string {
@@ -76,9 +100,15 @@ function payPage(m: Messages, view: Extract<CheckoutView, { page: 'pay' }>, ctx:
   const s = view.summary;
   const providerForm = (method: string, label: string, style: string) =>
     html`<form method="post" action="${ctx.path}/pay"><input type="hidden" name="method" value="${method}"><input type="hidden" name="provider" value="1"><input type="hidden" name="attempt" value="${ctx.attempt}-provider"><button type="submit" class="${style}">${label}</button></form>`;
+  const wallet = (method: string) =>
+    isWalletMethod(method) && ctx.wallet
+      ? checkoutWallet(m, ctx.wallet.section, { ...ctx.wallet.form, sessionId: s.id, amount: `${s.amount} ${s.currency}`, attempt: ctx.attempt })
+      : null;
   const methodForms = view.methods.map((method) => {
     const name = methodName(m, method);
     const atProvider = view.providerMethods.includes(method);
+    // The wallet is how togo is paid, live and test (test keeps its sandbox buttons beside it).
+    if (!view.test && isWalletMethod(method) && ctx.wallet) return wallet(method);
     if (!view.test) {
       return atProvider
         ? html`<div class="method">${providerForm(method, fill(m.payAtProvider, { method: name }), '')}</div>`
@@ -95,7 +125,7 @@ function payPage(m: Messages, view: Extract<CheckoutView, { page: 'pay' }>, ctx:
 <form method="post" action="${ctx.path}/pay"><input type="hidden" name="method" value="${method}"><input type="hidden" name="outcome" value="decline"><input type="hidden" name="attempt" value="${ctx.attempt}-decline"><button type="submit" class="secondary">${fill(m.decline, { method: name })}</button></form>
 ${transfers}
 ${atProvider ? providerForm(method, fill(m.providerTestPage, { method: name }), 'secondary') : null}
-</div>`;
+</div>${wallet(method)}`;
   });
   return html`<h1>${fill(m.payTo, { merchant: s.merchantName })}</h1>
 ${summaryList(m, s)}
@@ -131,6 +161,8 @@ ${view.summary.crypto && view.summary.crypto.overpayment !== '0.00' ? html`<p cl
       return html`<h1>${m.failedTitle}</h1><p>${fill(m.failedBody, { merchant })}</p>`;
     case 'not_found':
       return html`<h1>${m.notFoundTitle}</h1><p>${m.notFoundBody}</p>`;
+    case 'refused':
+      return html`<h1>${m.wallet.refusedTitle}</h1><p>${m.wallet.refusedBody}</p><p><a href="${view.back}">${m.wallet.back}</a></p>`;
     default:
       return html`<h1>${m.unavailableTitle}</h1><p>${m.unavailableBody}</p>`;
   }
@@ -144,7 +176,7 @@ export function renderCheckout(view: CheckoutView, ctx: PageContext): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${m.title}</title>
 <style nonce="${ctx.nonce}">${TRUSTED_STYLE}</style>
 </head>

@@ -34,7 +34,9 @@ export type CheckoutView =
     }
   | { page: 'processing'; summary: SessionSummary; continueWith: string | null }
   | { page: 'paid' | 'expired' | 'cancelled' | 'failed'; summary: SessionSummary }
-  | { page: 'not_found' | 'unavailable' };
+  | { page: 'not_found' | 'unavailable' }
+  /** A wallet form refused (token, origin, sign-in ended): nothing was done; `back` leads to the page it came from. */
+  | { page: 'refused'; back: string };
 
 export function checkoutView(found: CheckoutSession, merchantName: string, notice: PayNotice): CheckoutView {
   const s = found.session;
