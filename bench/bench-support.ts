@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import autocannon, { type Result } from 'autocannon';
-import { REPO_ROOT } from '@payments/testing';
+import { commandUrlSettings, freePort, REPO_ROOT, startService, type RunningService } from '@payments/testing';
 
 /** `--name N` from the command line, or the fallback. */
 export function numberArg(name: string, fallback: number): number {
@@ -23,4 +23,31 @@ export function admin(databaseUrl: string, ...args: Array<string | Record<string
 
 export function load(options: autocannon.Options): Promise<Result> {
   return new Promise((resolve, reject) => autocannon(options, (error, result) => (error ? reject(error) : resolve(result))));
+}
+
+/**
+ * All five services as `npm start` runs them (one instance each), each told where its owners' commands go: the
+ * ledger first (sessions sends it wallet payments), the gateway last at `origin` (its PUBLIC_BASE_URL, so its
+ * forms' origin checks pass). Every service started is pushed onto `services`, for the caller to stop.
+ */
+export async function startWholeSystem(common: Record<string, string>, services: RunningService[]): Promise<{ origin: string; gateway: RunningService; ledger: RunningService; sessions: RunningService }> {
+  const start = async (app: Parameters<typeof startService>[0], env: Record<string, string> = {}) => {
+    const service = await startService(app, { ...common, ...env, PORT: String(await freePort()) });
+    services.push(service);
+    return service;
+  };
+  const ledger = await start('ledger');
+  const sessions = await start('sessions', commandUrlSettings({ ledger }));
+  const refunds = await start('refunds', { SESSIONS_URL: sessions.commandUrl! });
+  const dispatcher = await start('webhook-dispatcher');
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const gateway = await startService('gateway', {
+    ...common,
+    ...commandUrlSettings({ sessions, ledger, refunds, 'webhook-dispatcher': dispatcher }),
+    PORT: String(port),
+    PUBLIC_BASE_URL: origin,
+  });
+  services.push(gateway);
+  return { origin, gateway, ledger, sessions };
 }

@@ -4,9 +4,9 @@
 // services run, at the production log level. Prints figures beside the goal; asserts nothing.
 // Usage: node -r ./tools/swc-register.js bench/dashboard.ts [--rate 20] [--seconds 20] [--payments 100000]
 import argon2 from 'argon2';
-import { commandUrlSettings, createTestDatabase, freePort, startService, uniqueName, type RunningService } from '@payments/testing';
+import { createTestDatabase, uniqueName, type RunningService } from '@payments/testing';
 import { Client } from 'pg';
-import { admin, load, numberArg } from './bench-support';
+import { admin, load, numberArg, startWholeSystem } from './bench-support';
 import { openLoop } from './open-loop';
 import { seedOperationsHistory } from './operations-seed';
 
@@ -38,23 +38,7 @@ async function main(): Promise<void> {
   const common = { DATABASE_URL: db.url, KAFKA_NAMESPACE: namespace, LOG_LEVEL: 'info' };
   const services: RunningService[] = [];
   try {
-    const sessions = await startService('sessions', { ...common, PORT: String(await freePort()) });
-    services.push(sessions);
-    const ledger = await startService('ledger', { ...common, PORT: String(await freePort()) });
-    services.push(ledger);
-    const refunds = await startService('refunds', { ...common, SESSIONS_URL: sessions.commandUrl!, PORT: String(await freePort()) });
-    services.push(refunds);
-    const dispatcher = await startService('webhook-dispatcher', { ...common, PORT: String(await freePort()) });
-    services.push(dispatcher);
-    const port = await freePort();
-    const origin = `http://127.0.0.1:${port}`;
-    const gateway = await startService('gateway', {
-      ...common,
-      ...commandUrlSettings({ sessions, ledger, refunds, 'webhook-dispatcher': dispatcher }),
-      PORT: String(port),
-      PUBLIC_BASE_URL: origin,
-    });
-    services.push(gateway);
+    const { origin } = await startWholeSystem(common, services);
 
     const merchant = await admin(db.url, 'merchant', 'create', '--name', 'Bench Dashboard', '--email', `${namespace}@example.com`);
     const pg = new Client({ connectionString: db.url });

@@ -6,9 +6,9 @@
 // goal; asserts nothing.
 // Usage: node -r ./tools/swc-register.js bench/wallet.ts [--rate 100] [--seconds 20] [--wallets 50]
 import { randomUUID } from 'node:crypto';
-import { commandUrlSettings, createTestDatabase, freePort, signInWalletCustomer, startService, uniqueName, type RunningService, type WalletCustomer } from '@payments/testing';
+import { createTestDatabase, signInWalletCustomer, uniqueName, type RunningService, type WalletCustomer } from '@payments/testing';
 import { Client } from 'pg';
-import { admin, load, numberArg } from './bench-support';
+import { admin, load, numberArg, startWholeSystem } from './bench-support';
 import { openLoop } from './open-loop';
 
 const rate = numberArg('rate', 100);
@@ -22,23 +22,7 @@ async function main(): Promise<void> {
   const common = { DATABASE_URL: db.url, KAFKA_NAMESPACE: namespace, LOG_LEVEL: 'info', RATE_LIMIT_TEST_PER_SEC: '100000' };
   const services: RunningService[] = [];
   try {
-    const ledger = await startService('ledger', { ...common, PORT: String(await freePort()) });
-    services.push(ledger);
-    const sessions = await startService('sessions', { ...common, ...commandUrlSettings({ ledger }), PORT: String(await freePort()) });
-    services.push(sessions);
-    const refunds = await startService('refunds', { ...common, SESSIONS_URL: sessions.commandUrl!, PORT: String(await freePort()) });
-    services.push(refunds);
-    const dispatcher = await startService('webhook-dispatcher', { ...common, PORT: String(await freePort()) });
-    services.push(dispatcher);
-    const port = await freePort();
-    const origin = `http://127.0.0.1:${port}`;
-    const gateway = await startService('gateway', {
-      ...common,
-      ...commandUrlSettings({ sessions, ledger, refunds, 'webhook-dispatcher': dispatcher }),
-      PORT: String(port),
-      PUBLIC_BASE_URL: origin,
-    });
-    services.push(gateway);
+    const { origin, ledger } = await startWholeSystem(common, services);
     const merchant = await admin(db.url, 'merchant', 'create', '--name', 'Bench Wallet', '--email', `${namespace}@example.com`);
 
     const total = Math.ceil(rate * seconds) + 8 * 25;
