@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { createTestDatabase, signInWalletCustomer, uniqueName, type RunningService, type WalletCustomer } from '@payments/testing';
 import { Client } from 'pg';
 import { admin, load, numberArg, startWholeSystem } from './bench-support';
+import { cpuPerRequest, cpuSnapshot } from './cpu';
 import { openLoop } from './open-loop';
 
 const rate = numberArg('rate', 100);
@@ -69,13 +70,23 @@ async function main(): Promise<void> {
       seen++;
       await fetch(`${origin}${request.path}`, { method: 'POST', redirect: 'manual', headers: request.headers, body: request.body });
     }
+    const pids = new Map(services.map((service) => [service.process.pid!, service.app]));
+    // The system's own background (relays, checks, heartbeats) over the same span with no payment, for comparison.
+    const idleBefore = cpuSnapshot(pids);
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+    const idle = cpuPerRequest(idleBefore, cpuSnapshot(pids), Math.ceil(rate * seconds));
+    const cpuBefore = cpuSnapshot(pids);
     const result = await openLoop({ origin, rate, seconds, connections: 64, preconnect: 8, request: pay, ok: (status) => status === 303 });
+    const cpuAfter = cpuSnapshot(pids);
     const paid = await pg.query<{ n: string }>(`SELECT count(*)::text AS n FROM ledger.postings WHERE kind = 'payment' AND wallet_id IS NOT NULL AND merchant_id = $1`, [merchant.merchant_id]);
     await pg.end();
     console.log(`bench wallet: ${new Date().toISOString()}; all five services at log level info; this VM's bare HTTP (gateway /health/live, 32 connections, 3 s): ${Math.round(bare.requests.average)} req/s`);
     console.log(
       `  wallet payments (the pay click: session token, sessions' attempt, the ledger's posting, the session's success) at ${rate}/s offered for ${seconds} s over ${walletCount} wallets: p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  max ${result.latency.max} ms  303 answers ${n - seen - result.non2xx - result.errors}  other answers ${result.non2xx}  errors ${result.errors} — goal p99 ≤ 50 ms: ${result.latency.p99 <= 50 ? 'met' : 'NOT met'}`,
     );
+    // Includes what each payment sets off after its answer: events relayed and consumed (ledger, refunds, webhooks).
+    console.log(`  CPU per payment (every process): ${cpuPerRequest(cpuBefore, cpuAfter, n - seen)}`);
+    console.log(`  the same span idle, divided as if it had as many payments: ${idle}`);
     console.log(`  wallet postings written: ${paid.rows[0]!.n} (warm-up ${seen} + measured ${n - seen})`);
   } finally {
     await Promise.all(services.map((s) => s.stop().catch(() => undefined)));

@@ -139,7 +139,9 @@ export class ProviderAttemptsRepository {
   /** Closes an open attempt with its outcome (a closed one stays as it was; a payment id chosen at its start is kept). */
   async resolve(manager: EntityManager, reference: string, outcome: { status: 'succeeded' | 'failed'; failureReason?: string | null; paymentId?: string | null }, now: Date): Promise<void> {
     await manager.query(
-      `UPDATE ${this.table} SET status = $2, failure_reason = $3, payment_id = COALESCE($4, payment_id), resolved_at = $5 WHERE reference = $1 AND status = 'open'`,
+      // An attempt resolved is no longer driven by anyone: its lease ends with it (no separate release).
+      `UPDATE ${this.table} SET status = $2, failure_reason = $3, payment_id = COALESCE($4, payment_id), resolved_at = $5, verifying_until = NULL, verifying_token = NULL
+        WHERE reference = $1 AND status = 'open'`,
       [reference, outcome.status, outcome.failureReason ?? null, outcome.paymentId ?? null, now],
     );
   }

@@ -131,7 +131,7 @@ export class WalletPayments implements AttemptSettler {
   }
 
   /** Runs `work` holding the attempt's lease (renewed while it runs, released after), so no one else drives it meanwhile. */
-  private async holding<T>(token: string, reference: string, work: () => Promise<T>): Promise<T> {
+  private async holding<T extends WalletPaymentOutcome>(token: string, reference: string, work: () => Promise<T>): Promise<T> {
     const manager = this.dataSource.manager;
     return keepingClaims(
       [reference],
@@ -141,12 +141,17 @@ export class WalletPayments implements AttemptSettler {
         now: () => this.clock.now(),
       },
       async () => {
+        let outcome: T | undefined;
         try {
-          return await work();
+          outcome = await work();
+          return outcome;
         } finally {
-          await this.attempts.releaseLease(manager, token, reference).catch((error: unknown) => {
-            this.logger.warn({ err: error, reference }, 'wallet attempt lease not released; it ends by itself');
-          });
+          // Succeeded or declined: resolving the attempt ended its lease in the same statement.
+          if (outcome?.outcome !== 'succeeded' && outcome?.outcome !== 'declined') {
+            await this.attempts.releaseLease(manager, token, reference).catch((error: unknown) => {
+              this.logger.warn({ err: error, reference }, 'wallet attempt lease not released; it ends by itself');
+            });
+          }
         }
       },
     );
