@@ -7,6 +7,7 @@
 // Usage: node -r ./tools/swc-register.js bench/wallet.ts [--rate 100] [--seconds 20] [--wallets 50]
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, signInWalletCustomer, uniqueName, type RunningService, type WalletCustomer } from '@payments/testing';
+import { formatMoney } from '@payments/money';
 import { Client } from 'pg';
 import { admin, load, numberArg, startWholeSystem } from './bench-support';
 import { cpuPerRequest, cpuSnapshot } from './cpu';
@@ -27,7 +28,8 @@ async function main(): Promise<void> {
     const merchant = await admin(db.url, 'merchant', 'create', '--name', 'Bench Wallet', '--email', `${namespace}@example.com`);
 
     const total = Math.ceil(rate * seconds) + 8 * 25;
-    const amount = '12.50';
+    const amountCents = 1250;
+    const amount = formatMoney(amountCents);
     const create = async () => {
       const res = await fetch(`${origin}/api/v1/payment-intents`, {
         method: 'POST',
@@ -47,7 +49,7 @@ async function main(): Promise<void> {
     const customers: WalletCustomer[] = [];
     for (let w = 0; w < walletCount; w++) {
       const email = `customer-${w}-${namespace}@example.com`.toLowerCase();
-      await admin(db.url, 'wallet', 'credit', '--email', email, '--amount', (perWallet * 12.5).toFixed(2), '--key', `bench-${w}`, '--env', 'test', { LEDGER_URL: ledger.commandUrl! });
+      await admin(db.url, 'wallet', 'credit', '--email', email, '--amount', formatMoney(perWallet * amountCents), '--key', `bench-${w}`, '--env', 'test', { LEDGER_URL: ledger.commandUrl! });
       customers.push(await signInWalletCustomer({ origin, databaseUrl: db.url, environment: 'test', email }));
     }
 

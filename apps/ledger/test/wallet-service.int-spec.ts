@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { LEDGER_COMMANDS, LEDGER_SERVICE } from '@payments/contracts';
 import { deadLetterTopic, STREAMS, topicName } from '@payments/events';
 import { newWalletId } from '@payments/ids';
+import { formatMoney } from '@payments/money';
 import { commandPattern, CommandClient, ServiceClient } from '@payments/platform';
 import { collectMessages, REPO_ROOT, startStack, testKafka, uniqueName, waitFor, type Stack } from '@payments/testing';
 import { Client } from 'pg';
@@ -136,7 +137,8 @@ describe('ledger wallets service', () => {
     const sandbox = paymentId();
     const sandboxSource = `pi_test_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
     await publish(STREAMS.sessions, sandboxSource, succeeded(sandbox, sandboxSource, null));
-    const expected = ((Number(before.replace('.', '')) + 1990) / 100).toFixed(2);
+    // In cents: the balance before plus the sandbox payment's net (19.90).
+    const expected = formatMoney(Number(before.replace('.', '')) + 1990);
     await waitFor(async () => (await merchantBalance()) === expected, 30_000, 'the sandbox payment to be booked');
     const entries = await sql(`SELECT e.account FROM ledger.entries e JOIN ledger.postings p ON p.id = e.posting_id WHERE p.payment_id = $1 AND e.amount_cents > 0`, [sandbox]);
     expect(entries).toEqual([{ account: 'platform:test:clearing' }]);
