@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import autocannon, { type Result } from 'autocannon';
-import { commandUrlSettings, freePort, REPO_ROOT, startService, type RunningService } from '@payments/testing';
+import { freePort, REPO_ROOT, startService, type RunningService } from '@payments/testing';
 
 /** `--name N` from the command line, or the fallback. */
 export function numberArg(name: string, fallback: number): number {
@@ -25,29 +25,47 @@ export function load(options: autocannon.Options): Promise<Result> {
   return new Promise((resolve, reject) => autocannon(options, (error, result) => (error ? reject(error) : resolve(result))));
 }
 
+/** Instances of each owner of commands and events, as `npm start` runs them (its REPLICAS, default 2). */
+export const START_REPLICAS = Number(process.env.REPLICAS ?? 2);
+
 /**
- * All five services as `npm start` runs them (one instance each), each told where its owners' commands go: the
- * ledger first (sessions sends it wallet payments), the gateway last at `origin` (its PUBLIC_BASE_URL, so its
- * forms' origin checks pass). Every service started is pushed onto `services`, for the caller to stop.
+ * All five services as `npm start` runs them: `replicas` instances of each owner (sessions, ledger, refunds, the
+ * dispatcher; default as `npm start`, 2), one gateway sending commands to all of them, each told where its owners'
+ * commands go: the ledgers first (sessions sends them wallet payments), the gateway last at `origin` (its
+ * PUBLIC_BASE_URL, so its forms' origin checks pass), with the settings `npm start` gives (loopback command ports,
+ * local webhook targets allowed). Every service started is pushed onto `services`, for the caller to stop.
  */
-export async function startWholeSystem(common: Record<string, string>, services: RunningService[]): Promise<{ origin: string; gateway: RunningService; ledger: RunningService; sessions: RunningService }> {
+export async function startWholeSystem(
+  common: Record<string, string>,
+  services: RunningService[],
+  replicas = START_REPLICAS,
+): Promise<{ origin: string; gateway: RunningService; ledger: RunningService; sessions: RunningService }> {
+  const settings = { COMMAND_HOST: '127.0.0.1', WEBHOOK_ALLOW_INSECURE_TARGETS: '1', NODE_ENV: 'development', ...common };
   const start = async (app: Parameters<typeof startService>[0], env: Record<string, string> = {}) => {
-    const service = await startService(app, { ...common, ...env, PORT: String(await freePort()) });
-    services.push(service);
-    return service;
+    const group: RunningService[] = [];
+    for (let i = 0; i < replicas; i++) {
+      const service = await startService(app, { ...settings, ...env, PORT: String(await freePort()) });
+      services.push(service);
+      group.push(service);
+    }
+    return group;
   };
-  const ledger = await start('ledger');
-  const sessions = await start('sessions', commandUrlSettings({ ledger }));
-  const refunds = await start('refunds', { SESSIONS_URL: sessions.commandUrl! });
-  const dispatcher = await start('webhook-dispatcher');
+  const urls = (group: RunningService[]) => group.map((s) => s.commandUrl!).join(',');
+  const ledgers = await start('ledger');
+  const sessions = await start('sessions', { LEDGER_URL: urls(ledgers) });
+  const refunds = await start('refunds', { SESSIONS_URL: urls(sessions) });
+  const dispatchers = await start('webhook-dispatcher');
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const gateway = await startService('gateway', {
-    ...common,
-    ...commandUrlSettings({ sessions, ledger, refunds, 'webhook-dispatcher': dispatcher }),
+    ...settings,
+    SESSIONS_URL: urls(sessions),
+    LEDGER_URL: urls(ledgers),
+    REFUNDS_URL: urls(refunds),
+    WEBHOOKS_URL: urls(dispatchers),
     PORT: String(port),
     PUBLIC_BASE_URL: origin,
   });
   services.push(gateway);
-  return { origin, gateway, ledger, sessions };
+  return { origin, gateway, ledger: ledgers[0]!, sessions: sessions[0]! };
 }

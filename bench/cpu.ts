@@ -3,7 +3,7 @@
 // Redis and this process (the load generator).
 import { readdirSync, readFileSync } from 'node:fs';
 
-const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+export const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
 export type CpuSnapshot = Map<string, number>;
 
@@ -63,4 +63,28 @@ export function serverCpuMsPerRequest(before: CpuSnapshot, after: CpuSnapshot, r
   let ticks = 0;
   for (const [key, value] of after) if (key.split('\t')[0] !== 'load generator') ticks += value - (before.get(key) ?? 0);
   return (ticks * 1000) / TICKS_PER_SECOND / Math.max(requests, 1);
+}
+
+/** Ticks of every group but the load generator between two snapshots. */
+export function serverTicks(before: CpuSnapshot, after: CpuSnapshot): number {
+  let ticks = 0;
+  for (const [key, value] of after) if (key.split('\t')[0] !== 'load generator') ticks += value - (before.get(key) ?? 0);
+  return ticks;
+}
+
+/** Cores the services, Postgres, the broker and Redis use over `ms` while nothing is offered; and by group. */
+export async function idleCores(services: Map<number, string>, ms: number): Promise<{ total: number; byGroup: string }> {
+  const before = cpuSnapshot(services);
+  const started = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  const after = cpuSnapshot(services);
+  const seconds = (performance.now() - started) / 1000;
+  const byGroup = new Map<string, number>();
+  for (const [key, ticks] of after) {
+    const group = key.split('\t')[0]!;
+    if (group !== 'load generator') byGroup.set(group, (byGroup.get(group) ?? 0) + ticks - (before.get(key) ?? 0));
+  }
+  const cores = (ticks: number) => ticks / TICKS_PER_SECOND / seconds;
+  const parts = [...byGroup].sort((a, b) => b[1] - a[1]).map(([group, ticks]) => `${group} ${cores(ticks).toFixed(3)}`);
+  return { total: cores(serverTicks(before, after)), byGroup: parts.join(', ') };
 }
