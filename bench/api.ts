@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import autocannon, { Result } from 'autocannon';
+import Redis from 'ioredis';
 import { Pool } from 'pg';
 import { createTestDatabase, freePort, startStack, uniqueName, type RunningService } from '@payments/testing';
 import { admin, START_REPLICAS, startWholeSystem } from './bench-support';
@@ -158,6 +159,18 @@ async function startSystem(passThrough: Record<string, string>): Promise<System>
   }
 }
 
+/** Committed Postgres transactions in the bench's database and commands Redis has run: what a request costs in round trips. */
+async function roundTripCounts(pool: Pool): Promise<{ transactions: number; redis: number; byCommand: Map<string, number> }> {
+  const { rows } = await pool.query<{ n: string }>('SELECT xact_commit::text AS n FROM pg_stat_database WHERE datname = current_database()');
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { lazyConnect: true });
+  await redis.connect();
+  const stats = (await redis.info('commandstats')) as string;
+  redis.disconnect();
+  const byCommand = new Map([...stats.matchAll(/cmdstat_([\w|]+):calls=(\d+)/g)].map((m) => [m[1]!, Number(m[2])]));
+  const calls = [...byCommand.values()].reduce((sum, n) => sum + n, 0);
+  return { transactions: Number(rows[0]!.n), redis: calls, byCommand };
+}
+
 /** CPU of every service, Postgres, the broker and Redis with nothing offered, after a settling pause; printed. */
 async function measureIdle(system: System): Promise<{ cores: number }> {
   await new Promise((resolve) => setTimeout(resolve, 5000));
@@ -294,7 +307,17 @@ async function main(): Promise<void> {
           request: () => ({ method: 'POST', path: '/api/v1/payment-intents', headers: { authorization: auth, 'content-type': 'application/json', 'idempotency-key': randomUUID() }, body }),
         });
       const idle = idleStack ?? (await measureIdle(system));
+      const counts0 = await roundTripCounts(base.pool);
       const result = await breakdown(system, `create@${ordinary}/s`, () => createAt(ordinary), 'payment-intents.create', 'payment-intents"');
+      const counts1 = await roundTripCounts(base.pool);
+      const per = (a: number, b: number) => ((b - a) / Math.max(result.requests.total, 1)).toFixed(2);
+      console.log(`  per create: Postgres transactions ${per(counts0.transactions, counts1.transactions)} (commits and single statements, every schema), Redis commands ${per(counts0.redis, counts1.redis)} (${[...counts1.byCommand]
+        .map(([command, n]) => [command, n - (counts0.byCommand.get(command) ?? 0)] as const)
+        .filter(([, n]) => n > 0)
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 6)
+        .map(([command, n]) => `${command} ${per(0, n)}`)
+        .join(', ')})`);
       const [before, after] = result.cpu;
       const spentSeconds = seconds; // the run's length (the open loop keeps its pace)
       const aboveIdleMs = ((serverTicks(before, after) / TICKS_PER_SECOND - idle.cores * spentSeconds) * 1000) / Math.max(result.requests.total, 1);

@@ -38,6 +38,9 @@ const BOOKINGS_CONSUMER = Symbol('BOOKINGS_CONSUMER');
         topics: (namespace) => [topicName(namespace, STREAMS.sessions), topicName(namespace, STREAMS.refunds)],
         readyOnceJoined: true,
         eventTypes: BOOKED_EVENT_TYPES,
+        // Balances are read, never waited on by a payment (wallet payments post by command): a balance may lag its
+        // payment by this much, and at ordinary rates the postings of this span share one transaction.
+        lingerMs: 50,
       },
       BookingEventsHandler,
       (handler) => ({ handle: (envelope, manager, ctx) => handler.handle(envelope, manager, ctx), beforeCommit: (manager) => handler.beforeCommit(manager) }),

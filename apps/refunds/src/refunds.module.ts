@@ -40,7 +40,9 @@ const PAYMENTS_CONSUMER = Symbol('PAYMENTS_CONSUMER');
     },
     eventConsumerProvider(
       PAYMENTS_CONSUMER,
-      { name: 'refunds.payments', topics: (namespace) => [topicName(namespace, STREAMS.sessions)], eventTypes: PAYMENT_EVENT_TYPES },
+      // Nobody waits on this projection (a refund of a payment not seen yet asks sessions), so it may lag by 100 ms
+      // and take a span's events in one transaction.
+      { name: 'refunds.payments', topics: (namespace) => [topicName(namespace, STREAMS.sessions)], eventTypes: PAYMENT_EVENT_TYPES, lingerMs: 100 },
       PaymentEventsHandler,
       (handler) => (envelope, manager) => handler.handle(envelope, manager),
     ),

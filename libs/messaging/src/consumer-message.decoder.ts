@@ -19,14 +19,23 @@ export type ValidMessage = Extract<DecodedMessage, { ok: true }>;
 const headerString = (value: IHeaders[string]): string | undefined =>
   value === undefined ? undefined : Array.isArray(value) ? value.map(String).join(',') : value.toString();
 
-/** Headers as strings, the value parsed and checked against the envelope schema and its type's data schema. */
-export function decodeMessage(topic: string, partition: number, message: KafkaMessage): DecodedMessage {
+/**
+ * Headers as strings, the value parsed and checked against the envelope schema and its type's data schema. When
+ * `acts` says from the `event-type` header that the consumer does not act on the event, the value is not read at
+ * all: the envelope holds only the headers' id and type (parsing and validating every other service's events was
+ * most of what they cost a consumer that skips them).
+ */
+export function decodeMessage(topic: string, partition: number, message: KafkaMessage, acts?: (type: string) => boolean): DecodedMessage {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(message.headers ?? {})) {
     const text = headerString(value);
     if (text !== undefined) headers[name] = text;
   }
   const where = { topic, partition, offset: message.offset };
+  const type = headers['event-type'];
+  if (acts && type !== undefined && !acts(type)) {
+    return { ok: true, message, where, headers, envelope: { id: headers['event-id'] ?? '', type } as EventEnvelope };
+  }
   try {
     if (message.value === null) throw new Error('message has no value');
     const envelope = validateEnvelope(JSON.parse(message.value.toString('utf8')));

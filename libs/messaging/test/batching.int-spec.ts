@@ -296,4 +296,76 @@ describe('batched inbox transactions', () => {
     const inbox = (await db.query("SELECT event_id FROM reader.inbox WHERE consumer = 'batching_types'")) as Array<{ event_id: string }>;
     expect(new Set(inbox.map((row) => row.event_id))).toEqual(new Set([h1.id, h2.id]));
   });
+
+  it('does not read the value of an event whose type header names a type it does not act on', async () => {
+    const topic = uniqueTopic('batching_headers');
+    await ensureTopics(kafka, [topic, deadLetterTopic(topic)]);
+    const handled: number[] = [];
+    const seen: Array<[string, HandleOutcome]> = [];
+    const groupId = uniqueName('batching_headers');
+    const consumer = new EventConsumer({
+      kafka,
+      groupId,
+      topics: [topic],
+      dataSource: db,
+      consumerName: 'batching_headers',
+      producer,
+      eventTypes: [THING_HAPPENED],
+      logger: recordingLogger(),
+      handler: async (envelope) => void handled.push(envelope.sequence),
+      hooks: { afterHandle: (envelope, outcome) => void seen.push([envelope.type, outcome]) },
+    });
+    cleanup.add(() => consumer.stop());
+    await consumer.start();
+    const happened = thingHappened('thing_headers', 1);
+    // The skipped one's value is not even JSON: read, it would be dead-lettered as invalid.
+    await producer.send({
+      topic,
+      acks: -1,
+      messages: [
+        { key: KEY, value: 'not json at all', headers: { 'event-id': 'evt_skipped', 'event-type': THING_NOTED } },
+        { key: KEY, value: JSON.stringify(happened), headers: { 'event-id': happened.id, 'event-type': happened.type } },
+      ],
+    });
+    await waitFor(async () => (await groupLag(kafka, groupId, topic)) === 0, 30_000, 'the consumer to pass both messages');
+    await consumer.stop();
+    expect(handled).toEqual([1]);
+    expect(seen).toEqual([
+      [THING_NOTED, 'ignored'],
+      [THING_HAPPENED, 'handled'],
+    ]);
+    expect(consumer.stats()).toMatchObject({ handled: 1, ignored: 1, deadLettered: 0 });
+  });
+
+  it('after a fetch, lingers so that the events of the next span share one transaction', async () => {
+    const topic = uniqueTopic('batching_linger');
+    await ensureTopics(kafka, [topic, deadLetterTopic(topic)]);
+    const handled: number[] = [];
+    const groupId = uniqueName('batching_linger');
+    const consumer = new EventConsumer({
+      kafka,
+      groupId,
+      topics: [topic],
+      dataSource: db,
+      consumerName: 'batching_linger',
+      producer,
+      lingerMs: 1500,
+      logger: recordingLogger(),
+      handler: async (envelope) => void handled.push(envelope.sequence),
+    });
+    cleanup.add(() => consumer.stop());
+    await consumer.start();
+    const key = 'thing_linger';
+    const send = (sequence: number) => producer.send({ topic, acks: -1, messages: [{ key, value: JSON.stringify(thingHappened(key, sequence)) }] });
+    // The first event after a quiet spell is handled at once: the consumer was waiting on its fetch.
+    await send(1);
+    await waitFor(async () => handled.length === 1, 30_000, 'the first event');
+    const afterFirst = consumer.stats().transactions;
+    // Five sends one after another while the consumer lingers: its next fetch carries them all.
+    for (let sequence = 2; sequence <= 6; sequence++) await send(sequence);
+    await waitFor(async () => handled.length === 6, 30_000, 'the other five');
+    await consumer.stop();
+    expect(handled).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(consumer.stats().transactions - afterFirst).toBe(1);
+  });
 });

@@ -18,12 +18,14 @@ const JOIN_WAIT_MS = 1000;
 /** How long after a crash kafkajs will not recover from a new consumer is started. */
 const REJOIN_DELAY_MS = 1000;
 /**
- * Fetches wait for this much or FETCH_WAIT_MS, whichever comes first. Every create's event passes through here
- * only to be skipped: fetching each few events as they came cost the gateway and the broker a fetch and a
- * commit per handful of creates; a change made inside sessions reaches GETs at most FETCH_WAIT_MS later.
+ * After a fetch that brought events, the next one waits this long (less the handling): every create's event passes
+ * through here only to be skipped, and fetching each as it came cost the gateway and the broker a fetch and a
+ * commit per create. A change made inside sessions reaches GETs at most this much later. (A broker-side wait for
+ * a fetch's bytes did the same under load but woke every idle gateway ten times a second.)
  */
-const FETCH_MIN_BYTES = 64 * 1024;
-const FETCH_WAIT_MS = 100;
+const FETCH_LINGER_MS = 100;
+/** An idle fetch's wait: it answers as soon as an event comes, so this only sets how often an idle gateway asks. */
+const FETCH_WAIT_MS = 1000;
 
 export interface ResourceInvalidationOptions {
   brokers: string[];
@@ -75,7 +77,6 @@ export class ResourceInvalidationConsumer {
     });
     const consumer = kafka.consumer({
       groupId: `${namespace}.gateway.resource-cache`,
-      minBytes: FETCH_MIN_BYTES,
       maxWaitTimeInMs: FETCH_WAIT_MS,
       sessionTimeout: sessionTimeoutMs,
       heartbeatInterval: Math.floor(sessionTimeoutMs / 6),
@@ -98,14 +99,15 @@ export class ResourceInvalidationConsumer {
     // commands invalidate directly, and reads already show a session past expires_at as expired.
     this.running = consumer
       .run({
+        // Offsets at most once a second: a restart re-reads at most that second's events, and invalidating twice is harmless.
+        autoCommitInterval: 1000,
+        autoCommitThreshold: 1000,
         eachBatch: async ({ batch }) => {
-          // Creations (every create's event) change nothing cached: skipped by their header, before any parsing.
-          const changing = batch.messages.filter((m) => !String(m.headers?.['event-type'] ?? '').endsWith('.created'));
-          if (changing.length === 0) return;
-          const { changed, malformed } = resourcesChangedBy(changing);
-          // Parked before the batch is committed: a failed publish leaves the batch to come again.
-          if (malformed.length > 0) await this.deadLetter(deadLetters, batch.topic, batch.partition, malformed);
-          await this.cache.invalidate(changed);
+          const started = performance.now();
+          await this.handleBatch(batch, deadLetters);
+          // kafkajs fetches again once the fetch's batches returned (see FETCH_LINGER_MS).
+          const linger = FETCH_LINGER_MS - (performance.now() - started);
+          if (linger > 1 && !this.stopping) await new Promise((resolve) => setTimeout(resolve, linger));
         },
       })
       .catch((error: unknown) => this.logger.error({ err: error }, 'resource invalidation consumer did not start'));
@@ -120,6 +122,17 @@ export class ResourceInvalidationConsumer {
     await this.consumer?.disconnect();
     await this.running;
     await this.producer?.disconnect();
+  }
+
+  /** One partition's events: the resources they change leave the cache (unreadable ones are dead-lettered first). */
+  private async handleBatch(batch: { topic: string; partition: number; messages: KafkaMessage[] }, deadLetters: DeadLetterPublisher): Promise<void> {
+    // Creations (every create's event) change nothing cached: skipped by their header, before any parsing.
+    const changing = batch.messages.filter((m) => !String(m.headers?.['event-type'] ?? '').endsWith('.created'));
+    if (changing.length === 0) return;
+    const { changed, malformed } = resourcesChangedBy(changing);
+    // Parked before the batch is committed: a failed publish leaves the batch to come again.
+    if (malformed.length > 0) await this.deadLetter(deadLetters, batch.topic, batch.partition, malformed);
+    await this.cache.invalidate(changed);
   }
 
   private async deadLetter(deadLetters: DeadLetterPublisher, topic: string, partition: number, messages: readonly KafkaMessage[]): Promise<void> {

@@ -6,6 +6,8 @@ export const PUBLIC_EVENTS: ConsumerDefinition = {
   name: 'webhooks.public-events',
   topics: (namespace) => [topicName(namespace, STREAMS.sessions), topicName(namespace, STREAMS.refunds)],
   readyOnceJoined: true,
+  // Merchants wait on webhooks: a short linger, so at a few hundred events a second several share a transaction.
+  lingerMs: 20,
 };
 
 /** The gateway's webhook endpoint settings. */
