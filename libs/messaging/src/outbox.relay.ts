@@ -34,6 +34,13 @@ export interface OutboxRelayOptions {
    * steady rate each cycle (read, publish, delete) then carries several rows instead of one or two.
    */
   lingerMs?: number;
+  /**
+   * After a cycle that sent rows, the next one starts no sooner than this after it began: rows that come meanwhile
+   * go together (at 100 writes a second, one read, one produce and one delete for every two writes instead of
+   * every one, and fewer fetches woken in every consumer). The first row after a quiet spell is sent at once, and
+   * none waits longer than this for the cycle before it. Default 20 ms.
+   */
+  spacingMs?: number;
   /** Backoff after a failed cycle (publish or database error). */
   retry?: { initialMs?: number; maxMs?: number };
   /** Deleting rows earlier versions marked sent (and kept): how often and how old. */
@@ -101,6 +108,7 @@ export class OutboxRelay {
   private budgetLoweredAt = 0;
   private readonly pollIntervalMs: number;
   private readonly lingerMs: number;
+  private readonly spacingMs: number;
   private readonly retryInitialMs: number;
   private readonly retryMaxMs: number;
   private readonly pruneIntervalMs: number;
@@ -123,7 +131,8 @@ export class OutboxRelay {
     this.maxBatchBytes = options.maxBatchBytes ?? DEFAULT_OUTBOX_MAX_BATCH_BYTES;
     this.byteBudget = this.maxBatchBytes;
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
-    this.lingerMs = options.lingerMs ?? 3;
+    this.lingerMs = options.lingerMs ?? 0;
+    this.spacingMs = options.spacingMs ?? 20;
     this.retryInitialMs = options.retry?.initialMs ?? 200;
     this.retryMaxMs = options.retry?.maxMs ?? 10_000;
     this.pruneIntervalMs = options.prune?.intervalMs ?? 5 * 60_000;
@@ -206,11 +215,15 @@ export class OutboxRelay {
           await sleep(this.pollIntervalMs, this.stopSignal.signal);
           continue;
         }
+        const started = performance.now();
+        const sentBefore = this.counters.batches;
         const more = await this.relayBatch();
         failures = 0;
         await this.pruneIfDue();
         // A full batch (by rows or bytes) means more may be waiting: go again at once.
         if (!more) {
+          const spacing = this.spacingMs - (performance.now() - started);
+          if (this.counters.batches > sentBefore && spacing > 1) await sleep(spacing, this.stopSignal.signal);
           await this.work.wait(this.pollIntervalMs);
           if (this.lingerMs > 0) await sleep(this.lingerMs, this.stopSignal.signal);
         }

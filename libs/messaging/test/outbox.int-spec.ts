@@ -171,8 +171,32 @@ describe('outbox writer, relay connection loss, pruning and tables', () => {
     }
     await relay.flush(20_000);
     const after = relay.stats();
+    await relay.stop(); // frees the schema's lock for the next test's relay
     expect(after.published - before.published).toBe(5);
     expect(after.batches - before.batches).toBe(1);
+  });
+
+  it('sends the first row after a quiet spell at once and the rows written during the spacing in one batch', async () => {
+    const kafka = testKafka();
+    await ensureTopics(kafka, [topic]);
+    const producer = await connectProducer(kafka, cleanup);
+    const relay = new OutboxRelay({ dataSource: db, producer, schema: 'svc', pollIntervalMs: 60_000, spacingMs: 1500, logger: recordingLogger() });
+    cleanup.add(() => relay.stop());
+    relay.start();
+    await waitFor(() => relay.stats().active, 20_000, 'the relay to take the lock');
+    await relay.flush(20_000);
+    // Quiet for longer than the spacing: the next row is not held back.
+    await new Promise((resolve) => setTimeout(resolve, 1600));
+    const writer = new OutboxWriter();
+    const before = relay.stats();
+    await db.transaction((manager) => writer.append(manager, topic, [thingHappened('thing_spacing', 1)]));
+    await waitFor(() => relay.stats().published === before.published + 1, 1200, 'the first row, sent before the spacing ended');
+    for (let n = 2; n <= 5; n++) await db.transaction((manager) => writer.append(manager, topic, [thingHappened('thing_spacing', n)]));
+    await relay.flush(20_000);
+    const after = relay.stats();
+    await relay.stop();
+    expect(after.published - before.published).toBe(5);
+    expect(after.batches - before.batches).toBe(2);
   });
 
   it('sends rows written while the outbox was jsonb, unchanged, once migrated to text', async () => {
