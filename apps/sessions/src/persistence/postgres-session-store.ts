@@ -46,13 +46,15 @@ export class PostgresSessionStore<S extends SessionRow, E extends { readonly typ
     return this.readModel.findResource(this.db.dataSource.manager, scope, id);
   }
 
-  async write(change: SessionWrite<S, E, R>, within?: Transaction): Promise<void> {
+  async write(change: SessionWrite<S, E, R>, within?: Transaction, also: readonly SqlStatement[] = []): Promise<void> {
     const statement = combineStatements([
       // The update as CTE s1, read by the main query so that it runs before the others: it takes the row lock before
       // any event is appended, the order the expiry job's transactions also follow, so the two never deadlock. A
       // stale decision appends at a (stream, version) already taken, and the whole statement fails.
       this.readModel.updateStatement(change.state, change.resource, change.expectedVersion, change.now),
       ...this.rest(change),
+      // The caller's rows (a wallet attempt opened or resolved with the change): one commit for both.
+      ...also,
       { text: 'SELECT count(*)::int AS updated FROM s1', params: [] },
     ]);
     const manager = managerOf(within);
@@ -67,6 +69,10 @@ export class PostgresSessionStore<S extends SessionRow, E extends { readonly typ
     } catch (error) {
       throw conflictOf(error, change);
     }
+  }
+
+  async writeAlone(statements: readonly SqlStatement[]): Promise<void> {
+    await executePrepared(this.db.dataSource, combineStatements(statements));
   }
 
   async create(
