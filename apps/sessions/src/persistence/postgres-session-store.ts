@@ -154,12 +154,19 @@ function managerOf(within: Transaction | undefined): EntityManager | undefined {
   return within as unknown as EntityManager | undefined;
 }
 
-/** A lost race (stale version, deadlock) as the pipeline's ConcurrencyError; anything else as it is. */
+/**
+ * A lost race (stale version, deadlock) as the pipeline's ConcurrencyError; anything else as it is. A session is paid
+ * once, so a payment its source has already is a change the decision did not see: its insert may fail before the
+ * event's version clash does (the statement stops at the first violation).
+ */
 function conflictOf(error: unknown, change: { id: string; expectedVersion: number }): unknown {
   if (isConcurrencyError(error)) return error;
   const deadlock = postgresErrorCode(error) === '40P01';
-  return isStreamVersionClash(error) || deadlock ? new ConcurrencyError(change.id, change.expectedVersion) : error;
+  const stale = isStreamVersionClash(error) || isUniqueViolation(error, PAYMENT_SOURCE_CONSTRAINT);
+  return stale || deadlock ? new ConcurrencyError(change.id, change.expectedVersion) : error;
 }
+
+const PAYMENT_SOURCE_CONSTRAINT = 'payments_source_key';
 
 /** The pipeline's handle on a transaction the caller holds (the expiry job's). */
 export function transactionOf(manager: EntityManager): Transaction {
