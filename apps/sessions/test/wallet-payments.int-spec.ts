@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { validateEnvelope } from '@payments/events';
 import { newWalletId } from '@payments/ids';
-import { LahzaStandIn } from '@payments/testing';
+import { LahzaStandIn, waitFor } from '@payments/testing';
 import { codeOf, createHarness, intentCommand, invoiceCommand, type SessionsHarness } from './support/sessions-harness';
 
 // Paying a session from a customer wallet (`togo`) and topping wallets up by card at Lahza, on a real database,
@@ -137,6 +137,24 @@ describe('wallet payments and top-ups', () => {
     expect(h.ledger.balanceOf(wallet)).toBe('926.00');
     expect(await h.count('payments', 'source_id = $1', [intent.id])).toBe(1);
     expect(await attemptRows(intent.id)).toHaveLength(1);
+  });
+
+  it('paid another way while the ledger was asked: the success decided on the session as the begin left it loses the race, and the attempt keeps the money as session_already_paid', async () => {
+    const intent = await testIntent();
+    const wallet = funded('100.00');
+    h.ledger.delayMs = 400;
+    const paying = h.walletHandlers.pay({ id: intent.id, wallet_id: wallet, payer });
+    // The attempt and the intent's processing are written together, before the ledger is asked.
+    await waitFor(async () => (await intentOf(intent.id)).status === 'processing', 5_000, 'processing', 10);
+    expect(await attemptRows(intent.id)).toEqual([expect.objectContaining({ status: 'open', provider: 'togo' })]);
+    const simulated = await h.intents.simulate({ merchant_id: merchant, environment: 'test', id: intent.id, result: 'succeeded' }, 'req_simulate');
+    expect(await paying).toMatchObject({ outcome: 'succeeded', balance: '26.00' });
+    // The session keeps the payment it made first; the wallet's is on the attempt, for an operator to refund.
+    expect(await intentOf(intent.id)).toMatchObject({ status: 'succeeded', payment_id: simulated.payment_id });
+    const [attempt] = await attemptRows(intent.id);
+    expect(attempt).toMatchObject({ status: 'succeeded', failure_reason: 'session_already_paid' });
+    expect(h.ledger.payments.get(attempt!.payment_id!)!.reply.outcome).toBe('paid');
+    expect(await h.count('payments', 'source_id = $1', [intent.id])).toBe(1);
   });
 
   it('the ledger posted but its answer was lost: pending, then the background check records it with the same payment id', async () => {

@@ -1,4 +1,4 @@
-import { qualified } from '@payments/database';
+import { qualified, type SqlStatement } from '@payments/database';
 import { OutboxWriter } from '@payments/messaging';
 import type { Environment } from '@payments/ids';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -94,12 +94,42 @@ export class JournalRepository {
   async postAll(manager: EntityManager, postings: readonly Posting[], shard: number): Promise<Posting[]> {
     const unique = [...new Map(postings.map((p) => [p.id, p])).values()];
     if (unique.length === 0) return [];
+    const statement = this.postingStatement(unique, shard);
+    const rows = (await manager.query(`${statement.text} SELECT id, (SELECT count(*) FROM balance) AS balances FROM posting`, statement.params as unknown[])) as Array<{ id: string }>;
+    const written = new Set(rows.map((row) => row.id));
+    const posted = unique.filter((posting) => written.has(posting.id));
+    await this.outbox.append(manager, this.eventsTopic, posted.map(postingCreated));
+    return posted;
+  }
+
+  /**
+   * postAll of postings that are all new, in one statement with their outbox rows and `also` (the caller's rows of
+   * the same decision): one round trip. False when any of them was in the journal already: the outbox rows and
+   * `also` were written regardless, so the caller must roll its transaction back.
+   */
+  async postNew(manager: EntityManager, postings: readonly Posting[], shard: number, also: readonly SqlStatement[]): Promise<boolean> {
+    const unique = [...new Map(postings.map((p) => [p.id, p])).values()];
+    if (unique.length === 0 || unique.length !== postings.length) return false;
+    const statement = this.postingStatement(unique, shard);
+    const params = [...statement.params];
+    const more = [this.outbox.appendStatement(this.eventsTopic, unique.map(postingCreated)), ...also].map((extra, i) => {
+      const offset = params.length;
+      params.push(...extra.params);
+      return `, also${i + 1} AS (${extra.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)})`;
+    });
+    const rows = (await manager.query(`${statement.text}${more.join('')} SELECT id, (SELECT count(*) FROM balance) AS balances FROM posting`, params)) as Array<{ id: string }>;
+    await this.outbox.committedIn(manager);
+    return rows.length === unique.length;
+  }
+
+  /** The WITH clauses that write postings (CTE `posting`: the ids written), entries and balances; the caller adds the SELECT. */
+  private postingStatement(unique: readonly Posting[], shard: number): SqlStatement {
     const hotShard = Math.abs(Math.trunc(shard)) % HOT_ACCOUNT_SHARDS;
     const column = <T>(value: (posting: Posting) => T) => unique.map(value);
     const entries = unique.flatMap((posting) => posting.entries.map((entry) => ({ posting, entry })));
     const shards = new Map(entries.map(({ entry }) => [entry.account.id, entry.account.hot ? hotShard : 0]));
-    const rows = (await manager.query(
-      `WITH posting AS (
+    return {
+      text: `WITH posting AS (
          INSERT INTO ${this.table('postings')}
            (id, kind, merchant_id, environment, source, payment_id, amount_cents, fee_cents, net_cents, event_id, description, occurred_at, wallet_id)
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[],
@@ -120,9 +150,8 @@ export class JournalRepository {
          INSERT INTO ${this.table('balances')} (account, shard, sum_cents)
          SELECT account, shard, sum_cents FROM change ORDER BY account, shard
          ON CONFLICT (account, shard) DO UPDATE SET sum_cents = ${this.table('balances')}.sum_cents + EXCLUDED.sum_cents
-         RETURNING 1)
-       SELECT id, (SELECT count(*) FROM balance) AS balances FROM posting`,
-      [
+         RETURNING 1)`,
+      params: [
         column((p) => p.id),
         column((p) => p.kind),
         column((p) => p.merchantId),
@@ -143,11 +172,7 @@ export class JournalRepository {
         [...shards.values()],
         column((p) => p.walletId ?? null),
       ],
-    )) as Array<{ id: string }>;
-    const written = new Set(rows.map((row) => row.id));
-    const posted = unique.filter((posting) => written.has(posting.id));
-    await this.outbox.append(manager, this.eventsTopic, posted.map(postingCreated));
-    return posted;
+    };
   }
 
   /**
@@ -158,13 +183,12 @@ export class JournalRepository {
   async lockWallets(manager: EntityManager, accountIds: readonly string[]): Promise<Map<string, bigint>> {
     const accounts = [...new Set(accountIds)].sort();
     if (accounts.length === 0) return new Map();
-    await manager.query(
-      `INSERT INTO ${this.table('balances')} (account, shard, sum_cents) SELECT account, 0, 0 FROM unnest($1::text[]) AS a(account) ORDER BY account
-       ON CONFLICT (account, shard) DO NOTHING`,
-      [accounts],
-    );
+    // One round trip: the upsert makes a missing row and locks an existing one (its no-op update waits for a writer
+    // holding it, then sees that writer's committed sum, as FOR UPDATE would), rows taken in account order.
     const rows = (await manager.query(
-      `SELECT account, sum_cents::text AS sum FROM ${this.table('balances')} WHERE account = ANY($1::text[]) AND shard = 0 ORDER BY account FOR UPDATE`,
+      `INSERT INTO ${this.table('balances')} AS b (account, shard, sum_cents) SELECT account, 0, 0 FROM unnest($1::text[]) AS a(account) ORDER BY account
+       ON CONFLICT (account, shard) DO UPDATE SET sum_cents = b.sum_cents
+       RETURNING account, sum_cents::text AS sum`,
       [accounts],
     )) as Array<{ account: string; sum: string }>;
     return new Map(rows.map((row) => [row.account, BigInt(row.sum)]));

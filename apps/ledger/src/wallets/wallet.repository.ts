@@ -1,6 +1,7 @@
+import type { SqlStatement } from '@payments/database';
 import type { Environment } from '@payments/ids';
 import { randomInt } from 'node:crypto';
-import type { EntityManager } from 'typeorm';
+import { QueryFailedError, type EntityManager } from 'typeorm';
 import { shownBalance, walletAccount, walletCovers, type Posting, type PostingKind, type WalletPaymentOutcome } from '../domain';
 import type { JournalRepository } from '../journal/journal.repository';
 
@@ -84,32 +85,60 @@ export class WalletRepository {
       if (prior) return { answer: sameRequest(prior, posting), repeat: true };
 
       const paid = walletCovers(balance, posting.amountCents);
+      const answer: WalletPaymentAnswer = {
+        paymentId: posting.paymentId,
+        walletId: posting.walletId,
+        environment: posting.environment,
+        merchantId: posting.merchantId,
+        source: posting.source,
+        amountCents: BigInt(posting.amountCents),
+        outcome: paid ? 'paid' : 'insufficient_funds',
+        postingId: paid ? posting.id : null,
+        balanceCents: paid ? balance - BigInt(posting.amountCents) : balance,
+      };
+      const recording = this.recordStatement(answer);
       if (paid) {
-        // A wallet is not a Kafka partition's writer: any shard of fee revenue will do.
-        const written = await this.journal.postAll(manager, [posting], randomInt(1_000_000));
-        if (written.length === 0) throw new WalletPaymentConflict(`payment ${posting.paymentId} is already booked`);
+        // The posting, its outbox row and the answer in one statement. A wallet is not a Kafka partition's writer:
+        // any shard of fee revenue will do.
+        let posted: boolean;
+        try {
+          posted = await this.journal.postNew(manager, [posting], randomInt(1_000_000), [recording]);
+        } catch (error) {
+          // Repeats queue on the wallet's lock, so an answer already there is the same payment id for another wallet.
+          if (isUniqueViolation(error, 'wallet_payments_pkey')) throw new WalletPaymentConflict(`payment ${posting.paymentId} was answered for another wallet`);
+          throw error;
+        }
+        // Rolls the transaction back (the answer and the outbox row went with the statement).
+        if (!posted) throw new WalletPaymentConflict(`payment ${posting.paymentId} is already booked`);
+        return { answer, repeat: false };
       }
-      const [recorded] = (await manager.query(
-        `INSERT INTO ${this.table('wallet_payments')} (payment_id, wallet_id, environment, merchant_id, source, amount_cents, outcome, posting_id, balance_cents)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-         ON CONFLICT (payment_id) DO NOTHING
-         RETURNING *`,
-        [
-          posting.paymentId,
-          posting.walletId,
-          posting.environment,
-          posting.merchantId,
-          posting.source,
-          posting.amountCents,
-          paid ? 'paid' : 'insufficient_funds',
-          paid ? posting.id : null,
-          (paid ? balance - BigInt(posting.amountCents) : balance).toString(),
-        ],
-      )) as AnswerRow[];
+      const recorded = (await manager.query(`${recording.text} ON CONFLICT (payment_id) DO NOTHING RETURNING payment_id`, recording.params as unknown[])) as unknown[];
       // Repeats queue on the wallet's lock, so a conflict here is the same payment id answered for another wallet.
-      if (!recorded) throw new WalletPaymentConflict(`payment ${posting.paymentId} was answered for another wallet`);
-      return { answer: answerOf(recorded), repeat: false };
+      if (recorded.length === 0) throw new WalletPaymentConflict(`payment ${posting.paymentId} was answered for another wallet`);
+      return { answer, repeat: false };
     });
+  }
+
+  /**
+   * A payment's answer as recorded. With the posting it has no ON CONFLICT: the same payment id answered already
+   * (for another wallet: repeats queue on the wallet's lock and read the answer) fails the posting's statement.
+   */
+  private recordStatement(answer: WalletPaymentAnswer): SqlStatement {
+    return {
+      text: `INSERT INTO ${this.table('wallet_payments')} (payment_id, wallet_id, environment, merchant_id, source, amount_cents, outcome, posting_id, balance_cents)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      params: [
+        answer.paymentId,
+        answer.walletId,
+        answer.environment,
+        answer.merchantId,
+        answer.source,
+        answer.amountCents.toString(),
+        answer.outcome,
+        answer.postingId,
+        answer.balanceCents.toString(),
+      ],
+    };
   }
 
   /** Writes a credit or top-up once; answers whether it was new, the posting as stored and the wallet's balance after. */
@@ -219,4 +248,10 @@ function sameRequest(answer: WalletPaymentAnswer, posting: Posting & { walletId:
     answer.amountCents === BigInt(posting.amountCents);
   if (!same) throw new WalletPaymentConflict(`payment ${answer.paymentId} was answered for another wallet payment`);
   return answer;
+}
+
+function isUniqueViolation(error: unknown, constraint: string): boolean {
+  if (!(error instanceof QueryFailedError)) return false;
+  const driverError = error.driverError as { code?: string; constraint?: string };
+  return driverError.code === '23505' && driverError.constraint === constraint;
 }

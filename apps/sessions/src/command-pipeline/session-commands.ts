@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import type { SqlStatement } from '@payments/database';
 import { newEnvelope, type EventEnvelope, type PublicEventType } from '@payments/events';
 import { isConcurrencyError } from '../event-store/concurrency.error';
 import { paymentEventData } from '../payments/payment-record';
@@ -22,6 +23,22 @@ export interface CreateRequest {
   readonly key: string;
   readonly fingerprint: string;
   readonly correlationId: string;
+}
+
+/** More to a change than its events (see SessionCommands.changeWith). */
+export interface ChangeOptions<A> {
+  /**
+   * The aggregate as the caller already loaded it (its stream is not read again): decided on first, the write's
+   * version check turns a stale one into a lost race, and the retry loads the stream. Only for a command whose id
+   * cannot be among the events up to that version (a command not sent before it).
+   */
+  readonly from?: A;
+  /**
+   * Rows of the caller's written in the same statement as the change (one commit: both or neither), or alone when
+   * the decision has no events, and also when the command was handled before (so they must be safe to write twice).
+   * Called once per try, after `decide`.
+   */
+  readonly with?: () => readonly SqlStatement[];
 }
 
 /** Attempts of one command before a conflict reaches the caller (each one re-reads and re-decides). */
@@ -79,18 +96,36 @@ export class SessionCommands<A extends SessionAggregate<S, E, A>, S, E extends {
 
   /** Changes an existing stream: `decide` answers the events (none: nothing to do). */
   async change(scope: StreamScope, id: string, caller: CommandCaller, decide: (aggregate: A, now: Date) => E[]): Promise<R> {
+    return (await this.changeWith(scope, id, caller, decide)).resource;
+  }
+
+  /** A change with options (see ChangeOptions); answers the resource and the aggregate after it. */
+  async changeWith(scope: StreamScope, id: string, caller: CommandCaller, decide: (aggregate: A, now: Date) => E[], options: ChangeOptions<A> = {}): Promise<{ resource: R; aggregate: A }> {
     if (this.kind.environmentOf(id) !== scope.environment) throw new SessionNotFoundError(this.kind.label, id);
+    let from = options.from;
     return this.retrying(async () => {
       const now = this.clock.now();
-      const { aggregate, handled } = await this.load(scope, id, caller.commandId);
+      const { aggregate, handled } = from ? { aggregate: from, handled: false } : await this.load(scope, id, caller.commandId);
+      // A lost race decides again from the stream as it is now.
+      from = undefined;
+      const alone = async () => {
+        const statements = options.with?.() ?? [];
+        if (statements.length > 0) await this.store.writeAlone(statements);
+        return { resource: this.kind.render(aggregate.state, now), aggregate };
+      };
       // Sent again after its answer was lost: what it did is already written.
-      if (handled) return this.kind.render(aggregate.state, now);
+      if (handled) return alone();
       const events = decide(aggregate, now);
-      if (events.length === 0) return this.kind.render(aggregate.state, now);
+      if (events.length === 0) return alone();
       const write = this.decided(aggregate, scope, events, now, eventMetadata(scope, caller.correlationId, caller.commandId));
-      await this.store.write(write);
-      return write.resource;
+      await this.store.write(write, undefined, options.with?.() ?? []);
+      return { resource: write.resource, aggregate: aggregate.apply(events) };
     });
+  }
+
+  /** The caller's statements of a step that changes no session (see ChangeOptions.with), in one statement. */
+  async writeAlone(statements: readonly SqlStatement[]): Promise<void> {
+    await this.store.writeAlone(statements);
   }
 
   /** Expires a session the expiry job has locked, in its transaction; false when it is final already. */

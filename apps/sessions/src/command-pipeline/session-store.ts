@@ -1,3 +1,4 @@
+import type { SqlStatement } from '@payments/database';
 import type { EventEnvelope } from '@payments/events';
 import type { EventMetadata, StoredEvent, StreamScope } from '../event-store/event-store';
 import type { PaymentRecord } from '../payments/payment-record';
@@ -46,8 +47,13 @@ export interface SessionStore<S, E extends { readonly type: string; readonly dat
   /** The stream, oldest first; empty when there is none in `scope`. */
   loadStream(scope: StreamScope, id: string, within?: Transaction): Promise<StoredEvent<E>[]>;
   findResource(scope: StreamScope, id: string): Promise<R | null>;
-  /** Writes a change to an existing stream; a ConcurrencyError when the stream moved past `expectedVersion`. */
-  write(change: SessionWrite<S, E, R>, within?: Transaction): Promise<void>;
+  /**
+   * Writes a change to an existing stream; a ConcurrencyError when the stream moved past `expectedVersion`. `also`:
+   * the caller's statements, written in the same statement (any of them failing fails the whole change).
+   */
+  write(change: SessionWrite<S, E, R>, within?: Transaction, also?: readonly SqlStatement[]): Promise<void>;
+  /** The caller's statements of a change that wrote no events, in one statement. */
+  writeAlone(statements: readonly SqlStatement[]): Promise<void>;
   /**
    * Claims the key and writes the new stream `build` decides, given what the store allocates with it (an invoice
    * number); or answers the claim already on the key. A claim older than `expiredBefore` no longer counts.

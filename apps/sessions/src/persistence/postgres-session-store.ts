@@ -46,13 +46,15 @@ export class PostgresSessionStore<S extends SessionRow, E extends { readonly typ
     return this.readModel.findResource(this.db.dataSource.manager, scope, id);
   }
 
-  async write(change: SessionWrite<S, E, R>, within?: Transaction): Promise<void> {
+  async write(change: SessionWrite<S, E, R>, within?: Transaction, also: readonly SqlStatement[] = []): Promise<void> {
     const statement = combineStatements([
       // The update as CTE s1, read by the main query so that it runs before the others: it takes the row lock before
       // any event is appended, the order the expiry job's transactions also follow, so the two never deadlock. A
       // stale decision appends at a (stream, version) already taken, and the whole statement fails.
       this.readModel.updateStatement(change.state, change.resource, change.expectedVersion, change.now),
       ...this.rest(change),
+      // The caller's rows (a wallet attempt opened or resolved with the change): one commit for both.
+      ...also,
       { text: 'SELECT count(*)::int AS updated FROM s1', params: [] },
     ]);
     const manager = managerOf(within);
@@ -67,6 +69,10 @@ export class PostgresSessionStore<S extends SessionRow, E extends { readonly typ
     } catch (error) {
       throw conflictOf(error, change);
     }
+  }
+
+  async writeAlone(statements: readonly SqlStatement[]): Promise<void> {
+    await executePrepared(this.db.dataSource, combineStatements(statements));
   }
 
   async create(
@@ -148,12 +154,19 @@ function managerOf(within: Transaction | undefined): EntityManager | undefined {
   return within as unknown as EntityManager | undefined;
 }
 
-/** A lost race (stale version, deadlock) as the pipeline's ConcurrencyError; anything else as it is. */
+/**
+ * A lost race (stale version, deadlock) as the pipeline's ConcurrencyError; anything else as it is. A session is paid
+ * once, so a payment its source has already is a change the decision did not see: its insert may fail before the
+ * event's version clash does (the statement stops at the first violation).
+ */
 function conflictOf(error: unknown, change: { id: string; expectedVersion: number }): unknown {
   if (isConcurrencyError(error)) return error;
   const deadlock = postgresErrorCode(error) === '40P01';
-  return isStreamVersionClash(error) || deadlock ? new ConcurrencyError(change.id, change.expectedVersion) : error;
+  const stale = isStreamVersionClash(error) || isUniqueViolation(error, PAYMENT_SOURCE_CONSTRAINT);
+  return stale || deadlock ? new ConcurrencyError(change.id, change.expectedVersion) : error;
 }
+
+const PAYMENT_SOURCE_CONSTRAINT = 'payments_source_key';
 
 /** The pipeline's handle on a transaction the caller holds (the expiry job's). */
 export function transactionOf(manager: EntityManager): Transaction {

@@ -1,4 +1,5 @@
 import type { WalletPayer } from '@payments/contracts';
+import type { SqlStatement } from '@payments/database';
 import type { Environment } from '@payments/ids';
 import type { EntityManager } from 'typeorm';
 
@@ -74,6 +75,16 @@ const COLUMNS =
 /** What a new attempt is made of (its outcome, checks and time are the table's). */
 export type NewAttempt = Omit<ProviderAttempt, 'status' | 'failureReason' | 'checks' | 'createdAt'>;
 
+/** How an attempt ended. */
+export interface AttemptOutcome {
+  readonly status: 'succeeded' | 'failed';
+  readonly failureReason?: string | null;
+  readonly paymentId?: string | null;
+}
+
+/** The unique index that allows one open attempt per session. */
+export const ONE_OPEN_ATTEMPT = 'provider_attempts_one_open';
+
 /** The next check after `checks` checks: after 5 s, doubling, at most 5 min (SQL, over the row's `checks`). */
 const BACKOFF = 'make_interval(secs => LEAST(5 * power(2, LEAST(checks, 10)), 300))';
 
@@ -87,13 +98,23 @@ export class ProviderAttemptsRepository {
 
   /** Records a new open attempt; false when the session has an open one already (another tab won the race). */
   async insertOpen(manager: EntityManager, attempt: NewAttempt, firstCheckAt: Date, lease?: { token: string; until: Date }): Promise<boolean> {
+    const { text, params } = this.insertOpenStatement(attempt, firstCheckAt, lease);
+    const rows: unknown[] = await manager.query(`${text} ON CONFLICT (session_id) WHERE status = 'open' DO NOTHING RETURNING reference`, params as unknown[]);
+    return rows.length === 1;
+  }
+
+  /**
+   * The insert of a new open attempt as a statement, to be written with the session's change (see
+   * SessionCommands.changeWith): when the session has an open attempt already it fails the whole statement with a
+   * unique violation of ONE_OPEN_ATTEMPT (isUniqueViolation).
+   */
+  insertOpenStatement(attempt: NewAttempt, firstCheckAt: Date, lease?: { token: string; until: Date }): SqlStatement {
     // Leased at once when the caller goes on to settle it (a wallet payment): no other tab or check drives it meanwhile.
-    const rows: unknown[] = await manager.query(
-      `INSERT INTO ${this.table} (reference, provider, session_kind, session_id, merchant_id, environment, method, amount_cents, redirect_url, next_check_at,
+    return {
+      text: `INSERT INTO ${this.table} (reference, provider, session_kind, session_id, merchant_id, environment, method, amount_cents, redirect_url, next_check_at,
                                   payment_id, wallet_id, payer, return_to, fee_cents, fee_rate_bps, verifying_token, verifying_until)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
-       ON CONFLICT (session_id) WHERE status = 'open' DO NOTHING RETURNING reference`,
-      [
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+      params: [
         attempt.reference,
         attempt.provider,
         attempt.sessionKind,
@@ -113,8 +134,7 @@ export class ProviderAttemptsRepository {
         lease?.token ?? null,
         lease?.until ?? null,
       ],
-    );
-    return rows.length === 1;
+    };
   }
 
   async find(manager: EntityManager, reference: string): Promise<ProviderAttempt | null> {
@@ -137,13 +157,19 @@ export class ProviderAttemptsRepository {
   }
 
   /** Closes an open attempt with its outcome (a closed one stays as it was; a payment id chosen at its start is kept). */
-  async resolve(manager: EntityManager, reference: string, outcome: { status: 'succeeded' | 'failed'; failureReason?: string | null; paymentId?: string | null }, now: Date): Promise<void> {
-    await manager.query(
+  async resolve(manager: EntityManager, reference: string, outcome: AttemptOutcome, now: Date): Promise<void> {
+    const { text, params } = this.resolveStatement(reference, outcome, now);
+    await manager.query(text, params as unknown[]);
+  }
+
+  /** resolve as a statement, to be written with the session's change (safe to write twice: a closed attempt stays). */
+  resolveStatement(reference: string, outcome: AttemptOutcome, now: Date): SqlStatement {
+    return {
       // An attempt resolved is no longer driven by anyone: its lease ends with it (no separate release).
-      `UPDATE ${this.table} SET status = $2, failure_reason = $3, payment_id = COALESCE($4, payment_id), resolved_at = $5, verifying_until = NULL, verifying_token = NULL
+      text: `UPDATE ${this.table} SET status = $2, failure_reason = $3, payment_id = COALESCE($4, payment_id), resolved_at = $5, verifying_until = NULL, verifying_token = NULL
         WHERE reference = $1 AND status = 'open'`,
-      [reference, outcome.status, outcome.failureReason ?? null, outcome.paymentId ?? null, now],
-    );
+      params: [reference, outcome.status, outcome.failureReason ?? null, outcome.paymentId ?? null, now],
+    };
   }
 
   /** Verified again later (the provider had no outcome yet, or could not be reached): after 5 s, doubling, at most 5 min. */

@@ -4,6 +4,7 @@ import { Logger } from '@nestjs/common';
 import { newPaymentId, randomBase62 } from '@payments/ids';
 import { ApiError, CLAIM_LEASE_MS, keepingClaims } from '@payments/platform';
 import type { ProviderNotificationReply, ProviderPaymentOutcome } from '@payments/contracts';
+import type { SqlStatement } from '@payments/database';
 import type { FeeSchedule } from '@payments/money';
 import type { DataSource } from 'typeorm';
 import type { StreamScope } from '../event-store/event-store';
@@ -27,17 +28,38 @@ export interface PayableSession {
   readonly customerEmail: string | null;
   /** The merchant's fee schedule the session was created with (null: DESIGN's). */
   readonly feeSchedule: FeeSchedule | null;
+  /** The session as read here, for the attempt's next step to decide on (see AttemptStep). */
+  readonly snapshot: SessionSnapshot;
+}
+
+/** A session as an attempt's step read or left it (opaque): the next step decides on it without reading its stream. */
+export type SessionSnapshot = { readonly __sessionSnapshot: unique symbol };
+
+/**
+ * How a step of an attempt meets the session: `from` the snapshot the previous step left (a stale one only costs a
+ * retry from the stream), `with` the attempt's own rows written in the same statement as the session's change.
+ */
+export interface AttemptStep<W = () => readonly SqlStatement[]> {
+  readonly from?: SessionSnapshot;
+  readonly with?: W;
 }
 
 /** The session kinds' part: read one, and record an attempt's start, success and decline in its stream. */
 export interface ProviderSessions {
   find(id: string): Promise<PayableSession | null>;
   /** The customer went to the provider (an intent becomes processing; an invoice stays pending). */
-  begin(session: PayableSession, attempt: ProviderAttempt): Promise<void>;
-  /** The provider verified the payment: recorded once per attempt, even after expiry; `late` when it came after. */
-  succeed(attempt: ProviderAttempt, paymentId: string): Promise<{ paymentId: string | null; late: boolean; alreadyPaid: boolean }>;
+  begin(session: PayableSession, attempt: ProviderAttempt, step?: Pick<AttemptStep, 'with'>): Promise<SessionSnapshot>;
+  /**
+   * The provider verified the payment: recorded once per attempt, even after expiry; `late` when it came after. The
+   * step's `with` is told whether the session was paid already (by another payment).
+   */
+  succeed(
+    attempt: ProviderAttempt,
+    paymentId: string,
+    step?: AttemptStep<(alreadyPaid: boolean) => readonly SqlStatement[]>,
+  ): Promise<{ paymentId: string | null; late: boolean; alreadyPaid: boolean }>;
   /** The provider declined: the session may be paid again (nothing is written if it moved on meanwhile). */
-  decline(attempt: ProviderAttempt, reason: string): Promise<void>;
+  decline(attempt: ProviderAttempt, reason: string, step?: AttemptStep): Promise<void>;
 }
 
 /** First verify of an attempt nobody came back from: the customer is usually still on the provider's page. */

@@ -1,10 +1,23 @@
 import type { StreamScope } from '../event-store/event-store';
-import type { InvoicePaymentMethod, IntentPaymentMethod } from '../domain';
+import type { Invoice, InvoicePaymentMethod, IntentPaymentMethod, PaymentIntent } from '../domain';
 import type { InvoiceCommands } from '../invoices/invoice.commands';
 import type { PaymentIntentCommands } from '../payment-intents/payment-intent.commands';
 import type { Clock } from '../shared/clock';
 import { merchantOf, type ProviderAttempt } from './provider-attempts.repository';
-import type { PayableSession, ProviderSessions } from './provider-payments';
+import type { PayableSession, ProviderSessions, SessionSnapshot } from './provider-payments';
+
+/** What a SessionSnapshot holds: the aggregate as a step read or left it. */
+type Held = { kind: 'payment_intent'; aggregate: PaymentIntent } | { kind: 'invoice'; aggregate: Invoice };
+const snapshotOf = (held: Held) => held as unknown as SessionSnapshot;
+const heldOf = (snapshot: SessionSnapshot | undefined) => snapshot as unknown as Held | undefined;
+const intentFrom = (snapshot: SessionSnapshot | undefined) => {
+  const held = heldOf(snapshot);
+  return held?.kind === 'payment_intent' ? held.aggregate : undefined;
+};
+const invoiceFrom = (snapshot: SessionSnapshot | undefined) => {
+  const held = heldOf(snapshot);
+  return held?.kind === 'invoice' ? held.aggregate : undefined;
+};
 
 type Owner = (id: string) => Promise<StreamScope | null>;
 
@@ -25,31 +38,67 @@ export function providerSessions(intents: PaymentIntentCommands, invoices: Invoi
       const scope = kind ? await owners[kind](id) : null;
       if (!kind || !scope) return null;
       const now = clock.now();
-      const { state, status } =
+      const { state, status, held } =
         kind === 'payment_intent'
-          ? await intents.aggregateOf(scope, id).then((intent) => ({ state: intent.state, status: intent.effectiveStatus(now) as string }))
-          : await invoices.aggregateOf(scope, id).then((invoice) => ({ state: invoice.state, status: invoice.effectiveStatus(now) as string }));
+          ? await intents
+              .aggregateOf(scope, id)
+              .then((intent) => ({ state: intent.state, status: intent.effectiveStatus(now) as string, held: { kind, aggregate: intent } as Held }))
+          : await invoices
+              .aggregateOf(scope, id)
+              .then((invoice) => ({ state: invoice.state, status: invoice.effectiveStatus(now) as string, held: { kind, aggregate: invoice } as Held }));
       const payable: PayableSession['payable'] = ['requires_payment_method', 'failed', 'pending'].includes(status);
       const open = payable || status === 'processing';
-      return { scope, kind, payable, open, methods: state.methods, amountCents: state.amountCents, customerEmail: state.customer?.email ?? null, feeSchedule: state.feeSchedule };
+      return {
+        scope,
+        kind,
+        payable,
+        open,
+        methods: state.methods,
+        amountCents: state.amountCents,
+        customerEmail: state.customer?.email ?? null,
+        feeSchedule: state.feeSchedule,
+        snapshot: snapshotOf(held),
+      };
     },
 
-    async begin(session, attempt) {
-      if (session.kind !== 'payment_intent') return;
-      await intents.change(session.scope, attempt.sessionId, caller(attempt, 'begin'), (intent, now) => intent.submitMethod(attempt.method as IntentPaymentMethod, now));
+    async begin(session, attempt, step = {}) {
+      if (session.kind !== 'payment_intent') {
+        // An invoice stays pending: only the attempt's own rows are written.
+        const statements = step.with?.() ?? [];
+        if (statements.length > 0) await invoices.writeAlone(statements);
+        return session.snapshot;
+      }
+      const { aggregate } = await intents.changeWith(
+        session.scope,
+        attempt.sessionId,
+        caller(attempt, 'begin'),
+        (intent, now) => intent.submitMethod(attempt.method as IntentPaymentMethod, now),
+        // The attempt's reference is new: its begin cannot be in the stream the session was read from.
+        { from: intentFrom(session.snapshot), ...(step.with ? { with: step.with } : {}) },
+      );
+      return snapshotOf({ kind: 'payment_intent', aggregate });
     },
 
-    async succeed(attempt, paymentId) {
+    async succeed(attempt, paymentId, step = {}) {
       let alreadyPaid = false;
+      const also = step.with ? { with: () => step.with!(alreadyPaid) } : {};
       if (attempt.sessionKind === 'payment_intent') {
-        const intent = await intents.change(scopeOf(attempt), attempt.sessionId, caller(attempt, 'paid'), (current, now) => {
-          if (current.state.status !== 'succeeded') return current.confirmProviderPayment({ method: attempt.method as IntentPaymentMethod, paymentId, now, ...(attempt.walletId ? { walletId: attempt.walletId } : {}) });
-          alreadyPaid = true;
-          return [];
-        });
+        const { resource: intent } = await intents.changeWith(
+          scopeOf(attempt),
+          attempt.sessionId,
+          caller(attempt, 'paid'),
+          (current, now) => {
+            alreadyPaid = false;
+            if (current.state.status !== 'succeeded') return current.confirmProviderPayment({ method: attempt.method as IntentPaymentMethod, paymentId, now, ...(attempt.walletId ? { walletId: attempt.walletId } : {}) });
+            alreadyPaid = true;
+            return [];
+          },
+          { from: intentFrom(step.from), ...also },
+        );
         return { paymentId: alreadyPaid ? null : (intent.payment_id ?? paymentId), late: !alreadyPaid && isLate(intent.paid_at, intent.expires_at), alreadyPaid };
       }
-      const invoice = await invoices.change(scopeOf(attempt), attempt.sessionId, caller(attempt, 'paid'), (current, now) => {
+      const { resource: invoice } = await invoices.changeWith(scopeOf(attempt), attempt.sessionId, caller(attempt, 'paid'), (current, now) => {
+        alreadyPaid = false;
         if (current.state.status !== 'paid') {
           // A wallet payment reports the wallet's profile as the payer (its phone already masked by the gateway).
           if (attempt.payer) {
@@ -60,19 +109,28 @@ export function providerSessions(intents: PaymentIntentCommands, invoices: Invoi
         }
         alreadyPaid = true;
         return [];
-      });
+      }, { from: invoiceFrom(step.from), ...also });
       return { paymentId: alreadyPaid ? null : (invoice.payment?.reference ?? paymentId), late: !alreadyPaid && isLate(invoice.paid_at, invoice.expires_at), alreadyPaid };
     },
 
-    async decline(attempt, reason) {
+    async decline(attempt, reason, step = {}) {
+      const also = step.with ? { with: step.with } : {};
       if (attempt.sessionKind === 'payment_intent') {
-        await intents.change(scopeOf(attempt), attempt.sessionId, caller(attempt, 'declined'), (intent, now) =>
-          intent.effectiveStatus(now) === 'processing' && intent.state.paymentMethod === attempt.method ? intent.fail({ reason, now }) : [],
+        await intents.changeWith(
+          scopeOf(attempt),
+          attempt.sessionId,
+          caller(attempt, 'declined'),
+          (intent, now) => (intent.effectiveStatus(now) === 'processing' && intent.state.paymentMethod === attempt.method ? intent.fail({ reason, now }) : []),
+          { from: intentFrom(step.from), ...also },
         );
         return;
       }
-      await invoices.change(scopeOf(attempt), attempt.sessionId, caller(attempt, 'declined'), (invoice, now) =>
-        ['pending', 'failed'].includes(invoice.effectiveStatus(now)) ? invoice.fail({ method: attempt.method as InvoicePaymentMethod, reason, now }) : [],
+      await invoices.changeWith(
+        scopeOf(attempt),
+        attempt.sessionId,
+        caller(attempt, 'declined'),
+        (invoice, now) => (['pending', 'failed'].includes(invoice.effectiveStatus(now)) ? invoice.fail({ method: attempt.method as InvoicePaymentMethod, reason, now }) : []),
+        { from: invoiceFrom(step.from), ...also },
       );
     },
   };

@@ -5,8 +5,9 @@ import { newPaymentId, randomBase62 } from '@payments/ids';
 import { DEFAULT_FEE_SCHEDULE, feeFor, formatMoney } from '@payments/money';
 import { ApiError, CLAIM_LEASE_MS, keepingClaims } from '@payments/platform';
 import type { DataSource } from 'typeorm';
-import { WALLET_PROVIDER, merchantOf, type ProviderAttempt, type ProviderAttemptsRepository } from '../provider-payments/provider-attempts.repository';
-import type { AttemptSettler, ProviderPayments, ProviderSessions, Settled } from '../provider-payments/provider-payments';
+import { isUniqueViolation } from '../event-store/event-store';
+import { ONE_OPEN_ATTEMPT, WALLET_PROVIDER, merchantOf, type AttemptOutcome, type ProviderAttempt, type ProviderAttemptsRepository } from '../provider-payments/provider-attempts.repository';
+import type { AttemptSettler, ProviderPayments, ProviderSessions, SessionSnapshot, Settled } from '../provider-payments/provider-payments';
 import type { Clock } from '../shared/clock';
 import { walletAttemptOutcomes } from '../shared/sessions-metrics';
 import { LedgerRefused, type WalletLedger } from './wallet-ledger';
@@ -89,20 +90,20 @@ export class WalletPayments implements AttemptSettler {
       feeRateBps: fee.rateBps,
     };
     const lease = { token, until: new Date(now.getTime() + CLAIM_LEASE_MS) };
-    if (!(await this.attempts.insertOpen(this.dataSource.manager, attempt, new Date(now.getTime() + FIRST_REDRIVE_AFTER_MS), lease))) {
-      // Another tab (or click) opened one first: its attempt is the payment.
-      return this.pay(command);
+    let begun: SessionSnapshot;
+    try {
+      // The attempt, with its payment id, is written in the same statement as the session's `processing`: one
+      // commit, and both are there before the ledger is asked (or neither, and nothing was asked).
+      begun = await this.sessions.begin(session, attempt, {
+        with: () => [this.attempts.insertOpenStatement(attempt, new Date(now.getTime() + FIRST_REDRIVE_AFTER_MS), lease)],
+      });
+    } catch (error) {
+      // Another tab (or click) opened an attempt first (its insert, or its `processing`, won): that one is the payment.
+      if (isUniqueViolation(error, ONE_OPEN_ATTEMPT) || (await this.attempts.findOpen(this.dataSource.manager, id))) return this.pay(command);
+      // Nothing was written and nothing asked of the ledger: the refusal is the answer.
+      throw error;
     }
-    return this.holding(token, attempt.reference, async () => {
-      try {
-        await this.sessions.begin(session, attempt);
-      } catch (error) {
-        // Nothing was asked of the ledger yet: the attempt ends here, and the refusal is the answer.
-        await this.attempts.resolve(this.dataSource.manager, attempt.reference, { status: 'failed', failureReason: 'session_not_payable' }, this.clock.now());
-        throw error;
-      }
-      return this.drive(attempt);
-    });
+    return this.holding(token, attempt.reference, () => this.drive(attempt, begun));
   }
 
   handles(attempt: ProviderAttempt): boolean {
@@ -162,7 +163,7 @@ export class WalletPayments implements AttemptSettler {
    * succeeds with that payment; not enough in the wallet → the attempt is declined and the session may be paid again.
    * No answer → still open, asked again by the background check.
    */
-  private async drive(attempt: ProviderAttempt): Promise<WalletPaymentOutcome> {
+  private async drive(attempt: ProviderAttempt, from?: SessionSnapshot): Promise<WalletPaymentOutcome> {
     const id = attempt.sessionId;
     const manager = this.dataSource.manager;
     let reply: PayFromWalletReply;
@@ -172,8 +173,7 @@ export class WalletPayments implements AttemptSettler {
       if (error instanceof LedgerRefused) {
         // The ledger refused the command itself: nothing was posted, and asking again would be refused again.
         this.logger.error({ err: error, reference: attempt.reference, session: id }, 'ledger refused a wallet payment: attempt declined');
-        await this.sessions.decline(attempt, 'wallet_unavailable');
-        await this.attempts.resolve(manager, attempt.reference, { status: 'failed', failureReason: `wallet_unavailable: ${error.code}` }, this.clock.now());
+        await this.sessions.decline(attempt, 'wallet_unavailable', this.resolving(attempt, { status: 'failed', failureReason: `wallet_unavailable: ${error.code}` }, from));
         walletAttemptOutcomes.inc({ outcome: 'refused' });
         return { id, outcome: 'declined', reason: 'wallet_unavailable', balance: null };
       }
@@ -183,7 +183,7 @@ export class WalletPayments implements AttemptSettler {
       return { id, outcome: 'pending', reason: null, balance: null };
     }
     try {
-      return await this.record(attempt, reply);
+      return await this.record(attempt, reply, from);
     } catch (error) {
       // The ledger answered but the answer is not written: the attempt stays open and the next check asks the ledger
       // again, which answers the same for this payment id.
@@ -193,23 +193,33 @@ export class WalletPayments implements AttemptSettler {
     }
   }
 
-  private async record(attempt: ProviderAttempt, reply: PayFromWalletReply): Promise<WalletPaymentOutcome> {
+  /**
+   * The attempt's resolution as a step of the session's change: written in the same statement as the session's
+   * success or decline (one commit), or alone when the session has nothing to write.
+   */
+  private resolving(attempt: ProviderAttempt, outcome: AttemptOutcome, from: SessionSnapshot | undefined) {
+    return { ...(from ? { from } : {}), with: () => [this.attempts.resolveStatement(attempt.reference, outcome, this.clock.now())] };
+  }
+
+  private async record(attempt: ProviderAttempt, reply: PayFromWalletReply, from: SessionSnapshot | undefined): Promise<WalletPaymentOutcome> {
     const id = attempt.sessionId;
-    const manager = this.dataSource.manager;
     if (reply.outcome === 'insufficient_funds') {
-      await this.sessions.decline(attempt, 'insufficient_funds');
-      await this.attempts.resolve(manager, attempt.reference, { status: 'failed', failureReason: 'insufficient_funds' }, this.clock.now());
+      await this.sessions.decline(attempt, 'insufficient_funds', this.resolving(attempt, { status: 'failed', failureReason: 'insufficient_funds' }, from));
       walletAttemptOutcomes.inc({ outcome: 'declined' });
       return { id, outcome: 'declined', reason: 'insufficient_funds', balance: reply.balance };
     }
     const paymentId = attempt.paymentId!;
-    const paid = await this.sessions.succeed(attempt, paymentId);
+    const paid = await this.sessions.succeed(attempt, paymentId, {
+      ...(from ? { from } : {}),
+      with: (alreadyPaid) => [
+        this.attempts.resolveStatement(attempt.reference, { status: 'succeeded', paymentId, failureReason: alreadyPaid ? 'session_already_paid' : null }, this.clock.now()),
+      ],
+    });
     if (paid.alreadyPaid) {
       // The session was paid another way while this attempt was open (a test-mode simulation): the wallet's money
       // is kept on the attempt and logged for an operator to refund, never dropped.
       this.logger.error({ reference: attempt.reference, session: id, payment: paymentId, wallet: attempt.walletId }, 'ledger took a wallet payment of a session already paid: refund it to the wallet');
     }
-    await this.attempts.resolve(manager, attempt.reference, { status: 'succeeded', paymentId, failureReason: paid.alreadyPaid ? 'session_already_paid' : null }, this.clock.now());
     walletAttemptOutcomes.inc({ outcome: paid.late ? 'succeeded_late' : 'succeeded' });
     return { id, outcome: 'succeeded', reason: null, balance: reply.balance };
   }

@@ -1,6 +1,7 @@
 // A SessionStore in memory, for use-case tests without Postgres. It keeps the store's promises: a change written
 // on a stale version is a ConcurrencyError, a create under a taken key answers the claim, and a write is all or
 // nothing.
+import type { SqlStatement } from '@payments/database';
 import { ConcurrencyError } from '../../event-store/concurrency.error';
 import type { StoredEvent, StreamScope } from '../../event-store/event-store';
 import type { PaymentRecord } from '../../payments/payment-record';
@@ -30,13 +31,18 @@ export class InMemorySessionStore<S, E extends { readonly type: string; readonly
     return this.resources.get(scoped(scope, id)) ?? null;
   }
 
-  async write(change: SessionWrite<S, E, R>): Promise<void> {
+  async write(change: SessionWrite<S, E, R>, _within?: unknown, also: readonly SqlStatement[] = []): Promise<void> {
+    if (also.length > 0) throw new Error('the in-memory store runs no SQL: test a change with statements against Postgres');
     const interleaved = this.beforeNextWrite;
     this.beforeNextWrite = undefined;
     await interleaved?.();
     const stream = this.streams.get(scoped(change.scope, change.id)) ?? [];
     if (stream.length !== change.expectedVersion) throw new ConcurrencyError(change.id, change.expectedVersion);
     this.apply(change, stream);
+  }
+
+  async writeAlone(): Promise<void> {
+    throw new Error('the in-memory store runs no SQL: test a change with statements against Postgres');
   }
 
   async create(

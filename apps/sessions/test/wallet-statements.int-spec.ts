@@ -1,0 +1,98 @@
+import { DEVELOPMENT_COMMAND_SECRET } from '@payments/config';
+import { LEDGER_COMMANDS, LEDGER_SERVICE } from '@payments/contracts';
+import { newWalletId } from '@payments/ids';
+import { CommandClient, commandPattern, ServiceClient } from '@payments/platform';
+import { createTestDatabase, startStack, uniqueName, type Stack, type TestDatabase } from '@payments/testing';
+import { connectSessionsCommandClient, type SessionsCommandClient } from './support/command-client';
+import { PgCountingProxy, tallyMinus, type PgTally } from './support/pg-counting-proxy';
+import { intentCommand } from './support/sessions-harness';
+
+// What one wallet payment sends Postgres, per service: sessions and the real ledger each behind a counting proxy
+// (deterministic: statements counted, not timed). Guards the request path's budget; prints the whole tally.
+describe('wallet payment statements', () => {
+  let stack: Stack;
+  let db: TestDatabase;
+  let sessions: SessionsCommandClient;
+  let ledgerClient: CommandClient;
+  const proxies = { sessions: new PgCountingProxy(), ledger: new PgCountingProxy() };
+  const merchant = uniqueName('acct');
+  const payer = { name: 'Lina Haddad', email: 'lina@example.com', phone: '+97059•••4567', country: 'PS' };
+
+  beforeAll(async () => {
+    db = await createTestDatabase('walletstmts');
+    const url = (port: number) => {
+      const u = new URL(db.url);
+      u.port = String(port);
+      return u.toString();
+    };
+    const sessionsPort = await proxies.sessions.start();
+    const ledgerPort = await proxies.ledger.start();
+    stack = await startStack(['ledger', 'sessions'], {}, { sessions: { DATABASE_URL: url(sessionsPort) }, ledger: { DATABASE_URL: url(ledgerPort) } });
+    sessions = connectSessionsCommandClient([stack.services.sessions!]);
+    ledgerClient = new CommandClient({ upstreams: { [LEDGER_SERVICE]: [stack.services.ledger!.commandUrl!] }, secrets: [DEVELOPMENT_COMMAND_SECRET] });
+  }, 120_000);
+
+  afterAll(async () => {
+    await sessions?.close();
+    await ledgerClient?.close();
+    await stack?.stop();
+    await proxies.sessions.stop();
+    await proxies.ledger.stop();
+    await db?.drop();
+  });
+
+  it('a wallet payment: 5 statements and 2 commits in sessions, one 5-round-trip transaction in the ledger', async () => {
+    const ledger = new ServiceClient(ledgerClient, 10_000);
+    const N = 20;
+    const wallet = newWalletId('test');
+    await ledger.request(commandPattern(LEDGER_SERVICE, LEDGER_COMMANDS.creditWallet), { wallet_id: wallet, environment: 'test', amount: '1000.00', key: uniqueName('c') }, { correlationId: uniqueName('r') });
+    const intents: Array<{ id: string }> = [];
+    for (let i = 0; i < N; i += 1) intents.push(await sessions.request('payment-intents.create', intentCommand(merchant, {}, { amount: '10.00' })));
+    await new Promise((r) => setTimeout(r, 3000));
+    const window = async (work: () => Promise<void>) => {
+      for (const p of Object.values(proxies)) {
+        p.reset();
+        p.counting = true;
+      }
+      const started = Date.now();
+      await work();
+      await new Promise((r) => setTimeout(r, 3000));
+      for (const p of Object.values(proxies)) p.counting = false;
+      return { ms: Date.now() - started, tallies: { sessions: proxies.sessions.tally, ledger: proxies.ledger.tally } };
+    };
+    const paid = await window(async () => {
+      for (const intent of intents) expect(await sessions.request('checkout.pay-from-wallet', { id: intent.id, wallet_id: wallet, payer })).toMatchObject({ outcome: 'succeeded' });
+    });
+    const idle = await window(() => new Promise((r) => setTimeout(r, paid.ms - 3000)));
+    const report = (name: string, t: PgTally) =>
+      `${name}: ${(t.roundTrips / N).toFixed(2)} round trips, ${(t.commits / N).toFixed(2)} commits per payment\n` +
+      [...t.statements].sort((a, b) => b[1] - a[1]).map(([text, n]) => `  ${(n / N).toFixed(2)}  ${text.slice(0, 160)}`).join('\n');
+    const count = (t: PgTally, pattern: RegExp) => [...t.statements].filter(([text]) => pattern.test(text)).reduce((sum, [, n]) => sum + n, 0);
+    const s = paid.tallies.sessions;
+    const l = paid.tallies.ledger;
+    // Sessions: the session's owner, its stream (read once), the open attempt; the attempt opened with `processing`
+    // and resolved with the success, each in the change's one statement.
+    expect(count(s, /^SELECT merchant_id, environment FROM "sessions"\."payment_intents" WHERE id = /)).toBe(N);
+    expect(count(s, /FROM "sessions"\."events" WHERE stream_id = /)).toBe(N);
+    expect(count(s, /FROM "sessions"\."provider_attempts" WHERE session_id = /)).toBe(N);
+    expect(count(s, /^WITH s1 AS \(UPDATE "sessions"\."payment_intents" .*INSERT INTO "sessions"\."provider_attempts"/)).toBe(N);
+    expect(count(s, /^WITH s1 AS \(UPDATE "sessions"\."payment_intents" .*UPDATE "sessions"\."provider_attempts" SET status/)).toBe(N);
+    expect(count(s, /^WITH s1 AS \(UPDATE "sessions"\."payment_intents"/)).toBe(2 * N);
+    expect(count(s, /^INSERT INTO "sessions"\."provider_attempts"|^UPDATE "sessions"\."provider_attempts" SET status/)).toBe(0);
+    // The ledger: BEGIN, the wallet's lock, the answer, the posting with its outbox row and answer, COMMIT.
+    expect(count(l, /^INSERT INTO "ledger"\."balances" AS b/)).toBe(N);
+    expect(count(l, /FOR UPDATE/)).toBe(0);
+    expect(count(l, /FROM "ledger"\."wallet_payments" WHERE payment_id = /)).toBe(N);
+    expect(count(l, /^WITH posting AS \( INSERT INTO "ledger"\."postings"/)).toBe(N);
+    expect(count(l, /^INSERT INTO "ledger"\."(outbox|wallet_payments)"/)).toBe(0);
+    console.log(
+      [
+        `payments ${N}, window ${paid.ms} ms`,
+        report('sessions (net of idle)', tallyMinus(paid.tallies.sessions, idle.tallies.sessions)),
+        report('ledger (net of idle)', tallyMinus(paid.tallies.ledger, idle.tallies.ledger)),
+        report('sessions idle', idle.tallies.sessions),
+        report('ledger idle', idle.tallies.ledger),
+      ].join('\n'),
+    );
+  });
+});
