@@ -28,7 +28,13 @@ export interface OutboxRelayOptions {
    * good. A row larger than this alone is parked (outbox_parked), never sent.
    */
   maxBatchBytes?: number;
+  /**
+   * How often the active relay looks for rows nobody woke it for (a safety net: writers wake it in process or by
+   * NOTIFY on the connection it LISTENs on). Default 2000 ms.
+   */
   pollIntervalMs?: number;
+  /** How often a standing-by relay tries to take the schema's lock (how soon it takes over from a dead one). Default 1000 ms. */
+  standbyRetryMs?: number;
   /**
    * How long the relay lets more rows arrive after it was woken before it reads them (a producer's linger): at a
    * steady rate each cycle (read, publish, delete) then carries several rows instead of one or two.
@@ -107,6 +113,7 @@ export class OutboxRelay {
   private byteBudget: number;
   private budgetLoweredAt = 0;
   private readonly pollIntervalMs: number;
+  private readonly standbyRetryMs: number;
   private readonly lingerMs: number;
   private readonly spacingMs: number;
   private readonly retryInitialMs: number;
@@ -130,7 +137,8 @@ export class OutboxRelay {
     this.batchSize = options.batchSize ?? 500;
     this.maxBatchBytes = options.maxBatchBytes ?? DEFAULT_OUTBOX_MAX_BATCH_BYTES;
     this.byteBudget = this.maxBatchBytes;
-    this.pollIntervalMs = options.pollIntervalMs ?? 500;
+    this.pollIntervalMs = options.pollIntervalMs ?? 2000;
+    this.standbyRetryMs = options.standbyRetryMs ?? Math.min(this.pollIntervalMs, 1000);
     this.lingerMs = options.lingerMs ?? 0;
     this.spacingMs = options.spacingMs ?? 20;
     this.retryInitialMs = options.retry?.initialMs ?? 200;
@@ -212,7 +220,7 @@ export class OutboxRelay {
     while (!this.stopSignal.signal.aborted) {
       try {
         if (!this.active && !(await this.tryBecomeActive())) {
-          await sleep(this.pollIntervalMs, this.stopSignal.signal);
+          await sleep(this.standbyRetryMs, this.stopSignal.signal);
           continue;
         }
         const started = performance.now();

@@ -31,13 +31,27 @@ export async function signalOutboxWrite(manager: EntityManager, schema: string):
   await manager.query('SELECT pg_notify($1, $2)', [outboxChannel(schema), '']);
 }
 
-/** Called after a write that committed on its own (a single statement outside a transaction). */
-export async function signalCommittedOutboxWrite(dataSource: DataSource, schema: string): Promise<void> {
+/**
+ * The NOTIFY for a write made of one combined statement to run inside it, when this process's relay is not the
+ * active one: the write then needs no round trip of its own to wake the relay elsewhere. Undefined when the local
+ * relay is active (woken in process after the commit, without the notification queue's lock).
+ */
+export function outboxNotifyStatement(schema: string): { text: string; params: unknown[] } | undefined {
+  if (localRelays.get(schema)?.active()) return undefined;
+  return { text: 'SELECT pg_notify($1, $2)', params: [outboxChannel(schema), ''] };
+}
+
+/**
+ * Called after a write that committed on its own (a single statement outside a transaction); `notified` when the
+ * statement carried outboxNotifyStatement's NOTIFY.
+ */
+export async function signalCommittedOutboxWrite(dataSource: DataSource, schema: string, notified = false): Promise<void> {
   const local = localRelays.get(schema);
   if (local?.active()) {
     local.wake();
     return;
   }
+  if (notified) return;
   await dataSource.query('SELECT pg_notify($1, $2)', [outboxChannel(schema), '']);
 }
 

@@ -1,6 +1,6 @@
 import { validateEnvelope, type EventEnvelope } from '@payments/events';
 import type { DataSource, EntityManager } from 'typeorm';
-import { signalCommittedOutboxWrite, signalOutboxWrite } from './outbox.signal';
+import { outboxNotifyStatement, signalCommittedOutboxWrite, signalOutboxWrite } from './outbox.signal';
 import { assertSchemaName, qualified } from '@payments/database';
 import type { SqlStatement } from '@payments/database';
 
@@ -58,10 +58,22 @@ export class OutboxWriter {
     return this.insertStatement(this.options.schema, topic, envelopes);
   }
 
-  /** After a committed appendStatement: wakes the relay (in process, or by NOTIFY when it runs elsewhere). */
-  async committed(dataSource: DataSource): Promise<void> {
+  /**
+   * For a combined statement holding appendStatement: the NOTIFY to include in it when the relay runs in another
+   * process (see outboxNotifyStatement), or undefined; tell committed() whether it was included.
+   */
+  notifyStatement(): SqlStatement | undefined {
+    if (this.options.schema === undefined) throw new Error('notifyStatement needs the writer to know its schema');
+    return outboxNotifyStatement(this.options.schema);
+  }
+
+  /**
+   * After a committed appendStatement: wakes the relay (in process, or by NOTIFY when it runs elsewhere, unless the
+   * statement itself carried the NOTIFY: `notified`).
+   */
+  async committed(dataSource: DataSource, notified = false): Promise<void> {
     if (this.options.schema === undefined) throw new Error('committed needs the writer to know its schema');
-    await signalCommittedOutboxWrite(dataSource, this.options.schema);
+    await signalCommittedOutboxWrite(dataSource, this.options.schema, notified);
   }
 
   /** After an appendStatement ran inside the caller's open transaction: wakes the relay once that commits. */

@@ -31,4 +31,21 @@ describe('an idle broker connection', () => {
     // Before the fix: hundreds of setTimeout(…, negative) in these 500 ms.
     expect(delays.filter((ms) => ms <= 1)).toEqual([]);
   });
+
+  it('checks its requests for timeouts once a second, not ten times', async () => {
+    const delays: number[] = [];
+    const original = global.setInterval;
+    const spy = jest.spyOn(global, 'setInterval').mockImplementation(((callback: () => void, ms?: number) => {
+      delays.push(ms ?? 0);
+      return original(callback, ms);
+    }) as typeof setInterval);
+    try {
+      await connectProducer(kafka, cleanup);
+    } finally {
+      spy.mockRestore();
+    }
+    // kafkajs checked every min(requestTimeout, 100) ms on every connection.
+    expect(delays.length).toBeGreaterThan(0);
+    expect(delays.filter((ms) => ms < 1000)).toEqual([]);
+  });
 });

@@ -1,3 +1,4 @@
+import { combineStatements } from '@payments/database';
 import { EventValidationError } from '@payments/events';
 import { createProducer, ensureTopics, envelopeHeaders, MESSAGING_MIGRATIONS, MessagingTables1763769600000, OutboxPlainText1764700000000, OutboxRelay, OutboxWriter } from '../src';
 import { collectMessages, testKafka, uniqueTopic, waitFor } from '@payments/testing';
@@ -44,6 +45,26 @@ describe('outbox writer, relay connection loss, pruning and tables', () => {
     });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(notified).toContain('svc_outbox');
+  });
+
+  it('wakes a relay running elsewhere by a NOTIFY within the combined statement itself, and sends no second one', async () => {
+    const listener = new Client({ connectionString: url });
+    await listener.connect();
+    cleanup.add(() => listener.end());
+    let notifications = 0;
+    listener.on('notification', () => (notifications += 1));
+    await listener.query('LISTEN svc_outbox');
+    // No relay of this process is active for the schema: the NOTIFY goes into the write.
+    const writer = new OutboxWriter({ schema: 'svc' });
+    const notify = writer.notifyStatement();
+    expect(notify).toBeDefined();
+    const statement = combineStatements([writer.appendStatement(topic, [thingHappened('thing_notify', 1)]), notify!]);
+    await db.query(statement.text, statement.params as unknown[]);
+    await writer.committed(db, true);
+    await waitFor(() => notifications === 1, 5000, 'the notification of the combined statement');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(notifications).toBe(1);
+    expect(await count("SELECT count(*)::int AS n FROM svc.outbox WHERE key = 'thing_notify'")).toBe(1);
   });
 
   it('rejects an invalid envelope and the whole business transaction with it', async () => {

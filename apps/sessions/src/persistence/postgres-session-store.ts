@@ -36,7 +36,7 @@ export class PostgresSessionStore<S extends SessionRow, E extends { readonly typ
     private readonly allocate?: (manager: EntityManager, scope: StreamScope) => Promise<Allocation>,
   ) {}
 
-  private readonly creates = new TurnBatcher<readonly SqlStatement[], { error?: unknown }>((group) => this.writeCreates(group), createGroupSize);
+  private readonly creates = new TurnBatcher<readonly SqlStatement[], { error?: unknown; notified?: boolean }>((group) => this.writeCreates(group), createGroupSize);
 
   loadStream(scope: StreamScope, id: string, within?: Transaction): Promise<StoredEvent<E>[]> {
     return this.db.events.load<E>(managerOf(within) ?? this.db.dataSource.manager, scope, id);
@@ -47,7 +47,7 @@ export class PostgresSessionStore<S extends SessionRow, E extends { readonly typ
   }
 
   async write(change: SessionWrite<S, E, R>, within?: Transaction, also: readonly SqlStatement[] = []): Promise<void> {
-    const statement = combineStatements([
+    const parts = [
       // The update as CTE s1, read by the main query so that it runs before the others: it takes the row lock before
       // any event is appended, the order the expiry job's transactions also follow, so the two never deadlock. A
       // stale decision appends at a (stream, version) already taken, and the whole statement fails.
@@ -55,16 +55,23 @@ export class PostgresSessionStore<S extends SessionRow, E extends { readonly typ
       ...this.rest(change),
       // The caller's rows (a wallet attempt opened or resolved with the change): one commit for both.
       ...also,
-      { text: 'SELECT count(*)::int AS updated FROM s1', params: [] },
-    ]);
+    ];
     const manager = managerOf(within);
+    // Outside a transaction, a relay running elsewhere is woken by a NOTIFY within the statement itself.
+    const notify = manager ? undefined : this.db.outbox.notifyStatement();
+    const statement = combineStatements([
+      ...parts,
+      notify
+        ? { text: 'SELECT (SELECT count(*)::int FROM s1) AS updated, pg_notify($1, $2)::text AS notified', params: notify.params }
+        : { text: 'SELECT count(*)::int AS updated FROM s1', params: [] },
+    ]);
     try {
       if (manager) {
         await manager.query(statement.text, statement.params as unknown[]);
         await this.db.outbox.committedIn(manager);
       } else {
         await executePrepared(this.db.dataSource, statement);
-        await this.db.outbox.committed(this.db.dataSource);
+        await this.db.outbox.committed(this.db.dataSource, notify !== undefined);
       }
     } catch (error) {
       throw conflictOf(error, change);
@@ -83,7 +90,7 @@ export class PostgresSessionStore<S extends SessionRow, E extends { readonly typ
   ): Promise<{ created: true; write: SessionWrite<S, E, R> } | { created: false; claim: ExistingClaim }> {
     if (this.allocate) return this.createAllocating(claim, build, expiredBefore, this.allocate);
     const write = build(undefined as Allocation);
-    const { error } = await this.creates.submit([
+    const { error, notified } = await this.creates.submit([
       this.idempotency.claimStatement(claim.scope, claim.key, claim.objectType, claim.objectId, claim.fingerprint),
       ...this.insert(write),
     ]);
@@ -96,7 +103,7 @@ export class PostgresSessionStore<S extends SessionRow, E extends { readonly typ
       await this.idempotency.releaseExpired(this.db.dataSource.manager, claim.scope, claim.key, expiredBefore);
       return this.create(claim, build, expiredBefore, true);
     }
-    await this.db.outbox.committed(this.db.dataSource);
+    await this.db.outbox.committed(this.db.dataSource, notified);
     return { created: true, write };
   }
 
@@ -104,15 +111,17 @@ export class PostgresSessionStore<S extends SessionRow, E extends { readonly typ
    * Writes a group of creates (each a list of statements that do not refer to one another) as one statement; if that
    * fails, each on its own. Answers each create's error, if it had one.
    */
-  private async writeCreates(group: ReadonlyArray<readonly SqlStatement[]>): Promise<Array<{ error?: unknown }>> {
-    const alone = (statements: readonly SqlStatement[]): Promise<{ error?: unknown }> =>
-      executePrepared(this.db.dataSource, combineStatements(statements)).then(
-        () => ({}),
+  private async writeCreates(group: ReadonlyArray<readonly SqlStatement[]>): Promise<Array<{ error?: unknown; notified?: boolean }>> {
+    // A relay running elsewhere is woken by one NOTIFY within the group's statement (the last, so that it runs).
+    const notify = this.db.outbox.notifyStatement();
+    const alone = (statements: readonly SqlStatement[]): Promise<{ error?: unknown; notified?: boolean }> =>
+      executePrepared(this.db.dataSource, combineStatements(notify ? [...statements, notify] : statements)).then(
+        () => ({ notified: notify !== undefined }),
         (error: unknown) => ({ error }),
       );
     if (group.length === 1) return [await alone(group[0]!)];
     const together = await alone(group.flat());
-    return together.error === undefined ? group.map(() => ({})) : Promise.all(group.map(alone));
+    return together.error === undefined ? group.map(() => together) : Promise.all(group.map(alone));
   }
 
   findClaim(scope: StreamScope, key: string): Promise<ExistingClaim | null> {
