@@ -152,9 +152,12 @@ export function claimSql(t: (table: string) => string): string {
                  ev.id AS event_id, ev.type AS event_type, ev.scheme, ev.body`;
 }
 
-/** DeliveriesRepository.releaseRecovered's statement (exported so a test can read its plan). */
-export function releaseRecoveredSql(t: (table: string) => string): string {
-  return `WITH RECURSIVE holding(endpoint_id) AS (
+/**
+ * DeliveriesRepository.releaseRecovered's statement (exported so a test can read its plan). With `andLook`, it
+ * also answers whether any delivery is pending at all (`released`, `pending`): the delivery worker's idle check.
+ */
+export function releaseRecoveredSql(t: (table: string) => string, andLook = false): string {
+  const found = `WITH RECURSIVE holding(endpoint_id) AS (
          (SELECT endpoint_id FROM ${t('deliveries')} WHERE status = 'pending' AND held ORDER BY endpoint_id LIMIT 1)
          UNION ALL
          SELECT (SELECT d.endpoint_id FROM ${t('deliveries')} d
@@ -162,12 +165,19 @@ export function releaseRecoveredSql(t: (table: string) => string): string {
          FROM holding h WHERE h.endpoint_id IS NOT NULL
        ), recovered AS (
          SELECT ep.id FROM holding h JOIN ${t('endpoints')} ep ON ep.id = h.endpoint_id WHERE ep.failing_since IS NULL
-       )
-       UPDATE ${t('deliveries')} SET held = false
+       )`;
+  const release = `UPDATE ${t('deliveries')} SET held = false
        WHERE id = ANY(ARRAY(
          SELECT d.id FROM ${t('deliveries')} d
          WHERE d.endpoint_id IN (SELECT id FROM recovered) AND d.status = 'pending' AND d.held
          FOR UPDATE SKIP LOCKED))`;
+  if (!andLook) return `${found}
+       ${release}`;
+  return `${found}, released AS (
+       ${release}
+       RETURNING 1)
+       SELECT (SELECT count(*) FROM released)::int AS released,
+              EXISTS (SELECT 1 FROM ${t('deliveries')} WHERE status = 'pending') AS pending`;
 }
 
 /** Deliveries and attempts: scheduling, claiming with a lease, recording what each attempt did. */
@@ -356,6 +366,19 @@ export class DeliveriesRepository {
   async releaseRecovered(): Promise<number> {
     const result = (await this.db.dataSource.query(releaseRecoveredSql((name) => this.db.table(name)))) as [unknown[], number];
     return result[1];
+  }
+
+  /**
+   * releaseRecovered, and whether any delivery is pending at all (as it was when the statement began): when none
+   * is, nothing can come due until a delivery is created, and every creation notifies the workers. Prepared: it
+   * runs every second on every instance.
+   */
+  async releaseRecoveredAndLook(): Promise<{ released: number; pending: boolean }> {
+    const [row] = (await executePrepared(this.db.dataSource, { text: releaseRecoveredSql((name) => this.db.table(name), true), params: [] })) as Array<{
+      released: number;
+      pending: boolean;
+    }>;
+    return row!;
   }
 
   /** The attempt row's insert, parameters $1..$8 as `attemptValues` lists them. */
