@@ -225,6 +225,7 @@ async function run(database: TestDatabase, extrasHang: boolean, drain: boolean):
     for (const envelope of envelopes) committedAt.set(envelope.id, at);
     await dataSource.transaction(async (manager) => {
       for (const envelope of envelopes) await publicEvents.handle(envelope as EventEnvelope, manager);
+      await publicEvents.beforeCommit(manager);
     });
   }
 

@@ -68,4 +68,8 @@ export class WebhookDispatcherConfig extends WebhookServiceConfig {
   WEBHOOK_EVENT_RETENTION_DAYS: number = 30;
 }
 
-export const WEBHOOK_DISPATCHER_DEFAULTS = { PORT: '3004', OPS_PORT: '9004', COMMAND_PORT: '4004', DB_SCHEMA: 'webhooks' };
+/**
+ * OUTBOX_POLL_INTERVAL_MS: the dispatcher's outbox carries only endpoints it disabled (a few a day), and each
+ * write wakes the relay; idle, the 500 ms poll was half of the instance's queries.
+ */
+export const WEBHOOK_DISPATCHER_DEFAULTS = { PORT: '3004', OPS_PORT: '9004', COMMAND_PORT: '4004', DB_SCHEMA: 'webhooks', OUTBOX_POLL_INTERVAL_MS: '5000' };

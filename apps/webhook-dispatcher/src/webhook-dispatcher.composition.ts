@@ -57,7 +57,7 @@ export function createDispatcher(dataSource: DataSource, settings: DispatcherSet
     events,
     deliveries,
     endpointEvents: new EndpointEventsHandler(db, endpoints, deliveries, events),
-    publicEvents: new PublicEventsHandler(events, deliveries),
+    publicEvents: new PublicEventsHandler(deliveries),
     sender,
     runner,
     service: new DeliveriesService(db, endpoints, events, deliveries, commandResults, settings.eventRetentionDays),

@@ -59,7 +59,13 @@ const part = <T>(token: abstract new (...args: never[]) => T, pick: (dispatcher:
     part(DeliveriesService, (d) => d.service),
     part(CatchUpSweep, (d) => d.catchUp),
     part(RetentionJob, (d) => d.retention),
-    eventConsumerProvider(PUBLIC_EVENTS_CONSUMER, PUBLIC_EVENTS, PublicEventsHandler, asHandler),
+    // Each run of events is stored in one statement before its transaction commits (PublicEventsHandler).
+    eventConsumerProvider(PUBLIC_EVENTS_CONSUMER, PUBLIC_EVENTS, PublicEventsHandler, (handler) => ({
+      handle: (envelope, manager) => handler.handle(envelope, manager),
+      beforeCommit: async (manager) => {
+        await handler.beforeCommit(manager);
+      },
+    })),
     eventConsumerProvider(ENDPOINT_EVENTS_CONSUMER, ENDPOINT_EVENTS, EndpointEventsHandler, asHandler),
     {
       provide: DeliveryWorkerHost,

@@ -110,6 +110,16 @@ export class ServiceConfig {
   @Max(1_000_000_000)
   OUTBOX_MAX_BATCH_BYTES: number = 1_000_000;
 
+  /**
+   * The outbox relay's safety poll: writers wake it (in process or by NOTIFY) after each commit, so this only
+   * bounds a lost wake-up, and how soon a standing-by instance takes over from one that died. A service whose
+   * outbox carries rare events sets a longer one: idle, every poll is a query that finds nothing.
+   */
+  @IsInt()
+  @Min(50)
+  @Max(60_000)
+  OUTBOX_POLL_INTERVAL_MS: number = 500;
+
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL: string = 'info';
 

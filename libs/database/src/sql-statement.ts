@@ -1,5 +1,5 @@
-import type { Pool } from 'pg';
-import { QueryFailedError, type DataSource } from 'typeorm';
+import type { Pool, PoolClient } from 'pg';
+import { QueryFailedError, type DataSource, type EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 /** One SQL statement with its own `$1..$n` placeholders. */
@@ -37,13 +37,38 @@ const preparedNames = new WeakMap<Pool, Map<string, string>>();
  * statement's parse and plan cost Postgres more than its inserts). Errors are TypeORM's QueryFailedError.
  */
 export async function executePrepared(dataSource: DataSource, statement: SqlStatement): Promise<Record<string, unknown>[]> {
-  const pool = (dataSource.driver as PostgresDriver).master as Pool;
+  const pool = poolOf(dataSource);
+  return run(pool, preparedName(pool, statement.text), statement);
+}
+
+/**
+ * As executePrepared, on the connection of the transaction `manager` runs in (or the pool when it runs in none):
+ * for a hot statement inside a transaction, e.g. a consumer's inbox transaction.
+ */
+export async function executePreparedIn(manager: EntityManager, statement: SqlStatement): Promise<Record<string, unknown>[]> {
+  const pool = poolOf(manager.connection);
+  const runner = manager.queryRunner;
+  if (!runner || runner.isReleased) return run(pool, preparedName(pool, statement.text), statement);
+  // The transaction's own client, from the same pool: a name stands for one text on every connection of it.
+  const client = (await runner.connect()) as PoolClient;
+  return run(client, preparedName(pool, statement.text), statement);
+}
+
+function poolOf(dataSource: DataSource): Pool {
+  return (dataSource.driver as PostgresDriver).master as Pool;
+}
+
+function preparedName(pool: Pool, text: string): string | undefined {
   let names = preparedNames.get(pool);
   if (names === undefined) preparedNames.set(pool, (names = new Map()));
-  let name = names.get(statement.text);
-  if (name === undefined && names.size < MAX_PREPARED_STATEMENTS) names.set(statement.text, (name = `p${names.size + 1}`));
+  let name = names.get(text);
+  if (name === undefined && names.size < MAX_PREPARED_STATEMENTS) names.set(text, (name = `p${names.size + 1}`));
+  return name;
+}
+
+async function run(on: Pool | PoolClient, name: string | undefined, statement: SqlStatement): Promise<Record<string, unknown>[]> {
   try {
-    const result = await pool.query({ name, text: statement.text, values: statement.params as unknown[] });
+    const result = await on.query({ name, text: statement.text, values: statement.params as unknown[] });
     return result.rows as Record<string, unknown>[];
   } catch (error) {
     // Failures look like the DataSource's own (callers check QueryFailedError's driverError, e.g. for 23505).

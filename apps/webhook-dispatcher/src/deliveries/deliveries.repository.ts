@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { randomBase62 } from '@payments/ids';
-import { executePrepared, type SqlStatement } from '@payments/database';
+import { executePrepared, executePreparedIn } from '@payments/database';
 import type { WebhookScheme } from '@payments/webhooks';
 import type { EntityManager } from 'typeorm';
 import { activeEndpointSql, type EndpointRow } from '../shared/endpoint-row';
@@ -152,9 +152,12 @@ export function claimSql(t: (table: string) => string): string {
                  ev.id AS event_id, ev.type AS event_type, ev.scheme, ev.body`;
 }
 
-/** DeliveriesRepository.releaseRecovered's statement (exported so a test can read its plan). */
-export function releaseRecoveredSql(t: (table: string) => string): string {
-  return `WITH RECURSIVE holding(endpoint_id) AS (
+/**
+ * DeliveriesRepository.releaseRecovered's statement (exported so a test can read its plan). With `andLook`, it
+ * also answers whether any delivery is pending at all (`released`, `pending`): the delivery worker's idle check.
+ */
+export function releaseRecoveredSql(t: (table: string) => string, andLook = false): string {
+  const found = `WITH RECURSIVE holding(endpoint_id) AS (
          (SELECT endpoint_id FROM ${t('deliveries')} WHERE status = 'pending' AND held ORDER BY endpoint_id LIMIT 1)
          UNION ALL
          SELECT (SELECT d.endpoint_id FROM ${t('deliveries')} d
@@ -162,12 +165,19 @@ export function releaseRecoveredSql(t: (table: string) => string): string {
          FROM holding h WHERE h.endpoint_id IS NOT NULL
        ), recovered AS (
          SELECT ep.id FROM holding h JOIN ${t('endpoints')} ep ON ep.id = h.endpoint_id WHERE ep.failing_since IS NULL
-       )
-       UPDATE ${t('deliveries')} SET held = false
+       )`;
+  const release = `UPDATE ${t('deliveries')} SET held = false
        WHERE id = ANY(ARRAY(
          SELECT d.id FROM ${t('deliveries')} d
          WHERE d.endpoint_id IN (SELECT id FROM recovered) AND d.status = 'pending' AND d.held
          FOR UPDATE SKIP LOCKED))`;
+  if (!andLook) return `${found}
+       ${release}`;
+  return `${found}, released AS (
+       ${release}
+       RETURNING 1)
+       SELECT (SELECT count(*) FROM released)::int AS released,
+              EXISTS (SELECT 1 FROM ${t('deliveries')} WHERE status = 'pending') AS pending`;
 }
 
 /** Deliveries and attempts: scheduling, claiming with a lease, recording what each attempt did. */
@@ -358,6 +368,19 @@ export class DeliveriesRepository {
     return result[1];
   }
 
+  /**
+   * releaseRecovered, and whether any delivery is pending at all (as it was when the statement began): when none
+   * is, nothing can come due until a delivery is created, and every creation notifies the workers. Prepared: it
+   * runs every second on every instance.
+   */
+  async releaseRecoveredAndLook(): Promise<{ released: number; pending: boolean }> {
+    const [row] = (await executePrepared(this.db.dataSource, { text: releaseRecoveredSql((name) => this.db.table(name), true), params: [] })) as Array<{
+      released: number;
+      pending: boolean;
+    }>;
+    return row!;
+  }
+
   /** The attempt row's insert, parameters $1..$8 as `attemptValues` lists them. */
   private insertAttemptSql(): string {
     return `INSERT INTO ${this.db.table('attempts')}
@@ -410,44 +433,72 @@ export class DeliveriesRepository {
   }
 
   /**
-   * Stores a public event (`storeEvent`, an insert returning a row only when the event is new) and schedules its
-   * first sends: to every active endpoint of its merchant and environment that takes its type and existed when
-   * it occurred (a new consumer group reads the topics from the beginning, and an endpoint gets events from its
-   * creation on; older ones only by an explicit replay). Two statements: store and find the endpoints, then
-   * insert the deliveries and wake the workers.
+   * Stores a transaction's public events and schedules their first sends: to every active endpoint of an event's
+   * merchant and environment that takes its type and existed when it occurred (a new consumer group reads the
+   * topics from the beginning, and an endpoint gets events from its creation on; older ones only by an explicit
+   * replay). One statement stores them all and finds their endpoints; a second, only when some event has one,
+   * inserts the deliveries and wakes the workers. Both are prepared (their texts never change). Answers, by event
+   * id, whether it was new (an event already stored gets no deliveries) and how many deliveries it got.
    */
-  async storeAndScheduleFirstSends(
-    manager: EntityManager,
-    storeEvent: SqlStatement,
-    event: Pick<StoredEvent, 'id' | 'type' | 'merchantId' | 'environment' | 'occurredAt'>,
-  ): Promise<{ stored: boolean; deliveries: number }> {
-    const n = storeEvent.params.length;
-    const [found] = (await manager.query(
-      `WITH stored AS (${storeEvent.text})
-       SELECT EXISTS (SELECT 1 FROM stored) AS stored,
-              COALESCE((SELECT json_agg(json_build_object('id', ep.id, 'failing', ep.failing_since IS NOT NULL) ORDER BY ep.id)
-                        FROM ${this.db.table('endpoints')} ep
-                        WHERE EXISTS (SELECT 1 FROM stored)
-                          AND ep.merchant_id = $${n + 1} AND ep.environment = $${n + 2} AND ${activeEndpointSql('ep')}
-                          AND (ep.events IS NULL OR $${n + 3} = ANY(ep.events))
-                          AND ep.created_at <= $${n + 4}::timestamptz), '[]') AS endpoints`,
-      [...storeEvent.params, event.merchantId, event.environment, event.type, event.occurredAt],
-    )) as Array<{ stored: boolean; endpoints: Array<{ id: string; failing: boolean }> }>;
-    if (!found!.stored) return { stored: false, deliveries: 0 };
-    const endpoints = found!.endpoints;
-    if (endpoints.length === 0) return { stored: true, deliveries: 0 };
+  async storeAndScheduleFirstSends(manager: EntityManager, events: readonly StoredEvent[]): Promise<Map<string, { stored: boolean; deliveries: number }>> {
+    const outcomes = new Map<string, { stored: boolean; deliveries: number }>();
+    if (events.length === 0) return outcomes;
+    const column = <T>(value: (event: StoredEvent) => T) => events.map(value);
+    const found = (await executePreparedIn(manager, {
+      text: this.storeEventsSql(),
+      params: [
+        column((e) => e.id),
+        column((e) => e.merchantId),
+        column((e) => e.environment),
+        column((e) => e.type),
+        column((e) => e.aggregateId),
+        column((e) => e.sequence),
+        column((e) => e.occurredAt),
+        column((e) => e.scheme),
+        column((e) => e.body),
+      ],
+    })) as Array<{ event_id: string; endpoint_id: string | null; failing: boolean | null }>;
+    for (const event of events) outcomes.set(event.id, { stored: false, deliveries: 0 });
+    const targets = found.filter((row) => row.endpoint_id !== null) as Array<{ event_id: string; endpoint_id: string; failing: boolean }>;
+    for (const row of found) outcomes.set(row.event_id, { stored: true, deliveries: 0 });
+    if (targets.length === 0) return outcomes;
     // A failing endpoint's deliveries join its held queue at once, rather than at its next failure.
-    const [inserted] = (await manager.query(
-      `WITH inserted AS (
+    const inserted = (await executePreparedIn(manager, {
+      text: `WITH inserted AS (
          INSERT INTO ${this.db.table('deliveries')} (id, endpoint_id, event_id, kind, status, next_attempt_at, held)
-         SELECT d.id, d.endpoint_id, $3, 'first', 'pending', now(), d.held
-         FROM unnest($1::text[], $2::text[], $5::boolean[]) AS d(id, endpoint_id, held)
+         SELECT d.id, d.endpoint_id, d.event_id, 'first', 'pending', now(), d.held
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[]) WITH ORDINALITY AS d(id, endpoint_id, event_id, held, n)
+         ORDER BY d.n
          ON CONFLICT (endpoint_id, event_id) WHERE kind = 'first' DO NOTHING
-         RETURNING id)
-       SELECT n, CASE WHEN n > 0 THEN pg_notify($4, '') END AS woke FROM (SELECT count(*)::int AS n FROM inserted) c`,
-      [endpoints.map(() => newDeliveryId()), endpoints.map((e) => e.id), event.id, this.db.deliveriesChannel, endpoints.map((e) => e.failing)],
-    )) as Array<{ n: number }>;
-    return { stored: true, deliveries: inserted!.n };
+         RETURNING event_id)
+       SELECT event_id, count(*)::int AS n, (SELECT pg_notify($5, '')) AS woke FROM inserted GROUP BY event_id`,
+      params: [targets.map(() => newDeliveryId()), targets.map((t) => t.endpoint_id), targets.map((t) => t.event_id), targets.map((t) => t.failing), this.db.deliveriesChannel],
+    })) as Array<{ event_id: string; n: number }>;
+    for (const row of inserted) outcomes.set(row.event_id, { stored: true, deliveries: row.n });
+    return outcomes;
+  }
+
+  /**
+   * Stores events given as columns ($1..$9, in their order; one already there is skipped) and answers one row per
+   * stored event and endpoint it goes to, or with a null endpoint when none takes it.
+   */
+  private storeEventsSql(): string {
+    const t = (name: string) => this.db.table(name);
+    return `WITH input AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::timestamptz[], $8::text[], $9::text[])
+           WITH ORDINALITY AS i(id, merchant_id, environment, type, aggregate_id, sequence, occurred_at, scheme, body, n)
+       ), stored AS (
+         INSERT INTO ${t('events')} (id, merchant_id, environment, type, aggregate_id, sequence, occurred_at, scheme, body)
+         SELECT id, merchant_id, environment, type, aggregate_id, sequence, occurred_at, scheme, body FROM input ORDER BY n
+         ON CONFLICT (id) DO NOTHING
+         RETURNING id
+       )
+       SELECT s.id AS event_id, ep.id AS endpoint_id, ep.failing_since IS NOT NULL AS failing
+       FROM input i JOIN stored s ON s.id = i.id
+       LEFT JOIN ${t('endpoints')} ep
+         ON ep.merchant_id = i.merchant_id AND ep.environment = i.environment AND ${activeEndpointSql('ep')}
+        AND (ep.events IS NULL OR i.type = ANY(ep.events)) AND ep.created_at <= i.occurred_at
+       ORDER BY i.n, ep.id`;
   }
 
   /** New pending deliveries of `eventIds` to one endpoint (resend, replay, test), due now; held while it is failing. */

@@ -29,6 +29,12 @@ export interface DeliveryWorkerOptions {
  */
 const RELEASE_INTERVAL_MS = 1000;
 
+/**
+ * The safety poll while no delivery is pending anywhere and the LISTEN connection is up: nothing can come due
+ * until a delivery is created, and every creation notifies (first sends, resends, replays, test events,
+ * catch-up). It only covers a notification lost on a connection that has not reported its loss.
+ */
+const QUIET_POLL_MS = 10_000;
 /** Retries due within this long get a wake-up of their own (wakeForRetry). */
 const RETRY_WAKE_HORIZON_MS = 60_000;
 /** Past the due time, so the claim (Postgres' clock) finds the retry due. */
@@ -43,7 +49,9 @@ export type AttemptRunner = (claimed: ClaimedDelivery, sent: () => void, retryAt
  * keep flowing. An endpoint that is failing (no success since its last failure) gets one slot, and failing
  * endpoints together at most a quarter of the instance's, so even many dead endpoints leave room for the rest. Every schedule lives in Postgres (next_attempt_at, lease), none in memory: a restart or a crash
  * loses nothing, and several instances share the work. Woken by NOTIFY when deliveries are created and when an
- * attempt of its own finishes, and otherwise polls every WEBHOOK_POLL_INTERVAL_MS.
+ * attempt of its own finishes, and otherwise polls every WEBHOOK_POLL_INTERVAL_MS; while no delivery is pending
+ * anywhere it does not claim, and looks only every QUIET_POLL_MS (an idle instance woke twice a second for
+ * queries that found nothing).
  *
  * A claim's lease is short (WEBHOOK_LEASE_MS, at most 2 s) and renewed every quarter of it, in one statement for
  * every attempt in flight, until the attempt is recorded: an attempt may run its whole 10 s timeout, while a dead
@@ -59,6 +67,10 @@ export class DeliveryWorker {
   private stopping = false;
   private loop?: Promise<void>;
   private listener?: Client;
+  /** LISTEN is in place on `listener`: a delivery created anywhere wakes this worker. */
+  private listening = false;
+  /** Something asked for a look since the loop last checked (a notification, a freed slot, a retry due). */
+  private signalled = true;
   private listenRetry?: NodeJS.Timeout;
   /** Wake-ups armed for retries due before the poll would find them late (see wakeForRetry). */
   private readonly retryTimers = new Set<NodeJS.Timeout>();
@@ -81,7 +93,6 @@ export class DeliveryWorker {
   start(): void {
     if (this.loop) return;
     void this.listen();
-    this.renewalTimer = setInterval(() => this.renewLeases(), this.leases.renewEveryMs);
     this.loop = this.run();
   }
 
@@ -90,7 +101,7 @@ export class DeliveryWorker {
     this.stopping = true;
     clearTimeout(this.listenRetry);
     for (const timer of this.retryTimers) clearTimeout(timer);
-    this.wakeup.notify();
+    this.wake();
     await this.loop;
     await Promise.all(this.inFlight.values());
     clearInterval(this.renewalTimer);
@@ -102,6 +113,11 @@ export class DeliveryWorker {
 
   /** Wakes the loop (tests and callers that just scheduled work in this process). */
   poke(): void {
+    this.wake();
+  }
+
+  private wake(): void {
+    this.signalled = true;
     this.wakeup.notify();
   }
 
@@ -114,12 +130,18 @@ export class DeliveryWorker {
     let releasedAt = 0;
     while (!this.stopping) {
       try {
+        const signalled = this.signalled;
+        this.signalled = false;
+        let pending = true;
         if (Date.now() - releasedAt >= RELEASE_INTERVAL_MS) {
-          await this.deliveries.releaseRecovered();
+          ({ pending } = await this.deliveries.releaseRecoveredAndLook());
           releasedAt = Date.now();
         }
+        // Nothing pending anywhere, nothing in flight here, no one asked: a claim would find nothing, and a
+        // delivery created from now on notifies (a notification during this pass ends the wait at once).
+        const quiet = !pending && !signalled && this.inFlight.size === 0 && this.listening;
         const free = this.options.maxInFlight - this.inFlight.size;
-        if (free > 0) {
+        if (free > 0 && !quiet) {
           const busy = new Map<string, number>();
           let degradedInFlight = 0;
           for (const [endpointId, { count, degraded }] of this.perEndpoint) {
@@ -141,7 +163,8 @@ export class DeliveryWorker {
           // Every free slot filled: more may be due right away.
           if (claimed.length > 0 && claimed.length === free) continue;
         }
-        await this.wakeup.wait(this.options.pollIntervalMs);
+        // Quiet, the next pass is the release and look again (due by then).
+        await this.wakeup.wait(quiet ? QUIET_POLL_MS : this.options.pollIntervalMs);
       } catch (error) {
         failures += 1;
         const delayMs = backoffDelay(failures, 200, 10_000);
@@ -154,6 +177,8 @@ export class DeliveryWorker {
   private launch(delivery: ClaimedDelivery, claimSentAt: number): void {
     const endpointId = delivery.endpoint.id;
     this.leases.add(delivery.id, delivery.leaseToken, claimSentAt);
+    // Renewals tick only while attempts are in flight.
+    this.renewalTimer ??= setInterval(() => this.renewLeases(), this.leases.renewEveryMs);
     const slot = this.perEndpoint.get(endpointId) ?? { count: 0, degraded: false };
     // The latest claim tells whether the endpoint is failing now.
     this.perEndpoint.set(endpointId, { count: slot.count + 1, degraded: delivery.degraded });
@@ -167,7 +192,7 @@ export class DeliveryWorker {
       const current = this.perEndpoint.get(endpointId);
       if (!current || current.count <= 1) this.perEndpoint.delete(endpointId);
       else this.perEndpoint.set(endpointId, { ...current, count: current.count - 1 });
-      this.wakeup.notify();
+      this.wake();
     };
     const running = this.runAttempt(delivery, freeSlot, (at) => this.wakeForRetry(at))
       .then(
@@ -184,8 +209,12 @@ export class DeliveryWorker {
         const wasFull = this.inFlight.size >= this.options.maxInFlight;
         this.inFlight.delete(delivery.id);
         webhookInFlight.dec();
+        if (this.inFlight.size === 0 && !this.stopping) {
+          clearInterval(this.renewalTimer);
+          this.renewalTimer = undefined;
+        }
         if (slotHeld) freeSlot();
-        else if (wasFull) this.wakeup.notify();
+        else if (wasFull) this.wake();
       });
     this.inFlight.set(delivery.id, running);
   }
@@ -223,7 +252,7 @@ export class DeliveryWorker {
     if (this.stopping || delayMs > RETRY_WAKE_HORIZON_MS) return;
     const timer = setTimeout(() => {
       this.retryTimers.delete(timer);
-      this.wakeup.notify();
+      this.wake();
     }, Math.max(0, delayMs) + RETRY_WAKE_MARGIN_MS);
     timer.unref();
     this.retryTimers.add(timer);
@@ -236,19 +265,25 @@ export class DeliveryWorker {
     const retry = (error: unknown) => {
       if (this.listener !== client && this.listener !== undefined) return;
       this.listener = undefined;
+      this.listening = false;
       if (this.stopping) return;
       this.logger.warn({ err: error }, 'deliveries LISTEN connection lost; reconnecting (polling meanwhile)');
       client.end().catch((endError: unknown) => this.logger.debug({ err: endError }, 'closing a broken LISTEN connection failed'));
       this.listenRetry = setTimeout(() => void this.listen(), 1000);
     };
     client.on('error', retry);
-    client.on('notification', () => this.wakeup.notify());
+    // A connection closed without an error is lost too: until LISTEN is back, the worker polls.
+    client.on('end', () => {
+      if (this.listener === client) retry(new Error('LISTEN connection ended'));
+    });
+    client.on('notification', () => this.wake());
     this.listener = client;
     try {
       await client.connect();
       await client.query(`LISTEN "${this.db.deliveriesChannel}"`);
+      if (this.listener === client) this.listening = true;
       // Anything created while not listening is found by this look.
-      this.wakeup.notify();
+      this.wake();
     } catch (error) {
       retry(error);
     }

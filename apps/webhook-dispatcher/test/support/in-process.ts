@@ -17,7 +17,7 @@ export interface InProcessDispatcher {
   worker: Dispatcher['worker'];
   /** Applies a gateway endpoint event, as the consumer would. */
   apply(envelope: EventEnvelope<unknown>): Promise<unknown>;
-  /** Receives a public event, as the consumer would. */
+  /** Receives a public event in a transaction of its own, as the consumer would; answers its outcome. */
   receive(envelope: EventEnvelope<unknown>): Promise<unknown>;
 }
 
@@ -41,6 +41,10 @@ export function inProcessDispatcher(dataSource: DataSource, retryScheduleMs: rea
     sender: dispatcher.sender,
     worker: dispatcher.worker,
     apply: (envelope) => dataSource.transaction((manager) => dispatcher.endpointEvents.handle(envelope as EventEnvelope, manager)),
-    receive: (envelope) => dataSource.transaction((manager) => dispatcher.publicEvents.handle(envelope as EventEnvelope, manager)),
+    receive: (envelope) =>
+      dataSource.transaction(async (manager) => {
+        await dispatcher.publicEvents.handle(envelope as EventEnvelope, manager);
+        return (await dispatcher.publicEvents.beforeCommit(manager)).get(envelope.id) ?? { stored: false };
+      }),
   };
 }
