@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import autocannon, { type Result } from 'autocannon';
-import { freePort, REPO_ROOT, startService, type RunningService } from '@payments/testing';
+import { freePort, REPO_ROOT, startService, type AppName, type RunningService } from '@payments/testing';
 
 /** `--name N` from the command line, or the fallback. */
 export function numberArg(name: string, fallback: number): number {
@@ -28,23 +28,38 @@ export function load(options: autocannon.Options): Promise<Result> {
 /** Instances of each owner of commands and events, as `npm start` runs them (its REPLICAS, default 2). */
 export const START_REPLICAS = Number(process.env.REPLICAS ?? 2);
 
+/** The services startWholeSystem started, by app: each owner's instances in start order, the one gateway. */
+export interface WholeSystem {
+  /** The gateway's base URL (its PUBLIC_BASE_URL). */
+  origin: string;
+  gateway: RunningService;
+  /** The first instance of the ledger and of sessions. */
+  ledger: RunningService;
+  sessions: RunningService;
+  groups: { ledger: RunningService[]; sessions: RunningService[]; refunds: RunningService[]; 'webhook-dispatcher': RunningService[] };
+}
+
 /**
  * All five services as `npm start` runs them: `replicas` instances of each owner (sessions, ledger, refunds, the
  * dispatcher; default as `npm start`, 2), one gateway sending commands to all of them, each told where its owners'
  * commands go: the ledgers first (sessions sends them wallet payments), the gateway last at `origin` (its
  * PUBLIC_BASE_URL, so its forms' origin checks pass), with the settings `npm start` gives (loopback command ports,
- * local webhook targets allowed). Every service started is pushed onto `services`, for the caller to stop.
+ * local webhook targets allowed, the services' default log level, info). `common` goes to every service, `perApp`
+ * to one app's instances only (e.g. a stand-in provider's address). Every service started is pushed onto
+ * `services`, for the caller to stop.
  */
 export async function startWholeSystem(
   common: Record<string, string>,
   services: RunningService[],
   replicas = START_REPLICAS,
-): Promise<{ origin: string; gateway: RunningService; ledger: RunningService; sessions: RunningService }> {
-  const settings = { COMMAND_HOST: '127.0.0.1', WEBHOOK_ALLOW_INSECURE_TARGETS: '1', NODE_ENV: 'development', ...common };
-  const start = async (app: Parameters<typeof startService>[0], env: Record<string, string> = {}) => {
+  perApp: Partial<Record<AppName, Record<string, string>>> = {},
+): Promise<WholeSystem> {
+  // LOG_LEVEL explicitly: startService's own default is warn (quiet tests), not the services' default.
+  const settings = { COMMAND_HOST: '127.0.0.1', WEBHOOK_ALLOW_INSECURE_TARGETS: '1', NODE_ENV: 'development', LOG_LEVEL: 'info', ...common };
+  const start = async (app: Exclude<AppName, 'gateway'>, env: Record<string, string> = {}) => {
     const group: RunningService[] = [];
     for (let i = 0; i < replicas; i++) {
-      const service = await startService(app, { ...settings, ...env, PORT: String(await freePort()) });
+      const service = await startService(app, { ...settings, ...env, ...perApp[app], PORT: String(await freePort()) });
       services.push(service);
       group.push(service);
     }
@@ -63,9 +78,32 @@ export async function startWholeSystem(
     LEDGER_URL: urls(ledgers),
     REFUNDS_URL: urls(refunds),
     WEBHOOKS_URL: urls(dispatchers),
+    ...perApp.gateway,
     PORT: String(port),
     PUBLIC_BASE_URL: origin,
   });
   services.push(gateway);
-  return { origin, gateway, ledger: ledgers[0]!, sessions: sessions[0]! };
+  return { origin, gateway, ledger: ledgers[0]!, sessions: sessions[0]!, groups: { ledger: ledgers, sessions, refunds, 'webhook-dispatcher': dispatchers } };
+}
+
+/** How the benches name the whole system in their output. */
+export function wholeSystemLabel(replicas = START_REPLICAS): string {
+  return `whole system as npm start runs it: all five services, ${replicas} instance(s) of each owner, one gateway, info logging`;
+}
+
+/** `--services NAME` from the command line: a named part of the system instead of the whole (undefined: the whole). */
+export function servicesArg(): string | undefined {
+  const i = process.argv.indexOf('--services');
+  const value = i > 0 ? process.argv[i + 1] : undefined;
+  return value === undefined || value === 'all' ? undefined : value;
+}
+
+/** Every service process, pid → app name (instances of one app are one group): what bench/cpu.ts measures. */
+export function servicePids(services: Iterable<RunningService | undefined>): Map<number, string> {
+  return new Map([...services].filter((s): s is RunningService => s !== undefined).map((s) => [s.process.pid!, s.app]));
+}
+
+/** This VM's bare HTTP figure: autocannon GET /health/live on a gateway, 32 connections, 3 s (req/s). */
+export async function bareHttp(gatewayUrl: string): Promise<number> {
+  return Math.round((await load({ url: `${gatewayUrl}/health/live`, connections: 32, duration: 3 })).requests.average);
 }

@@ -1,16 +1,20 @@
 // The ledger under load: postings per second draining a backlog of payment events (100,000 by default) while
 // merchants read their balance at 500/s, then the lag from a payment's event to its posting at an even 500
-// payments/s. Events go straight to the sessions topic (what sessions publishes), spread over many merchants.
-// Prints figures and the goals beside them; asserts nothing.
-// Usage: node -r ./tools/swc-register.js bench/ledger.ts [--backlog 100000] [--rate 500] [--seconds 20]
+// payments/s. Events go straight to the sessions topic (what sessions publishes), spread over many merchants: a
+// stand-in for sessions that can write a backlog of 100,000 payments in seconds. The system measured is the whole
+// of it as `npm start` runs it (all five services, REPLICAS instances of each owner, one gateway, info logging;
+// every consumer of payments, refunds and the dispatcher too, takes the same events) unless `--services two` asks
+// for the ledger and the gateway alone, one of each at warn logging (a breakdown of part of it, named as such).
+// Prints figures and the goals beside them, and this VM's bare HTTP figure; asserts nothing.
+// Usage: node -r ./tools/swc-register.js bench/ledger.ts [--backlog 100000] [--rate 500] [--seconds 20] [--services all|two]
 import { randomBytes } from 'node:crypto';
 import { getPriority } from 'node:os';
 import { STREAMS, topicName } from '@payments/events';
 import { ensureTopics } from '@payments/messaging';
-import { commandUrlSettings, createTestDatabase, freePort, startService, testKafka, uniqueName, type RunningService } from '@payments/testing';
+import { commandUrlSettings, createTestDatabase, deleteNamespaceTopics, freePort, startService, testKafka, uniqueName, type RunningService } from '@payments/testing';
 import type { Producer } from 'kafkajs';
 import { Pool } from 'pg';
-import { admin, load, numberArg } from './bench-support';
+import { admin, bareHttp, numberArg, servicePids, servicesArg, startWholeSystem, wholeSystemLabel } from './bench-support';
 import { cpuPerRequest, cpuSnapshot } from './cpu';
 import { flushSummary, startFlushProbe } from './flush-probe';
 import { openLoop } from './open-loop';
@@ -19,6 +23,8 @@ const backlog = numberArg('backlog', 100_000);
 const rate = numberArg('rate', 500);
 const seconds = numberArg('seconds', 20);
 const MERCHANTS = 200;
+const part = servicesArg();
+if (part !== undefined && part !== 'two') throw new Error(`--services takes all or two (got ${part})`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let serial = 0;
@@ -71,7 +77,7 @@ async function main(): Promise<void> {
   const namespace = uniqueName('bench');
   // Settings under test can be passed through the environment (e.g. BALANCE_CACHE_MS=0: every read asks the ledger).
   const passThrough = Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(BALANCE_CACHE_MS|DB_POOL|COMMAND_|PROCESS_NICE)/.test(k))) as Record<string, string>;
-  const common = { DATABASE_URL: db.url, KAFKA_NAMESPACE: namespace, LOG_LEVEL: 'warn', RATE_LIMIT_TEST_PER_SEC: '100000', ...passThrough };
+  const common = { DATABASE_URL: db.url, KAFKA_NAMESPACE: namespace, RATE_LIMIT_TEST_PER_SEC: '100000', ...passThrough };
   const topic = topicName(namespace, STREAMS.sessions);
   const kafka = testKafka();
   const producer = kafka.producer();
@@ -80,43 +86,61 @@ async function main(): Promise<void> {
   const closers: Array<() => Promise<void>> = [];
   try {
     await ensureTopics(kafka, [topic]);
-    // The gateway first, to create the reading merchant; the ledger after the backlog is written.
     const merchant = await admin(db.url, 'merchant', 'create', '--name', 'Bench Ledger', '--email', `${namespace}@example.com`);
     const merchants = [merchant.merchant_id as string, ...Array.from({ length: MERCHANTS - 1 }, (_, i) => `acct_bench${i}`)];
-    // Ledger and gateway up (the gateway needs the ledger's command port), the VM's bare HTTP figure, then the
-    // ledger stopped while the backlog is written, and started again on the same ports to drain it.
-    let ledger = await startService('ledger', { ...common, PORT: String(await freePort()) });
-    const gateway = await startService('gateway', { ...common, ...commandUrlSettings({ ledger }), PORT: String(await freePort()) });
-    services.push(gateway);
-    const bare = await load({ url: `${gateway.url}/health/live`, connections: 32, duration: 3 });
-    await ledger.stop();
+    // The system up (the gateway needs the ledgers' command ports), the VM's bare HTTP figure, then the ledgers
+    // stopped while the backlog is written, and started again on the same ports to drain it.
+    let origin: string;
+    let label: string;
+    let on: string;
+    let ledgers: RunningService[];
+    if (part === 'two') {
+      const partial = { ...common, LOG_LEVEL: 'warn' };
+      const ledger = await startService('ledger', { ...partial, PORT: String(await freePort()) });
+      services.push(ledger);
+      const gateway = await startService('gateway', { ...partial, ...commandUrlSettings({ ledger }), PORT: String(await freePort()) });
+      services.push(gateway);
+      origin = gateway.url;
+      ledgers = [ledger];
+      label = 'the ledger and the gateway alone (a part of the system), one instance each, warn logging';
+      on = '[part: ledger+gateway]';
+    } else {
+      const system = await startWholeSystem(common, services);
+      origin = system.origin;
+      ledgers = system.groups.ledger;
+      label = wholeSystemLabel();
+      on = '[whole system]';
+    }
+    const bare = await bareHttp(origin);
+    await Promise.all(ledgers.map((ledger) => ledger.stop()));
+    for (const ledger of ledgers) services.splice(services.indexOf(ledger), 1);
     const started = Date.now();
     await produce(producer, topic, merchants, backlog);
-    console.log(`bench ledger: ${backlog} payment events written in ${((Date.now() - started) / 1000).toFixed(1)} s over ${MERCHANTS} merchants; ${new Date().toISOString()}`);
-    console.log(`  this VM's bare HTTP (gateway /health/live, 3 s): ${Math.round(bare.requests.average)} req/s`);
+    console.log(`bench ledger: ${backlog} payment events written in ${((Date.now() - started) / 1000).toFixed(1)} s over ${MERCHANTS} merchants; ${new Date().toISOString()}; system: ${label}`);
+    console.log(`  ${on} this VM's bare HTTP (gateway /health/live, 32 connections, 3 s): ${bare} req/s`);
     const probe = await startFlushProbe();
     const drainStarted = Date.now();
-    ledger = await startService('ledger', ledger.env);
-    services.push(ledger);
-    const pids = new Map([ledger, gateway].map((s) => [s.process.pid!, s.app] as [number, string]));
+    ledgers = await Promise.all(ledgers.map((ledger) => startService('ledger', ledger.env)));
+    services.push(...ledgers);
+    const pids = servicePids(services);
     const cpuBefore = cpuSnapshot(pids);
 
     const pool = new Pool({ connectionString: db.url, max: 2 });
     closers.push(() => pool.end());
     const count = async () => Number((await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger.postings`)).rows[0]!.n);
-    // Progress from the ledger's own counter (its process was started for the drain): a count(*) of the journal
-    // every 100 ms would be a scan of up to 100,000 rows on the cores being measured. The counter moves just before
-    // each transaction commits, so the journal is counted after it (once, unless the last commit is still on its way).
+    // Progress from the ledgers' own counters (their processes were started for the drain): a count(*) of the
+    // journal every 100 ms would be a scan of up to 100,000 rows on the cores being measured. A counter moves just
+    // before each transaction commits, so the journal is counted after it (once, unless the last commit is still on its way).
     const posted = async () => {
-      const text = await fetch(`${ledger.opsUrl}/metrics`).then((res) => res.text(), () => '');
-      return [...text.matchAll(/^ledger_postings_total\{[^}]*\} (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+      const texts = await Promise.all(ledgers.map((ledger) => fetch(`${ledger.opsUrl}/metrics`).then((res) => res.text(), () => '')));
+      return texts.reduce((total, text) => total + [...text.matchAll(/^ledger_postings_total\{[^}]*\} (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0), 0);
     };
     // Balance reads at an even 500/s for as long as the backlog drains (open loop: each latency counts from the
     // read's due time; autocannon's overallRate sent each second's reads in a burst, see open-loop.ts). The
     // generator's connections are open and its code warm before the first read is due (see open-loop.ts).
     const drained = new AbortController();
     const readResult = openLoop({
-      origin: gateway.url,
+      origin,
       rate: 500,
       seconds: 3600,
       preconnect: 16,
@@ -127,7 +151,7 @@ async function main(): Promise<void> {
     // The floor beside it: the same gateway's bare /health/live at 100/s, for how long any request waits for a
     // core on this VM while the drain keeps both busy.
     const bareResult = openLoop({
-      origin: gateway.url,
+      origin,
       rate: 100,
       seconds: 3600,
       preconnect: 4,
@@ -150,14 +174,14 @@ async function main(): Promise<void> {
     ).rows as [{ seconds: number }];
     const drainRate = backlog / workingS;
     console.log(
-      `  backlog: ${backlog} postings in ${workingS.toFixed(1)} s from the first posting to the last = ${Math.round(drainRate)} postings/s` +
+      `  ${on} backlog: ${backlog} postings in ${workingS.toFixed(1)} s from the first posting to the last = ${Math.round(drainRate)} postings/s` +
         ` (${drainS.toFixed(1)} s = ${Math.round(backlog / drainS)}/s from the ledger's start, boot included) — goal ≥ 5,000/s: ${drainRate >= 5000 ? 'met' : 'NOT met'}`,
     );
-    console.log(`  CPU per posting while draining, reads included (ms): ${cpuPerRequest(cpuBefore, cpuAfter, backlog)}; the ledger at nice ${getPriority(ledger.process.pid!)}`);
-    console.log(`  balance reads at 500/s meanwhile: p50 ${during.latency.p50} ms  p99 ${during.latency.p99} ms  non2xx ${during.non2xx} — goal p99 ≤ 20 ms: ${during.latency.p99 <= 20 ? 'met' : 'NOT met'}`);
-    console.log(`  bare HTTP meanwhile (gateway /health/live at 100/s): p50 ${bareDuring.latency.p50} ms  p99 ${bareDuring.latency.p99} ms`);
+    console.log(`  ${on} CPU per posting while draining, reads included (ms): ${cpuPerRequest(cpuBefore, cpuAfter, backlog)}; the ledger at nice ${getPriority(ledgers[0]!.process.pid!)}`);
+    console.log(`  ${on} balance reads at 500/s meanwhile: p50 ${during.latency.p50} ms  p99 ${during.latency.p99} ms  non2xx ${during.non2xx} — goal p99 ≤ 20 ms: ${during.latency.p99 <= 20 ? 'met' : 'NOT met'}`);
+    console.log(`  ${on} bare HTTP meanwhile (gateway /health/live at 100/s): p50 ${bareDuring.latency.p50} ms  p99 ${bareDuring.latency.p99} ms`);
     // Each consumer transaction waits for its commit's flush: a slow disk slows the drain whatever the cores do.
-    console.log(`  ${flushSummary(flushes)}`);
+    console.log(`  ${on} ${flushSummary(flushes)}`);
 
     // Lag at an even rate: each event's occurred_at is its send time; the posting's created_at its booking.
     const before = await count();
@@ -174,13 +198,13 @@ async function main(): Promise<void> {
       .map((r) => Number(r.ms))
       .sort((a, b) => a - b);
     console.log(
-      `  lag event → posting at ${rate} payments/s for ${seconds} s: p50 ${percentile(lags, 50).toFixed(0)} ms  p99 ${percentile(lags, 99).toFixed(0)} ms  max ${lags.at(-1)?.toFixed(0)} ms — goal p99 ≤ 200 ms: ${percentile(lags, 99) <= 200 ? 'met' : 'NOT met'}`,
+      `  ${on} lag event → posting at ${rate} payments/s for ${seconds} s: p50 ${percentile(lags, 50).toFixed(0)} ms  p99 ${percentile(lags, 99).toFixed(0)} ms  max ${lags.at(-1)?.toFixed(0)} ms — goal p99 ≤ 200 ms: ${percentile(lags, 99) <= 200 ? 'met' : 'NOT met'}`,
     );
     // A payment's effect on GET /api/v1/balance, as a merchant polling its balance every 20 ms sees it: from the
     // event's send to the first read showing it (posting lag, the gateway's balance cache and the read together).
     const reader = merchants[0]!;
     const readBalance = async () => {
-      const res = await fetch(`${gateway.url}/api/v1/balance`, { headers: { authorization: `Bearer ${merchant.test_key}` } });
+      const res = await fetch(`${origin}/api/v1/balance`, { headers: { authorization: `Bearer ${merchant.test_key}` } });
       return centsOf(((await res.json()) as { available: Array<{ amount: string }> }).available[0]!.amount);
     };
     const visible: number[] = [];
@@ -196,17 +220,18 @@ async function main(): Promise<void> {
     }
     visible.sort((a, b) => a - b);
     console.log(
-      `  payment → visible in GET /api/v1/balance (polled every 20 ms, ${VISIBILITY_SAMPLES} payments): p50 ${percentile(visible, 50).toFixed(0)} ms  p99 ${percentile(visible, 99).toFixed(0)} ms — goal p99 ≤ 1,000 ms: ${percentile(visible, 99) <= 1000 ? 'met' : 'NOT met'}`,
+      `  ${on} payment → visible in GET /api/v1/balance (polled every 20 ms, ${VISIBILITY_SAMPLES} payments): p50 ${percentile(visible, 50).toFixed(0)} ms  p99 ${percentile(visible, 99).toFixed(0)} ms — goal p99 ≤ 1,000 ms: ${percentile(visible, 99) <= 1000 ? 'met' : 'NOT met'}`,
     );
 
-    // The journal alone: the payments were written to the topic directly, not made by sessions (which is not run).
+    // The journal alone: the payments were written to the topic directly, not made by sessions (which has no record of them).
     const check = await admin(db.url, 'ledger', 'check', '--journal-only');
-    console.log(`  ledger check (journal only): ${check.ok ? 'clean' : 'BROKEN'} (${check.postings} postings)`);
+    console.log(`  ${on} ledger check (journal only): ${check.ok ? 'clean' : 'BROKEN'} (${check.postings} postings)`);
   } finally {
     await producer.disconnect();
     await Promise.all(services.map((s) => s.stop().catch(() => undefined)));
     for (const close of closers) await close();
     await db.drop();
+    await deleteNamespaceTopics(namespace).catch(() => undefined);
   }
 }
 

@@ -1,23 +1,28 @@
 // End to end: from a test payment's simulate request at the gateway to its signed `payment_intent.succeeded`
-// webhook received and verified by a merchant's server. Prints figures; asserts nothing.
+// webhook received and verified by a merchant's server. Prints figures beside the goal; asserts nothing.
 //
-//   node -r ./tools/swc-register.js bench/webhooks-e2e.ts [--seconds 60] [--rate 100] [--concurrency 32]
+//   node -r ./tools/swc-register.js bench/webhooks-e2e.ts [--seconds 60] [--rate 300] [--concurrency 32] [--services all|three]
 //
-// The real services (sessions, webhook-dispatcher, gateway) run as processes on a fresh database and Kafka
-// namespace. The receiver is a loopback server built with the receiver library (verifies every signature with
+// The system measured is the whole of it as `npm start` runs it (all five services, REPLICAS instances of each
+// owner, one gateway, info logging) on a fresh database and Kafka namespace, unless `--services three` asks for
+// sessions, the dispatcher and the gateway alone, one of each at warn logging (a breakdown of part of it, named
+// as such). The receiver is a loopback server built with the receiver library (verifies every signature with
 // the endpoint's secret, 300 s tolerance). Intents are created first (rate x seconds of them, plus 5 s worth
 // for an unmeasured warm-up at the same rate, after which the tables are ANALYZEd), then simulated as
 // `succeeded` at `rate` per second, paced evenly with at most `concurrency` requests in flight.
 // Latency is measured to the moment the receiver hands the verified event over, from when the simulate request
 // was sent and from when its answer came back (negative when the webhook beat the answer). Sender and receiver
-// share this process's clock (performance.now()).
+// share this process's clock (performance.now()). Beside it: this VM's bare HTTP figure (the gateway's
+// /health/live) and the CPU per payment of every process but this one (the load generator and the receiver).
 import { Client } from 'pg';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { startStack, type Stack } from '@payments/testing';
+import { createTestDatabase, deleteNamespaceTopics, startStack, uniqueName, type ApiResponse, type RunningService } from '@payments/testing';
 import { createWebhookHandler, DEFAULT_TOLERANCE_SECONDS, type VerifiedWebhook } from '@payments/webhook-receiver';
+import { admin, bareHttp, servicePids, servicesArg, startWholeSystem, wholeSystemLabel } from './bench-support';
+import { cpuPerRequest, cpuSnapshot, serverCpuMsPerRequest } from './cpu';
 
 function arg(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);
@@ -28,7 +33,12 @@ function arg(name: string, fallback: number): number {
 }
 
 const SECONDS = arg('seconds', 60);
-const RATE = arg('rate', 100);
+const RATE = arg('rate', 300);
+/** The goal's offered rate: pay → verified webhook p99 ≤ 100 ms at 300/s, every webhook verified. */
+const GOAL_RATE = 300;
+const GOAL_P99_MS = 100;
+const PART = servicesArg();
+if (PART !== undefined && PART !== 'three') throw new Error(`--services takes all or three (got ${PART})`);
 const CONCURRENCY = arg('concurrency', 32);
 const TOTAL = Math.round(RATE * SECONDS);
 /** Unmeasured seconds at the measured rate before statistics are taken and measuring starts. */
@@ -127,9 +137,85 @@ interface Timing {
   receivedAt?: number;
 }
 
+/** What the run needs of the system under test, whole or in part. */
+interface System {
+  label: string;
+  /** Short name printed with each figure. */
+  name: string;
+  gatewayUrl: string;
+  databaseUrl: string;
+  /** Every service process, pid → app name. */
+  pids: Map<number, string>;
+  /** A verified test merchant whose rate and amount limits are far above the run's; its test key. */
+  testKey(): Promise<string>;
+  call(method: string, path: string, options?: { key?: string; body?: unknown; headers?: Record<string, string> }): Promise<ApiResponse>;
+  stop(): Promise<void>;
+}
+
+/** One HTTP call to the gateway with a key; JSON in, JSON (or text) out. */
+async function call(gatewayUrl: string, method: string, path: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<ApiResponse> {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  if (options.body !== undefined) headers['content-type'] ??= 'application/json';
+  const res = await fetch(`${gatewayUrl}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = text; // not JSON: the caller sees the raw text
+  }
+  return { status: res.status, headers: res.headers, body };
+}
+
+async function startSystem(): Promise<System> {
+  if (PART === 'three') {
+    const stack = await startStack(['sessions', 'webhook-dispatcher', 'gateway'], { WEBHOOK_ALLOW_INSECURE_TARGETS: '1', LOG_LEVEL: 'warn' });
+    return {
+      label: 'sessions, webhook-dispatcher and gateway alone (a part of the system), one instance each, warn logging',
+      name: 'part: sessions+dispatcher+gateway',
+      gatewayUrl: stack.gatewayUrl,
+      databaseUrl: stack.db.url,
+      pids: servicePids(Object.values(stack.services)),
+      testKey: async () => (await stack.createMerchant({ verified: true, testLimit: 100_000, liveLimit: 100_000 })).test_key,
+      call: (method, path, options) => stack.call(method, path, options),
+      stop: () => stack.stop(),
+    };
+  }
+  const db = await createTestDatabase('bench_webhooks_e2e');
+  const namespace = uniqueName('bench');
+  const services: RunningService[] = [];
+  const stop = async () => {
+    await Promise.all(services.map((service) => service.stop().catch(() => undefined)));
+    await db.drop();
+    await deleteNamespaceTopics(namespace).catch(() => undefined);
+  };
+  try {
+    const { origin } = await startWholeSystem({ DATABASE_URL: db.url, KAFKA_NAMESPACE: namespace }, services);
+    return {
+      label: wholeSystemLabel(),
+      name: 'whole system',
+      gatewayUrl: origin,
+      databaseUrl: db.url,
+      pids: servicePids(services),
+      testKey: async () => {
+        const merchant = await admin(db.url, 'merchant', 'create', '--name', 'Bench Webhooks', '--email', `${namespace}@example.com`, '--verified');
+        await admin(db.url, 'merchant', 'limits', '--id', merchant.merchant_id, '--test', '100000', '--live', '100000');
+        return merchant.test_key as string;
+      },
+      call: (method, path, options) => call(origin, method, path, options),
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
 async function main(): Promise<void> {
   console.log(`bench webhooks-e2e: ${RATE}/s for ${SECONDS} s (${TOTAL} payments), at most ${CONCURRENCY} in flight, ${new Date().toISOString()}`);
-  const stack = await startStack(['sessions', 'webhook-dispatcher', 'gateway'], { WEBHOOK_ALLOW_INSECURE_TARGETS: '1', LOG_LEVEL: 'warn' });
+  const system = await startSystem();
+  console.log(`  system: ${system.label}`);
   // The handler needs the endpoint's secret, which exists only once the endpoint (with this server's URL) does.
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const receiver = createServer((req, res) => {
@@ -138,19 +224,19 @@ async function main(): Promise<void> {
   });
   try {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    await run(stack, `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`, (h) => (handler = h));
+    await run(system, `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`, (h) => (handler = h));
   } finally {
     receiver.closeAllConnections();
     await new Promise<void>((resolve) => receiver.close(() => resolve()));
-    await stack.stop();
+    await system.stop();
   }
 }
 
-async function run(stack: Stack, receiverUrl: string, serve: (h: (req: IncomingMessage, res: ServerResponse) => void) => void): Promise<void> {
-  const merchant = await stack.createMerchant({ verified: true, testLimit: 100_000, liveLimit: 100_000 });
-  const key = merchant.test_key;
+async function run(system: System, receiverUrl: string, serve: (h: (req: IncomingMessage, res: ServerResponse) => void) => void): Promise<void> {
+  const key = await system.testKey();
+  const bare = await bareHttp(system.gatewayUrl);
 
-  const created = await stack.call('POST', '/api/v1/webhook-endpoints', { key, body: { url: receiverUrl, events: ['payment_intent.succeeded'] } });
+  const created = await system.call('POST', '/api/v1/webhook-endpoints', { key, body: { url: receiverUrl, events: ['payment_intent.succeeded'] } });
   if (created.status !== 201) throw new Error(`creating the webhook endpoint: ${created.status} ${JSON.stringify(created.body)}`);
   const secret: string = created.body.secret;
 
@@ -186,11 +272,11 @@ async function run(stack: Stack, receiverUrl: string, serve: (h: (req: IncomingM
   );
 
   const createIntent = async (): Promise<string> => {
-    const res = await stack.call('POST', '/api/v1/payment-intents', { key, body: INTENT, headers: { 'idempotency-key': randomUUID() } });
+    const res = await system.call('POST', '/api/v1/payment-intents', { key, body: INTENT, headers: { 'idempotency-key': randomUUID() } });
     if (res.status !== 201) throw new Error(`creating an intent: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.id as string;
   };
-  const simulate = (id: string) => stack.call('POST', `/api/v1/payment-intents/${id}/simulate`, { key, body: { result: 'succeeded' } });
+  const simulate = (id: string) => system.call('POST', `/api/v1/payment-intents/${id}/simulate`, { key, body: { result: 'succeeded' } });
   const simulateOk = async (id: string) => {
     const res = await simulate(id);
     if (res.status !== 200) throw new Error(`simulating ${id}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -225,13 +311,14 @@ async function run(stack: Stack, receiverUrl: string, serve: (h: (req: IncomingM
   await paced(warmIds, simulate, timings);
   const warmUntil = Date.now() + 30_000;
   while (warmIds.some((id) => timings.get(id)!.receivedAt === undefined) && Date.now() < warmUntil) await sleep(50);
-  await analyze(stack.db.url);
+  await analyze(system.databaseUrl);
   await sleep(3000);
   otherEvents = 0;
   verifyFailures = 0;
   failureReasons.clear();
   for (const id of ids) timings.set(id, { measured: true });
 
+  const cpuBefore = cpuSnapshot(system.pids);
   const started = performance.now();
   const { answered, failedAnswers, answerStatuses, lastSent, lastAnswered } = await paced(ids, simulate, timings);
   const sendSeconds = (lastSent - started) / 1000;
@@ -239,6 +326,8 @@ async function run(stack: Stack, receiverUrl: string, serve: (h: (req: IncomingM
   const drainStarted = performance.now();
   lastReceivedAt = Math.max(lastReceivedAt, drainStarted);
   while (received < answered && performance.now() - lastReceivedAt < DRAIN_IDLE_MS && performance.now() - drainStarted < DRAIN_MAX_MS) await sleep(50);
+  // From the first payment sent to its last webhook's arrival (or the drain's end): what the payments cost.
+  const cpuAfter = cpuSnapshot(system.pids);
 
   const fromSent: number[] = [];
   const fromAnswered: number[] = [];
@@ -253,12 +342,19 @@ async function run(stack: Stack, receiverUrl: string, serve: (h: (req: IncomingM
   const lastArrival = Math.max(...ids.map((id) => timings.get(id)!.receivedAt ?? 0));
   const statuses = [...answerStatuses].map(([s, n]) => `${s === 0 ? 'network error' : s} x${n}`).join(', ');
   const reasons = [...failureReasons].map(([r, n]) => `${r} x${n}`).join(', ');
-  console.log(`  sent ${ids.length} simulate requests in ${sendSeconds.toFixed(1)} s = ${(ids.length / sendSeconds).toFixed(1)}/s achieved (${RATE}/s offered); answered 200: ${answered}, other: ${failedAnswers}${statuses ? ` (${statuses})` : ''}; last answer ${((lastAnswered - started) / 1000).toFixed(1)} s after start`);
-  console.log(`  received ${received} verified payment_intent.succeeded of ${answered} (${ids.length - received} missing), verify failures ${verifyFailures}${reasons ? ` (${reasons})` : ''}, other events ${otherEvents}`);
-  if (received > 0) console.log(`  received ${(received / ((lastArrival - started) / 1000)).toFixed(1)}/s over the run (first send to last arrival)`);
-  console.log(`  simulate answered - sent      ${summary(roundTrips)}`);
-  console.log(`  received - simulate sent      ${summary(fromSent)}`);
-  console.log(`  received - simulate answered  ${summary(fromAnswered)}`);
+  const on = `[${system.name}]`;
+  console.log(`  ${on} this VM's bare HTTP (gateway /health/live, 32 connections, 3 s): ${bare} req/s`);
+  console.log(`  ${on} sent ${ids.length} simulate requests in ${sendSeconds.toFixed(1)} s = ${(ids.length / sendSeconds).toFixed(1)}/s achieved (${RATE}/s offered); answered 200: ${answered}, other: ${failedAnswers}${statuses ? ` (${statuses})` : ''}; last answer ${((lastAnswered - started) / 1000).toFixed(1)} s after start`);
+  console.log(`  ${on} received ${received} verified payment_intent.succeeded of ${answered} (${ids.length - received} missing), verify failures ${verifyFailures}${reasons ? ` (${reasons})` : ''}, other events ${otherEvents}`);
+  if (received > 0) console.log(`  ${on} received ${(received / ((lastArrival - started) / 1000)).toFixed(1)}/s over the run (first send to last arrival)`);
+  console.log(`  ${on} simulate answered - sent      ${summary(roundTrips)}`);
+  console.log(`  ${on} received - simulate sent      ${summary(fromSent)}`);
+  console.log(`  ${on} received - simulate answered  ${summary(fromAnswered)}`);
+  console.log(`  ${on} CPU per payment, every process but the load generator and receiver: ${serverCpuMsPerRequest(cpuBefore, cpuAfter, ids.length).toFixed(2)} ms (by group, the generator's own share included in this total: ${cpuPerRequest(cpuBefore, cpuAfter, ids.length)})`);
+  const p99 = percentile([...fromSent].sort((a, b) => a - b), 99);
+  const met = p99 <= GOAL_P99_MS && received === ids.length && failedAnswers === 0 && verifyFailures === 0;
+  const at = RATE === GOAL_RATE ? '' : ` (run at ${RATE}/s, not the goal's ${GOAL_RATE}/s: indicative only)`;
+  console.log(`  ${on} pay → verified webhook at ${RATE}/s offered: p99 ${p99.toFixed(1)} ms, ${received} of ${ids.length} verified — goal p99 ≤ ${GOAL_P99_MS} ms at ${GOAL_RATE}/s offered, every webhook verified: ${met ? 'met' : 'NOT met'}${at}`);
 }
 
 main().then(

@@ -1,4 +1,7 @@
-// Webhook delivery throughput and latency, and what dead endpoints cost the healthy ones.
+// Webhook delivery throughput and latency, and what dead endpoints cost the healthy ones: a breakdown of one part
+// of the system (the dispatcher's delivery parts alone, in this process), not a figure of record. The whole
+// system's webhook figure (pay → verified webhook through all five services as `npm start` runs them) is
+// bench/webhooks-e2e.ts.
 //
 //   node -r ./tools/swc-register.js bench/webhooks.ts [--healthy 50] [--dead 10] [--rate 200] [--seconds 15]
 //     [--backlog 5000] [--timeout-ms 10000] [--pairs 3]
@@ -96,6 +99,9 @@ async function main(): Promise<void> {
   const pooled = { answering: [] as number[], dead: [] as number[] };
   const p99s: string[] = [];
   const p99 = (latencies: number[]) => percentile([...latencies].sort((a, b) => a - b), 99);
+  console.log(
+    `bench webhooks: part of the system, the dispatcher's delivery worker, runner and sender alone in this process (no Kafka, no other service; the whole system's figure is webhooks-e2e); ${HEALTHY} healthy + ${DEAD} dead endpoints, ${RATE}/s for ${SECONDS} s, ${PAIRS} pairs, ${new Date().toISOString()}`,
+  );
   for (let pair = 0; pair < PAIRS; pair += 1) {
     const result = { answering: [] as number[], dead: [] as number[] };
     // Alternating which kind goes first spreads the machine's drift over both.
@@ -111,10 +117,10 @@ async function main(): Promise<void> {
     pooled.dead.push(...result.dead);
     p99s.push(`${p99(result.answering).toFixed(1)} / ${p99(result.dead).toFixed(1)}`);
   }
-  console.log(`\n${PAIRS} pairs; healthy p99, all answering / ${DEAD} dead: ${p99s.join('; ')} ms`);
-  console.log(`  pooled, all answering  ${summary(pooled.answering)}`);
-  console.log(`  pooled, ${DEAD} dead        ${summary(pooled.dead)}`);
-  console.log(`  p99 with dead endpoints vs without: ${(((p99(pooled.dead) - p99(pooled.answering)) / p99(pooled.answering)) * 100).toFixed(1)} %`);
+  console.log(`\n[part: dispatcher alone] ${PAIRS} pairs; healthy p99, all answering / ${DEAD} dead: ${p99s.join('; ')} ms`);
+  console.log(`  [part: dispatcher alone] pooled, all answering  ${summary(pooled.answering)}`);
+  console.log(`  [part: dispatcher alone] pooled, ${DEAD} dead        ${summary(pooled.dead)}`);
+  console.log(`  [part: dispatcher alone] p99 with dead endpoints vs without: ${(((p99(pooled.dead) - p99(pooled.answering)) / p99(pooled.answering)) * 100).toFixed(1)} %`);
 }
 
 /** One run; answers the healthy endpoints' latencies of its paced phase. */
@@ -259,7 +265,7 @@ async function run(database: TestDatabase, extrasHang: boolean, drain: boolean):
     const deadline = Date.now() + 30_000;
     while (received < sent && Date.now() < deadline) await sleep(50);
     if (label === '') return;
-    console.log(`${label}: ${received} of ${sent} healthy deliveries in ${elapsed.toFixed(1)} s (${(sent / elapsed).toFixed(0)}/s offered)`);
+    console.log(`[part: dispatcher alone] ${label}: ${received} of ${sent} healthy deliveries in ${elapsed.toFixed(1)} s (${(sent / elapsed).toFixed(0)}/s offered)`);
     console.log(`  healthy latency  ${summary(latencies)}`);
     console.log(`  ${claimSummary()}`);
   }
@@ -302,7 +308,7 @@ async function run(database: TestDatabase, extrasHang: boolean, drain: boolean):
   worker = startWorker();
   while (received < total && Date.now() - started < 300_000) await sleep(20);
   const seconds = (Date.now() - started) / 1000;
-  console.log(`throughput (${claimSummary()}): ${received} deliveries to ${HEALTHY} healthy endpoints in ${seconds.toFixed(1)} s = ${(received / seconds).toFixed(0)}/s while ${DEAD} endpoints hang (${hanging.size} requests hanging at the end)`);
+  console.log(`[part: dispatcher alone] throughput (${claimSummary()}): ${received} deliveries to ${HEALTHY} healthy endpoints in ${seconds.toFixed(1)} s = ${(received / seconds).toFixed(0)}/s while ${DEAD} endpoints hang (${hanging.size} requests hanging at the end)`);
   for (const res of hanging) res.destroy();
   await worker.stop();
   await closeAll();
