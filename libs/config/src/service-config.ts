@@ -118,7 +118,7 @@ export class ServiceConfig {
   @IsInt()
   @Min(50)
   @Max(60_000)
-  OUTBOX_POLL_INTERVAL_MS: number = 500;
+  OUTBOX_POLL_INTERVAL_MS: number = 2000;
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL: string = 'info';
