@@ -41,7 +41,7 @@ describe('wallet payment statements', () => {
     await db?.drop();
   });
 
-  it('a wallet payment: 5 statements and 2 commits in sessions, one 5-round-trip transaction in the ledger', async () => {
+  it('a wallet payment: 5 statements and 2 commits in sessions, one 5-round-trip transaction in the ledger and nothing in its consumer', async () => {
     const ledger = new ServiceClient(ledgerClient, 10_000);
     const N = 20;
     const wallet = newWalletId('test');
@@ -85,6 +85,10 @@ describe('wallet payment statements', () => {
     expect(count(l, /FROM "ledger"\."wallet_payments" WHERE payment_id = /)).toBe(N);
     expect(count(l, /^WITH posting AS \( INSERT INTO "ledger"\."postings"/)).toBe(N);
     expect(count(l, /^INSERT INTO "ledger"\."(outbox|wallet_payments)"/)).toBe(0);
+    // The ledger's consumer passes over the session's success, marked in its headers as paid from a wallet: no
+    // inbox row, no transaction.
+    expect(count(l, /"ledger"\."(inbox|wallet_payment_sessions)"/)).toBe(0);
+    expect(count(l, /^START TRANSACTION/)).toBe(N);
     console.log(
       [
         `payments ${N}, window ${paid.ms} ms`,
