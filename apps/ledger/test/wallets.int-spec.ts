@@ -178,6 +178,44 @@ describe('customer wallets in the ledger', () => {
     expect(history.every((row) => BigInt(row.running) >= 0n)).toBe(true);
   });
 
+  it('a repeat that queued on the wallet behind the first request of its payment id gets the first one\'s answer (paid or declined), never a second posting', async () => {
+    // The wallet's row held by another transaction, so both requests of one payment id wait on it: the second's
+    // statement began before the first recorded its answer, and must answer from it all the same.
+    const raced = async (walletCredit: string, amount: string) => {
+      const wallet = newWalletId('test');
+      const merchant = newMerchant();
+      await credit(wallet, walletCredit);
+      const body = payBody(wallet, merchant, newPaymentId(), amount);
+      const holder = db.createQueryRunner();
+      await holder.connect();
+      try {
+        await holder.startTransaction();
+        await holder.query(`SELECT 1 FROM ledger.balances WHERE account = $1 FOR UPDATE`, [`${wallet}:test:wallet`]);
+        const answers = [ledger.wallets.pay(body), ledger.wallets.pay(body)];
+        const waiting = async () =>
+          count(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%wallet_payments%'`, []);
+        for (let i = 0; i < 100 && (await waiting()) < 2; i += 1) await new Promise((r) => setTimeout(r, 20));
+        expect(await waiting()).toBe(2);
+        await holder.commitTransaction();
+        return { wallet, body, answers: await Promise.all(answers) };
+      } finally {
+        await holder.release();
+      }
+    };
+
+    const paid = await raced('30.00', '20.00');
+    expect(paid.answers[0]).toEqual(paid.answers[1]);
+    expect(paid.answers[0]).toMatchObject({ outcome: 'paid', balance: '10.00' });
+    expect(await count(`SELECT count(*)::int AS n FROM ledger.postings WHERE payment_id = $1`, [paid.body.payment_id])).toBe(1);
+    expect(await balanceOf(paid.wallet)).toBe('10.00');
+
+    const declined = await raced('5.00', '20.00');
+    expect(declined.answers[0]).toEqual(declined.answers[1]);
+    expect(declined.answers[0]).toMatchObject({ outcome: 'insufficient_funds', balance: '5.00' });
+    expect(await count(`SELECT count(*)::int AS n FROM ledger.wallet_payments WHERE payment_id = $1`, [declined.body.payment_id])).toBe(1);
+    expect(await balanceOf(declined.wallet)).toBe('5.00');
+  });
+
   it('credits once per key; the same key for another credit is refused', async () => {
     const wallet = newWalletId('test');
     const first = await credit(wallet, '5.00', 'goodwill-1', 'Sorry for the wait');
