@@ -65,7 +65,7 @@ describe('wallet payment statements', () => {
     });
     const idle = await window(() => new Promise((r) => setTimeout(r, paid.ms - 3000)));
     const report = (name: string, t: PgTally) =>
-      `${name}: ${(t.roundTrips / N).toFixed(2)} round trips, ${(t.commits / N).toFixed(2)} commits per payment\n` +
+      `${name}: ${(t.roundTrips / N).toFixed(2)} round trips, ${(t.commits / N).toFixed(2)} commits, ${([...t.parses.values()].reduce((a, b) => a + b, 0) / N).toFixed(2)} parses per payment\n` +
       [...t.statements].sort((a, b) => b[1] - a[1]).map(([text, n]) => `  ${(n / N).toFixed(2)}  ${text.slice(0, 160)}`).join('\n');
     const count = (t: PgTally, pattern: RegExp) => [...t.statements].filter(([text]) => pattern.test(text)).reduce((sum, [, n]) => sum + n, 0);
     const s = paid.tallies.sessions;
@@ -87,6 +87,14 @@ describe('wallet payment statements', () => {
     expect(count(l, /FROM "ledger"\."wallet_payments" WHERE payment_id = /)).toBe(0);
     expect(count(l, /^WITH posting AS \( INSERT INTO "ledger"\."postings"/)).toBe(N);
     expect(count(l, /^INSERT INTO "ledger"\."(outbox|wallet_payments)"/)).toBe(0);
+    // The hot statements are named prepared statements: parsed once per connection, not at every payment.
+    const parses = (t: PgTally, pattern: RegExp) => [...t.parses].filter(([text]) => pattern.test(text)).reduce((sum, [, n]) => sum + n, 0);
+    expect(parses(s, /^SELECT s\.merchant_id AS owner_merchant_id/)).toBeLessThan(N / 2);
+    expect(parses(s, /^WITH s1 AS \(UPDATE "sessions"\."payment_intents"/)).toBeLessThan(N);
+    expect(parses(l, /^WITH locked AS \( INSERT INTO "ledger"\."balances"/)).toBeLessThan(N / 2);
+    expect(parses(l, /^WITH posting AS \( INSERT INTO "ledger"\."postings"/)).toBeLessThan(N / 2);
+    // The outbox relays' read and delete too (their own connection: parsed once each).
+    expect(parses(s, /"sessions"\."outbox"/) + parses(l, /"ledger"\."outbox"/)).toBeLessThan(N / 2);
     // The ledger's consumer passes over the session's success, marked in its headers as paid from a wallet: no
     // inbox row, no transaction.
     expect(count(l, /"ledger"\."(inbox|wallet_payment_sessions)"/)).toBe(0);

@@ -1,5 +1,5 @@
-import type { Pool } from 'pg';
-import { QueryFailedError, type DataSource } from 'typeorm';
+import type { Pool, PoolClient } from 'pg';
+import { QueryFailedError, type DataSource, type EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 /** One SQL statement with its own `$1..$n` placeholders. */
@@ -38,12 +38,27 @@ const preparedNames = new WeakMap<Pool, Map<string, string>>();
  */
 export async function executePrepared(dataSource: DataSource, statement: SqlStatement): Promise<Record<string, unknown>[]> {
   const pool = (dataSource.driver as PostgresDriver).master as Pool;
+  return runNamed(pool, statement, pool);
+}
+
+/**
+ * executePrepared inside the caller's open transaction, on its connection (the names are the pool's: a connection
+ * parses each text once whichever way it is used). For the hot statements of a transaction.
+ */
+export async function executePreparedIn(manager: EntityManager, statement: SqlStatement): Promise<Record<string, unknown>[]> {
+  const runner = manager.queryRunner;
+  if (!runner?.isTransactionActive) throw new Error('executePreparedIn needs the EntityManager of an open transaction');
+  const client = (await runner.connect()) as PoolClient;
+  return runNamed((manager.connection.driver as PostgresDriver).master as Pool, statement, client);
+}
+
+async function runNamed(pool: Pool, statement: SqlStatement, on: Pick<Pool, 'query'> | PoolClient): Promise<Record<string, unknown>[]> {
   let names = preparedNames.get(pool);
   if (names === undefined) preparedNames.set(pool, (names = new Map()));
   let name = names.get(statement.text);
   if (name === undefined && names.size < MAX_PREPARED_STATEMENTS) names.set(statement.text, (name = `p${names.size + 1}`));
   try {
-    const result = await pool.query({ name, text: statement.text, values: statement.params as unknown[] });
+    const result = await on.query({ name, text: statement.text, values: statement.params as unknown[] });
     return result.rows as Record<string, unknown>[];
   } catch (error) {
     // Failures look like the DataSource's own (callers check QueryFailedError's driverError, e.g. for 23505).

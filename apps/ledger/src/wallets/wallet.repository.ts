@@ -1,4 +1,4 @@
-import type { SqlStatement } from '@payments/database';
+import { executePreparedIn, type SqlStatement } from '@payments/database';
 import type { Environment } from '@payments/ids';
 import { randomInt } from 'node:crypto';
 import { QueryFailedError, type EntityManager } from 'typeorm';
@@ -129,16 +129,16 @@ export class WalletRepository {
    * the payment id's recorded answer as of the statement's start: one round trip.
    */
   private async lockWithAnswer(manager: EntityManager, accountId: string, paymentId: string): Promise<{ sumCents: bigint; answer: WalletPaymentAnswer | null }> {
-    const [row] = (await manager.query(
-      `WITH locked AS (
+    const [row] = (await executePreparedIn(manager, {
+      text: `WITH locked AS (
          INSERT INTO ${this.table('balances')} AS b (account, shard, sum_cents) VALUES ($1, 0, 0)
          ON CONFLICT (account, shard) DO UPDATE SET sum_cents = b.sum_cents
          RETURNING sum_cents)
        SELECT l.sum_cents::text AS sum, a.payment_id, a.wallet_id, a.environment, a.merchant_id, a.source, a.amount_cents::text AS amount_cents, a.outcome,
               a.posting_id, a.balance_cents::text AS balance_cents
        FROM locked l LEFT JOIN ${this.table('wallet_payments')} a ON a.payment_id = $2`,
-      [accountId, paymentId],
-    )) as Array<{ sum: string } & { [K in keyof AnswerRow]: AnswerRow[K] | null }>;
+      params: [accountId, paymentId],
+    })) as Array<{ sum: string } & { [K in keyof AnswerRow]: AnswerRow[K] | null }>;
     if (!row) throw new Error(`wallet balance row ${accountId} neither made nor locked`);
     return { sumCents: BigInt(row.sum), answer: row.payment_id === null ? null : answerOf(row as unknown as AnswerRow) };
   }

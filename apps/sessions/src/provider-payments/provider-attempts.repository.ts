@@ -1,7 +1,7 @@
 import type { WalletPayer } from '@payments/contracts';
-import type { SqlStatement } from '@payments/database';
+import { executePrepared, type SqlStatement } from '@payments/database';
 import type { Environment } from '@payments/ids';
-import type { EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
 export type AttemptStatus = 'open' | 'succeeded' | 'failed';
 
@@ -115,10 +115,11 @@ export class ProviderAttemptsRepository {
     this.sessionWithOpenText = { payment_intent: text('payment_intents'), invoice: text('invoices') };
   }
 
-  /** A session's owner, its stream and its open attempt (null: no such session). */
-  async sessionWithOpen(manager: EntityManager, kind: 'payment_intent' | 'invoice', id: string): Promise<SessionWithOpenRow | null> {
+  /** A session's owner, its stream and its open attempt (null: no such session); outside any transaction. */
+  async sessionWithOpen(dataSource: DataSource, kind: 'payment_intent' | 'invoice', id: string): Promise<SessionWithOpenRow | null> {
     const [row]: Array<AttemptRow & { owner_merchant_id: string; owner_environment: 'live' | 'test'; stream: Array<{ type: string; data: unknown }> | null }> =
-      await manager.query(this.sessionWithOpenText[kind], [id]);
+      // Named (the text is the same for every click): parsed and planned once per connection.
+      (await executePrepared(dataSource, { text: this.sessionWithOpenText[kind], params: [id] })) as never;
     if (!row) return null;
     return {
       scope: { merchantId: row.owner_merchant_id, environment: row.owner_environment },
