@@ -169,6 +169,10 @@ describe('customer wallets in the ledger', () => {
     expect(await count(`SELECT count(*)::int AS n FROM ledger.postings WHERE wallet_id = $1 AND kind = 'payment'`, [wallet])).toBe(10);
     expect(await count(`SELECT count(*)::int AS n FROM ledger.wallet_payments WHERE wallet_id = $1`, [wallet])).toBe(50);
     expect(await ledger.journal.availableCents(merchant, 'test')).toBe(10n * 995n);
+    // The shop's credit spread over the commands' 64 shards (not the consumers' 8: a payment holds its shard until
+    // its commit's flush), its balance their sum. Ten draws all below 8: one chance in a billion.
+    const shards = (await db.query(`SELECT shard FROM ledger.balances WHERE account = $1`, [`${merchant}:test:available`])) as Array<{ shard: number }>;
+    expect(Math.max(...shards.map((r) => r.shard))).toBeGreaterThanOrEqual(8);
     // The wallet's running balance, posting by posting, never went below zero.
     const history = (await db.query(
       `SELECT -sum(e.amount_cents) OVER (ORDER BY p.created_at, p.id) AS running FROM ledger.entries e JOIN ledger.postings p ON p.id = e.posting_id WHERE e.account = $1`,
