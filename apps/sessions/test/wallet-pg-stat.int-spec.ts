@@ -11,7 +11,7 @@ import { intentCommand } from './support/sessions-harness';
 // dispatcher; the gateway's own reads are not in it): pg_stat_statements of the stack's database, calls and
 // execution time per payment, net of an idle window as long. A measurement (prints), run by hand with
 // WALLET_PG_STAT=1 (needs pg_stat_statements in the database postgres); it asserts only that the payments succeeded.
-// Execution time includes lock waits: one shop's payments at 100/s queue on its balance shards.
+// Execution time includes lock and WAL waits; WALLET_PG_STAT_WAITS=1 samples what the backends wait on.
 const N = Number(process.env.WALLET_PG_STAT_PAYMENTS ?? 40);
 // Between payments started (10: about 100/s).
 const SPACING_MS = Number(process.env.WALLET_PG_STAT_SPACING_MS ?? 10);
@@ -68,11 +68,33 @@ const SPACING_MS = Number(process.env.WALLET_PG_STAT_SPACING_MS ?? 10);
       const wallet = newWalletId('test');
       wallets.push(wallet);
       await ledger.request(commandPattern(LEDGER_SERVICE, LEDGER_COMMANDS.creditWallet), { wallet_id: wallet, environment: 'test', amount: '100.00', key: uniqueName('c') }, { correlationId: uniqueName('r') });
-      intents.push(await sessions.request('payment-intents.create', intentCommand(merchant, {}, { amount: '10.00' })));
+      // One shop (the checkout bench's case) unless asked for a shop per payment (no queue on its balance shards).
+      const shop = process.env.WALLET_PG_STAT_SHOPS === 'many' ? uniqueName('acct') : merchant;
+      intents.push(await sessions.request('payment-intents.create', intentCommand(shop, {}, { amount: '10.00' })));
     }
     await new Promise((r) => setTimeout(r, 4000));
 
     const t0 = await snapshot();
+    // What the stack's backends wait on while the payments run, sampled (a statement's time includes its waits).
+    const waits = new Map<string, number>();
+    // Only when asked (WALLET_PG_STAT_WAITS=1): sampling every 2 ms costs CPU the payments then lack.
+    let sampling = process.env.WALLET_PG_STAT_WAITS === '1';
+    const sampler = (async () => {
+      const sampleClient = new Client({ connectionString: stack.db.url });
+      await sampleClient.connect();
+      try {
+        while (sampling) {
+          const { rows } = await sampleClient.query<{ wait: string; query: string }>(
+            `SELECT coalesce(wait_event_type || ':' || wait_event, 'cpu') AS wait, left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 60) AS query FROM pg_stat_activity
+             WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()`,
+          );
+          for (const row of rows) waits.set(`${row.wait}  ${row.query}`, (waits.get(`${row.wait}  ${row.query}`) ?? 0) + 1);
+          await new Promise((r) => setTimeout(r, 2));
+        }
+      } finally {
+        await sampleClient.end();
+      }
+    })();
     const started = Date.now();
     // At about 100/s, as the target load comes (consumers batch what arrives within their linger).
     await Promise.all(
@@ -81,6 +103,8 @@ const SPACING_MS = Number(process.env.WALLET_PG_STAT_SPACING_MS ?? 10);
         expect(await sessions.request('checkout.pay-from-wallet', { id: intent.id, wallet_id: wallets[i]!, payer })).toMatchObject({ outcome: 'succeeded' });
       }),
     );
+    sampling = false;
+    await sampler;
     await new Promise((r) => setTimeout(r, 4000));
     const t1 = await snapshot();
     const windowMs = Date.now() - started;
@@ -93,7 +117,7 @@ const SPACING_MS = Number(process.env.WALLET_PG_STAT_SPACING_MS ?? 10);
       const i = idle.get(id);
       return { ...r, calls: r.calls - (i?.calls ?? 0), exec: r.exec - (i?.exec ?? 0), plan: r.plan - (i?.plan ?? 0), plans: r.plans - (i?.plans ?? 0) };
     });
-    const schemaOf = (q: string) => /"(sessions|ledger|refunds|webhooks|gateway)"\./.exec(q)?.[1] ?? (/pg_stat_statements/.test(q) ? 'measurement' : 'other');
+    const schemaOf = (q: string) => /"(sessions|ledger|refunds|webhooks|gateway)"\./.exec(q)?.[1] ?? (/pg_stat_statements|pg_stat_activity/.test(q) ? 'measurement' : 'other');
     const bySchema = new Map<string, { calls: number; exec: number; plan: number }>();
     for (const r of net) {
       const s = schemaOf(r.query);
@@ -115,6 +139,8 @@ const SPACING_MS = Number(process.env.WALLET_PG_STAT_SPACING_MS ?? 10);
           .sort((a, b) => b.exec - a.exec)
           .slice(0, 30)
           .map((r) => `  ${f(r.calls).padStart(6)}  ${f(r.exec, 3).padStart(7)}  ${(r.calls > 0 ? r.exec / r.calls : 0).toFixed(3).padStart(6)}  ${r.query.replace(/\s+/g, ' ').slice(0, 150)}`),
+        'backends seen active while paying (samples: wait, statement):',
+        ...[...waits].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([what, n]) => `  ${String(n).padStart(5)}  ${what}`),
       ].join('\n'),
     );
     expect(t1.size).toBeGreaterThan(0);
