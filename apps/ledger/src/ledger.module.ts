@@ -7,7 +7,7 @@ import { BalanceHandlers } from './balances/balance.handlers';
 import { LedgerController } from './balances/ledger.controller';
 import { LedgerConfig } from './config';
 import { createLedger, type Ledger } from './ledger.composition';
-import { BOOKED_EVENT_TYPES, BookingEventsHandler } from './bookings/booking-events.handler';
+import { BOOKED_EVENT_TYPES, BookingEventsHandler, walletPaymentPassedOver } from './bookings/booking-events.handler';
 import { WalletHandlers } from './wallets/wallet.handlers';
 import { WalletsController } from './wallets/wallets.controller';
 
@@ -38,6 +38,7 @@ const BOOKINGS_CONSUMER = Symbol('BOOKINGS_CONSUMER');
         topics: (namespace) => [topicName(namespace, STREAMS.sessions), topicName(namespace, STREAMS.refunds)],
         readyOnceJoined: true,
         eventTypes: BOOKED_EVENT_TYPES,
+        skips: walletPaymentPassedOver,
         // Balances are read, never waited on by a payment (wallet payments post by command): a balance may lag its
         // payment by this much, and at ordinary rates the postings of this span share one transaction.
         lingerMs: 50,

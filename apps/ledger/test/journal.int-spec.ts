@@ -233,6 +233,19 @@ describe('ledger journal', () => {
     expect(shapeless.ok).toBe(false);
     expect(shapeless.unreadable).toContainEqual({ owner: 'refunds', table: 'refunds_other.refunds', reason: expect.stringMatching(/^reading refunds_other\.refunds failed: column .* does not exist$/) });
 
+    // Sessions' payments there but not its attempts: the wallet payments cannot be compared with their debits.
+    await db.query('CREATE SCHEMA sessions_payments_only');
+    await db.query(
+      'CREATE TABLE sessions_payments_only.payments (id bigint PRIMARY KEY, merchant_id text, environment text, amount_cents bigint, net_cents bigint, paid_at timestamptz)',
+    );
+    const noAttempts = await checkLedger(db, { ...schemas, sessions: 'sessions_payments_only' }, merchant);
+    expect(noAttempts.ok).toBe(false);
+    expect(noAttempts.unreadable).toContainEqual({
+      owner: 'sessions',
+      table: 'sessions_payments_only.provider_attempts',
+      reason: 'no table sessions_payments_only.provider_attempts in this database',
+    });
+
     // Asked for the journal alone, the same journal is clean, and the report says the owners were left out.
     const journalOnly = await checkLedger(db, schemas, merchant, { journalOnly: true });
     expect(journalOnly).toMatchObject({ ok: true, findings: [], compared: null, unreadable: [] });

@@ -3,7 +3,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { LEDGER_COMMANDS, LEDGER_SERVICE } from '@payments/contracts';
-import { deadLetterTopic, STREAMS, topicName } from '@payments/events';
+import { deadLetterTopic, STREAMS, topicName, type EventEnvelope } from '@payments/events';
+import { envelopeHeaders, WALLET_PAYMENT_HEADER } from '@payments/messaging';
 import { newWalletId } from '@payments/ids';
 import { formatMoney } from '@payments/money';
 import { commandPattern, CommandClient, ServiceClient } from '@payments/platform';
@@ -38,11 +39,12 @@ describe('ledger wallets service', () => {
     }
   }
 
-  async function publish(stream: string, key: string, event: unknown): Promise<string> {
+  /** Without headers unless asked (an event written before the outbox set them), or with the outbox's own. */
+  async function publish(stream: string, key: string, event: unknown, headers?: Record<string, string>): Promise<string> {
     const topic = topicName(stack.namespace, stream);
     const producer = testKafka().producer();
     await producer.connect();
-    await producer.send({ topic, messages: [{ key, value: JSON.stringify(event) }] });
+    await producer.send({ topic, messages: [{ key, value: JSON.stringify(event), ...(headers ? { headers } : {}) }] });
     await producer.disconnect();
     return topic;
   }
@@ -144,10 +146,41 @@ describe('ledger wallets service', () => {
     expect(entries).toEqual([{ account: 'platform:test:clearing' }]);
   });
 
-  it('ledger check (journal only) is clean over wallets, and reports a wallet debit whose session never succeeded', async () => {
+  it('passes over, unread and without a transaction, a payment event its outbox headers mark as paid from a wallet', async () => {
+    const id = paymentId();
+    const source = `pi_test_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    const pay = { wallet_id: wallet, environment: 'test', merchant_id: merchant, payment_id: id, source, method: 'togo', amount: '20.00', fee: '0.10', net: '19.90', fee_rate_bps: 50 };
+    await command(LEDGER_COMMANDS.creditWallet, { wallet_id: wallet, environment: 'test', amount: '20.00', key: uniqueName('k') });
+    expect(await command(LEDGER_COMMANDS.payFromWallet, pay)).toMatchObject({ outcome: 'paid' });
+    const before = await merchantBalance();
+    const refusedUndebited = async () => Number(/^ledger_refused_events_total\{reason="wallet_not_debited"\} (\d+)$/m.exec(await metrics())?.[1] ?? 0);
+    const refusedBefore = await refusedUndebited();
+    const marked = succeeded(id, source, wallet);
+    const headers = envelopeHeaders(marked as EventEnvelope);
+    expect(headers).toMatchObject({ [WALLET_PAYMENT_HEADER]: 'true', 'event-type': 'payment_intent.succeeded' });
+    expect(JSON.stringify(headers)).not.toContain(wallet);
+    await publish(STREAMS.sessions, source, marked, headers);
+    // One without a debit, marked too: passed over as well (sessions' data shows it to ledger check, see its test).
+    const undebited = succeeded(paymentId(), source, wallet);
+    await publish(STREAMS.sessions, source, undebited, envelopeHeaders(undebited as EventEnvelope));
+    // Behind them on the same partition, a sandbox payment the consumer books: once it is, the two were passed.
+    const sandbox = succeeded(paymentId(), source, null);
+    expect(envelopeHeaders(sandbox as EventEnvelope)).not.toHaveProperty(WALLET_PAYMENT_HEADER);
+    await publish(STREAMS.sessions, source, sandbox, envelopeHeaders(sandbox as EventEnvelope));
+    await waitFor(async () => (await sql(`SELECT 1 FROM ledger.inbox WHERE event_id = $1`, [sandbox.id])).length === 1, 30_000, 'the sandbox payment to be booked');
+    expect(await sql(`SELECT event_id FROM ledger.inbox WHERE event_id = ANY($1::text[])`, [[marked.id, undebited.id]])).toEqual([]);
+    expect(await sql(`SELECT 1 FROM ledger.wallet_payment_sessions WHERE payment_id = $1`, [id])).toEqual([]);
+    expect(await sql(`SELECT count(*)::int AS n FROM ledger.postings WHERE payment_id = $1`, [id])).toEqual([{ n: 1 }]);
+    // The sandbox payment's net (19.90) and nothing from the two passed over.
+    expect(await merchantBalance()).toBe(formatMoney(Number(before.replace('.', '')) + 1990));
+    // Neither refused nor dead-lettered.
+    expect(await refusedUndebited()).toBe(refusedBefore);
+  });
+
+  it("ledger check is clean over wallets, and reports a wallet debit whose session never succeeded (sessions' data, not the journal's)", async () => {
     const run = async (...args: string[]) => {
       try {
-        const { stdout } = await promisify(execFile)(process.execPath, [join(REPO_ROOT, 'tools/admin.mjs'), 'ledger', 'check', '--journal-only', '--json', ...args], {
+        const { stdout } = await promisify(execFile)(process.execPath, [join(REPO_ROOT, 'tools/admin.mjs'), 'ledger', 'check', '--json', ...args], {
           cwd: REPO_ROOT,
           env: { PATH: process.env.PATH ?? '', DATABASE_URL: stack.db.url, LOG_LEVEL: 'warn' },
         });
@@ -157,13 +190,22 @@ describe('ledger wallets service', () => {
         return { code: failed.code, json: JSON.parse(failed.stdout) };
       }
     };
-    expect(await run()).toMatchObject({ code: 0, json: { ok: true, findings: [] } });
+    expect(await run('--journal-only')).toMatchObject({ code: 0, json: { ok: true, findings: [] } });
+    // The owners' tables as far as the check reads them (this stack runs the ledger alone), and a shop of its own.
+    await sql(`CREATE SCHEMA IF NOT EXISTS sessions`);
+    await sql(`CREATE TABLE sessions.payments (id bigint PRIMARY KEY, merchant_id text, environment text, amount_cents bigint, net_cents bigint, paid_at timestamptz)`);
+    await sql(`CREATE TABLE sessions.provider_attempts (reference text PRIMARY KEY, session_id text, status text, wallet_id text, payment_id text)`);
+    await sql(`CREATE SCHEMA IF NOT EXISTS refunds`);
+    await sql(
+      `CREATE TABLE refunds.refunds (id text PRIMARY KEY, payment_id bigint, merchant_id text, environment text, amount_cents bigint, status text, created_at timestamptz, completed_at timestamptz)`,
+    );
+    const shop = `acct_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
     // Paid from the wallet, and no session's success ever arrives: within the grace it is on its way.
     const id = paymentId();
     await command(LEDGER_COMMANDS.payFromWallet, {
-      wallet_id: wallet, environment: 'test', merchant_id: merchant, payment_id: id, source: `pi_test_${id}`, method: 'togo', amount: '1.00', fee: '0.01', net: '0.99', fee_rate_bps: 50,
+      wallet_id: wallet, environment: 'test', merchant_id: shop, payment_id: id, source: `pi_test_${id}`, method: 'togo', amount: '1.00', fee: '0.01', net: '0.99', fee_rate_bps: 50,
     });
-    expect(await run()).toMatchObject({ code: 0, json: { ok: true } });
+    expect(await run('--merchant', shop)).toMatchObject({ code: 0, json: { ok: true } });
     // Past the grace: the wallet's postings aged by hand, all alike (their order is the wallet's running balance).
     await sql(`ALTER TABLE ledger.postings DISABLE TRIGGER USER`);
     try {
@@ -171,10 +213,13 @@ describe('ledger wallets service', () => {
     } finally {
       await sql(`ALTER TABLE ledger.postings ENABLE TRIGGER USER`);
     }
-    const late = await run();
+    const late = await run('--merchant', shop);
     expect(late.code).toBe(1);
     expect(late.json.findings).toEqual([
-      { invariant: 'every wallet debit has its session succeeded', count: 1, examples: [expect.objectContaining({ payment_id: id, wallet_id: wallet, merchant_id: merchant })] },
+      { invariant: 'every payment posting matches a payment sessions made', count: 1, examples: [expect.objectContaining({ payment_id: id })] },
+      { invariant: 'every wallet debit has its session succeeded', count: 1, examples: [expect.objectContaining({ payment_id: id, wallet_id: wallet, merchant_id: shop })] },
     ]);
+    // The journal alone cannot tell: whether a session succeeded is sessions' data.
+    expect(await run('--journal-only')).toMatchObject({ code: 0, json: { ok: true } });
   });
 });

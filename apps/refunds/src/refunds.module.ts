@@ -44,7 +44,7 @@ const PAYMENTS_CONSUMER = Symbol('PAYMENTS_CONSUMER');
       // and take a span's events in one transaction.
       { name: 'refunds.payments', topics: (namespace) => [topicName(namespace, STREAMS.sessions)], eventTypes: PAYMENT_EVENT_TYPES, lingerMs: 100 },
       PaymentEventsHandler,
-      (handler) => (envelope, manager) => handler.handle(envelope, manager),
+      (handler) => ({ handle: (envelope, manager) => handler.handle(envelope, manager), beforeCommit: (manager) => handler.beforeCommit(manager) }),
     ),
   ],
 })

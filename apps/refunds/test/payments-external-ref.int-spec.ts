@@ -1,6 +1,8 @@
 import { createTestDatabase, type TestDatabase } from '@payments/testing';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { REFUNDS_MIGRATIONS } from '../src/migrations/refunds-schema';
+import type { EventEnvelope } from '@payments/events';
+import { PaymentEventsHandler } from '../src/payments/payment-events.handler';
 import { RefundsRepository, type NewPayment } from '../src/refunds/refunds.repository';
 
 // A payment's external_ref on the refunds read model (the dashboard filters payments by it): a payment first learnt
@@ -41,4 +43,44 @@ describe('payments read model: external_ref', () => {
     expect(found.items.map((p) => p.id)).toEqual(['7001']);
     expect((await repository.listPayments(dataSource.manager, scope, 10, null, undefined, 'order-2')).items).toEqual([]);
   });
+
+  it("the consumer's transaction writes its events' payments in one statement, the same rules per payment", async () => {
+    const handler = new PaymentEventsHandler(repository);
+    const event = (id: string, paymentId: string, amount: string, externalRef: string | null) =>
+      ({
+        id,
+        type: 'payment_intent.succeeded',
+        schema_version: 1,
+        aggregate_type: 'payment_intent',
+        aggregate_id: `pi_test_${paymentId}`,
+        sequence: 3,
+        merchant_id: scope.merchantId,
+        environment: scope.environment,
+        occurred_at: '2026-11-02T10:00:00.000Z',
+        correlation_id: 'req_1',
+        causation_id: null,
+        data: { object: { paid_at: '2026-11-02T10:00:00.000Z', external_ref: externalRef }, payment: { id: paymentId, method: 'togo', amount, fee: '0.05', net: '9.95', fee_rate_bps: 50, currency: 'USD' } },
+      }) as unknown as EventEnvelope;
+    await repository.addPayment(dataSource.manager, { ...base, id: '7002' });
+    await dataSource.transaction(async (manager) => {
+      // A new payment, one known without its ref (it takes it), the same payment twice (written once, its ref kept).
+      await handler.handle(event('evt_a', '7003', '10.00', null), manager);
+      await handler.handle(event('evt_b', '7002', '12.00', 'order-7002'), manager);
+      await handler.handle(event('evt_c', '7004', '10.00', null), manager);
+      await handler.handle(event('evt_d', '7004', '10.00', 'order-7004'), manager);
+      // Nothing written yet: the payments wait for the transaction's one statement.
+      expect(await count(manager)).toBe(1);
+      await handler.beforeCommit(manager);
+      expect(await count(manager)).toBe(3);
+    });
+    const stored = await Promise.all(['7002', '7003', '7004'].map((id) => repository.findPayment(dataSource.manager, scope, id)));
+    expect(stored.map((p) => [p!.id, p!.amountCents, p!.netCents, p!.externalRef, p!.paidAt.toISOString()])).toEqual([
+      ['7002', 1200, 1165, 'order-7002', '2026-11-01T10:00:00.000Z'],
+      ['7003', 1000, 995, null, '2026-11-02T10:00:00.000Z'],
+      ['7004', 1000, 995, 'order-7004', '2026-11-02T10:00:00.000Z'],
+    ]);
+  });
+
+  const count = async (manager: EntityManager) =>
+    ((await manager.query(`SELECT count(*)::int AS n FROM refunds.payments WHERE id IN (7002, 7003, 7004)`)) as [{ n: number }])[0].n;
 });

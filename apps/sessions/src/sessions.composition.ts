@@ -94,7 +94,7 @@ export function createSessions(db: SessionsDatabase, config: SessionsSettings, c
   // A refund request whose answer was lost is sent again only once the provider's list has long had time to show it.
   const resendAfterMs = Math.max(REFUND_RESEND_AFTER_MS, 3 * config.LAHZA_TIMEOUT_MS);
   const providerRefunds = new ProviderRefunds(db.dataSource, providers, attempts, new ProviderRefundsRepository((name) => db.table(name)), clock, resendAfterMs);
-  const sessionsOfAttempts = providerSessions(intents, invoices, owners, clock);
+  const sessionsOfAttempts = providerSessions(intents, invoices, owners, clock, (kind, id) => attempts.sessionWithOpen(db.dataSource, kind, id));
   const providerPayments = new ProviderPayments(
     db.dataSource,
     providers,

@@ -46,6 +46,7 @@ const HEADERS_SCHEMA: JsonSchema = {
     'schema-version': { type: 'string', description: 'Envelope schema_version.' },
     'correlation-id': { type: 'string' },
     'causation-id': { type: 'string' },
+    'wallet-payment': { type: 'string', enum: ['true'], description: "Set when data.payment names the customer wallet it was paid from (whether, never which)." },
   },
 };
 

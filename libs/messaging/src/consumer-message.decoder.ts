@@ -11,7 +11,15 @@ export interface MessageLocation {
 
 /** A fetched message, parsed and validated (or not) but not acted on yet. */
 export type DecodedMessage =
-  | { ok: true; message: KafkaMessage; where: MessageLocation; headers: Record<string, string>; envelope: EventEnvelope }
+  | {
+      ok: true;
+      message: KafkaMessage;
+      where: MessageLocation;
+      headers: Record<string, string>;
+      envelope: EventEnvelope;
+      /** Passed over by its headers (see decodeMessage): the envelope holds only the headers' id and type. */
+      skipped?: true;
+    }
   | { ok: false; message: KafkaMessage; where: MessageLocation; headers: Record<string, string>; reason: string; error: unknown };
 
 export type ValidMessage = Extract<DecodedMessage, { ok: true }>;
@@ -21,11 +29,16 @@ const headerString = (value: IHeaders[string]): string | undefined =>
 
 /**
  * Headers as strings, the value parsed and checked against the envelope schema and its type's data schema. When
- * `acts` says from the `event-type` header that the consumer does not act on the event, the value is not read at
- * all: the envelope holds only the headers' id and type (parsing and validating every other service's events was
- * most of what they cost a consumer that skips them).
+ * `acts` says from the `event-type` header (and the others) that the consumer does not act on the event, the value
+ * is not read at all: the envelope holds only the headers' id and type (parsing and validating every other
+ * service's events was most of what they cost a consumer that skips them).
  */
-export function decodeMessage(topic: string, partition: number, message: KafkaMessage, acts?: (type: string) => boolean): DecodedMessage {
+export function decodeMessage(
+  topic: string,
+  partition: number,
+  message: KafkaMessage,
+  acts?: (type: string, headers: Readonly<Record<string, string>>) => boolean,
+): DecodedMessage {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(message.headers ?? {})) {
     const text = headerString(value);
@@ -33,8 +46,8 @@ export function decodeMessage(topic: string, partition: number, message: KafkaMe
   }
   const where = { topic, partition, offset: message.offset };
   const type = headers['event-type'];
-  if (acts && type !== undefined && !acts(type)) {
-    return { ok: true, message, where, headers, envelope: { id: headers['event-id'] ?? '', type } as EventEnvelope };
+  if (acts && type !== undefined && !acts(type, headers)) {
+    return { ok: true, message, where, headers, envelope: { id: headers['event-id'] ?? '', type } as EventEnvelope, skipped: true };
   }
   try {
     if (message.value === null) throw new Error('message has no value');

@@ -43,6 +43,11 @@ export interface EventConsumerOptions {
    * value (hooks then see only its id and type). Default: every type goes through the inbox.
    */
   eventTypes?: readonly string[];
+  /**
+   * Events of those types the handler has nothing to do for, told by their headers alone (e.g. a header the
+   * producer sets from the event's data): acknowledged like other types' events, value unread, no inbox row.
+   */
+  skips?: (headers: Readonly<Record<string, string>>) => boolean;
   retry?: { attempts?: number; initialMs?: number; maxMs?: number };
   /** Connected producer used for dead-lettering; owned by the caller. */
   producer: Producer;
@@ -116,7 +121,7 @@ export class EventConsumer {
   private readonly pruner: InboxPruner;
   private readonly deadLetters: DeadLetterPublisher;
   private readonly transactions: InboxTransactions;
-  private readonly acts?: (type: string) => boolean;
+  private readonly acts?: (type: string, headers: Readonly<Record<string, string>>) => boolean;
   private readonly logger: MessagingLogger;
   private readonly stopSignal = new AbortController();
   private consumer?: Consumer;
@@ -151,8 +156,15 @@ export class EventConsumer {
     );
     this.deadLetters = new DeadLetterPublisher(options.producer, options.consumerName);
     const types = options.eventTypes === undefined ? undefined : new Set(options.eventTypes);
-    if (types) this.acts = (type) => types.has(type);
-    this.transactions = new InboxTransactions(options.dataSource, this.inbox, options.handler, options.beforeCommit, types ? (envelope) => types.has(envelope.type) : undefined);
+    const skips = options.skips;
+    if (types || skips) this.acts = (type, headers) => (types === undefined || types.has(type)) && !skips?.(headers);
+    this.transactions = new InboxTransactions(
+      options.dataSource,
+      this.inbox,
+      options.handler,
+      options.beforeCommit,
+      types || skips ? (item) => !item.skipped && (types === undefined || types.has(item.envelope.type)) : undefined,
+    );
   }
 
   /** Joins the group and starts consuming (returns once the consumer is running). */

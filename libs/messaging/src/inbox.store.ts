@@ -1,3 +1,4 @@
+import { executePreparedIn } from '@payments/database';
 import type { DataSource, EntityManager } from 'typeorm';
 
 const PRUNE_CHUNK = 5000;
@@ -15,11 +16,12 @@ export class InboxStore {
    * there yet. An id given twice (the same event delivered twice in one batch) comes back once.
    */
   async claim(manager: EntityManager, eventIds: readonly string[]): Promise<Set<string>> {
-    const rows = (await manager.query(
-      `INSERT INTO ${this.table} (consumer, event_id) SELECT $1, unnest($2::text[])
+    // Named: every consumer transaction runs it, and its text never changes.
+    const rows = (await executePreparedIn(manager, {
+      text: `INSERT INTO ${this.table} (consumer, event_id) SELECT $1, unnest($2::text[])
        ON CONFLICT DO NOTHING RETURNING event_id`,
-      [this.consumer, eventIds],
-    )) as Array<{ event_id: string }>;
+      params: [this.consumer, eventIds],
+    })) as Array<{ event_id: string }>;
     return new Set(rows.map((row) => row.event_id));
   }
 

@@ -1,4 +1,3 @@
-import type { EventEnvelope } from '@payments/events';
 import type { DataSource } from 'typeorm';
 import type { ValidMessage } from './consumer-message.decoder';
 import { messageContext, type BeforeCommit, type EventHandler, type HandleOutcome } from './event-handler';
@@ -16,8 +15,8 @@ export class InboxTransactions {
     private readonly inbox: InboxStore,
     private readonly handler: EventHandler,
     private readonly beforeCommit: BeforeCommit = async () => undefined,
-    /** Whether the handler acts on an event at all (see EventConsumerOptions.eventTypes). */
-    private readonly acts: (envelope: EventEnvelope) => boolean = () => true,
+    /** Whether the handler acts on an event at all (see EventConsumerOptions.eventTypes and skips). */
+    private readonly acts: (item: ValidMessage) => boolean = () => true,
   ) {}
 
   /**
@@ -25,7 +24,7 @@ export class InboxTransactions {
    * Events the handler does not act on get no inbox row, and a run of only those no transaction.
    */
   async run(run: ValidMessage[]): Promise<RunResult> {
-    const acting = run.filter((item) => this.acts(item.envelope));
+    const acting = run.filter((item) => this.acts(item));
     if (acting.length === 0) return { committed: true, outcomes: run.map(() => 'ignored') };
     const progress: { failedAt?: number } = {};
     try {
@@ -33,7 +32,7 @@ export class InboxTransactions {
         const fresh = await this.inbox.claim(manager, acting.map((item) => item.envelope.id));
         const outcomes: HandleOutcome[] = [];
         for (const [i, item] of run.entries()) {
-          if (!this.acts(item.envelope)) {
+          if (!this.acts(item)) {
             outcomes.push('ignored');
             continue;
           }
@@ -58,7 +57,7 @@ export class InboxTransactions {
 
   /** One event in its own transaction (the `attempt`-th try). */
   async one(item: ValidMessage, attempt: number): Promise<HandleOutcome> {
-    if (!this.acts(item.envelope)) return 'ignored';
+    if (!this.acts(item)) return 'ignored';
     return this.dataSource.transaction(async (manager) => {
       const fresh = await this.inbox.claim(manager, [item.envelope.id]);
       if (fresh.size === 0) return 'duplicate';

@@ -8,7 +8,7 @@ export { brokerSessionTimeoutBounds, sessionTimeoutFor, type SessionTimeoutBound
 export { jsonLogger, errorMessage, type MessagingLogger } from './messaging.logger';
 
 // The outbox: events written in the business transaction, relayed to Kafka.
-export { OutboxWriter, envelopeHeaders, type OutboxWriterOptions } from './outbox.writer';
+export { OutboxWriter, envelopeHeaders, WALLET_PAYMENT_HEADER, type OutboxWriterOptions } from './outbox.writer';
 export { OutboxRelay, DEFAULT_OUTBOX_MAX_BATCH_BYTES, type OutboxRelayHooks, type OutboxRelayOptions, type OutboxRelayStats } from './outbox.relay';
 
 // The consumer: each event handled once, in the handler's transaction.

@@ -271,13 +271,16 @@ export class OutboxRelay {
     if (this.connectionLost) throw new ConnectionLost('relay connection lost');
     const outbox = qualified(this.schema, 'outbox');
     const { rows: read } = await this.db(() =>
-      client.query<OutboxRow>(
+      client.query<OutboxRow>({
+        // Named, as the delete below: the relay's connection parses each once, not at every cycle (a cycle or two
+        // per request at ordinary rates).
+        name: 'outbox_relay_read',
         // id is bigint (pg hands it over as a string); ordering is on the column, never on a text form of it.
         // octet_length of a text reads its stored length (no scan, no detoasting).
-        `SELECT id, topic, key, payload, headers, octet_length(key) + octet_length(payload) + octet_length(headers) AS bytes
+        text: `SELECT id, topic, key, payload, headers, octet_length(key) + octet_length(payload) + octet_length(headers) AS bytes
          FROM ${outbox} WHERE sent_at IS NULL ORDER BY id LIMIT $1`,
-        [this.batchSize],
-      ),
+        values: [this.batchSize],
+      }),
     );
     if (read.length === 0) return false;
     const first = read[0]!;
@@ -331,7 +334,7 @@ export class OutboxRelay {
     // A crash before this line only means the batch is sent again by whoever holds the lock next. A sent row is
     // deleted, not marked: a mark (sent_at) wrote the whole row (its payload) to the table and the WAL once more,
     // and a prune deleted it later; the event itself is kept by Kafka.
-    await this.db(() => client.query(`DELETE FROM ${outbox} WHERE id = ANY($1::bigint[])`, [ids]));
+    await this.db(() => client.query({ name: 'outbox_relay_delete', text: `DELETE FROM ${outbox} WHERE id = ANY($1::bigint[])`, values: [ids] }));
     this.counters.published += rows.length;
     this.counters.batches += 1;
     return read.length === this.batchSize || rows.length < read.length;

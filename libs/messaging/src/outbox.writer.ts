@@ -6,6 +6,13 @@ import type { SqlStatement } from '@payments/database';
 
 const ROWS_PER_INSERT = 1000;
 
+/**
+ * Set ('true') on an event whose `data.payment` names the customer wallet it was paid from: a consumer with nothing
+ * to do for such a payment (the ledger posted it by command before the session succeeded) passes over it by this
+ * header without reading the value or opening a transaction. Whether, never which wallet.
+ */
+export const WALLET_PAYMENT_HEADER = 'wallet-payment';
+
 /** Kafka headers every outbox message carries (strings, so any client can read them). */
 export function envelopeHeaders(envelope: EventEnvelope<unknown>): Record<string, string> {
   const headers: Record<string, string> = {
@@ -16,6 +23,8 @@ export function envelopeHeaders(envelope: EventEnvelope<unknown>): Record<string
     'content-type': 'application/json',
   };
   if (envelope.causation_id !== null) headers['causation-id'] = envelope.causation_id;
+  const payment = (envelope.data as { payment?: { wallet_id?: unknown } } | null)?.payment;
+  if (typeof payment?.wallet_id === 'string' && payment.wallet_id !== '') headers[WALLET_PAYMENT_HEADER] = 'true';
   return headers;
 }
 

@@ -145,7 +145,9 @@ describe('outbox writer, relay connection loss, pruning and tables', () => {
     const issued: Array<{ client: Client; text: string }> = [];
     const query = Client.prototype.query;
     const spy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
-      if (typeof args[0] === 'string') issued.push({ client: this, text: args[0] });
+      // A text, or a query config (the relay's named statements).
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | undefined)?.text;
+      if (typeof text === 'string') issued.push({ client: this, text });
       return (query as (...a: unknown[]) => unknown).apply(this, args);
     } as never);
     const relay = new OutboxRelay({ dataSource: db, producer, schema: 'svc', pollIntervalMs: 50, retry: { initialMs: 10, maxMs: 50 }, logger: recordingLogger() });

@@ -1,4 +1,4 @@
-import type { SqlStatement } from '@payments/database';
+import { executePreparedIn, type SqlStatement } from '@payments/database';
 import type { Environment } from '@payments/ids';
 import { randomInt } from 'node:crypto';
 import { QueryFailedError, type EntityManager } from 'typeorm';
@@ -59,6 +59,9 @@ export interface WalletStatementLine {
 /** Why a wallet payment could not be written as asked (the handler turns it into the caller's 400). */
 export class WalletPaymentConflict extends Error {}
 
+/** The payment id was answered while this request waited for the wallet (see WalletRepository.pay). */
+class AnsweredMeanwhile extends Error {}
+
 /**
  * Wallets in the journal: a wallet's balance is its account's one balance row (no row: zero), and a payment locks
  * that row, checks it and posts in one transaction, so concurrent payments queue on the row and never overdraw.
@@ -73,50 +76,71 @@ export class WalletRepository {
   /**
    * Pays `posting` (a wallet payment built by bookWalletPayment) if the wallet holds its amount, else records the
    * decline; a payment id answered before gets that answer back, whatever the wallet holds now. `repeat` tells
-   * which. The balance row is locked before the answer is read: a concurrent repeat waits, then reads the answer
-   * (read committed: each statement sees what committed before it).
+   * which. The wallet's balance row is locked and the answer read in one statement. That statement's snapshot is
+   * taken before it waits for the lock, so a repeat that queued behind the first request of its payment id does not
+   * see the answer the first committed meanwhile: its own answer then fails on the recorded one, and the answer as
+   * committed, read again, is its answer.
    */
   async pay(posting: Posting & { walletId: string; paymentId: string; merchantId: string }): Promise<{ answer: WalletPaymentAnswer; repeat: boolean }> {
     const account = walletAccount(posting.walletId, posting.environment);
-    return this.journal.dataSource.transaction(async (manager) => {
-      const locked = await this.journal.lockWallets(manager, [account.id]);
-      const balance = shownBalance(account, locked.get(account.id) ?? 0n);
-      const prior = await this.answer(manager, posting.paymentId);
-      if (prior) return { answer: sameRequest(prior, posting), repeat: true };
+    try {
+      return await this.journal.dataSource.transaction(async (manager) => {
+        const locked = await this.lockWithAnswer(manager, account.id, posting.paymentId);
+        const balance = shownBalance(account, locked.sumCents);
+        if (locked.answer) return { answer: sameRequest(locked.answer, posting), repeat: true };
 
-      const paid = walletCovers(balance, posting.amountCents);
-      const answer: WalletPaymentAnswer = {
-        paymentId: posting.paymentId,
-        walletId: posting.walletId,
-        environment: posting.environment,
-        merchantId: posting.merchantId,
-        source: posting.source,
-        amountCents: BigInt(posting.amountCents),
-        outcome: paid ? 'paid' : 'insufficient_funds',
-        postingId: paid ? posting.id : null,
-        balanceCents: paid ? balance - BigInt(posting.amountCents) : balance,
-      };
-      const recording = this.recordStatement(answer);
-      if (paid) {
-        // The posting, its outbox row and the answer in one statement. A wallet is not a Kafka partition's writer:
-        // any shard of fee revenue will do.
-        let posted: boolean;
-        try {
-          posted = await this.journal.postNew(manager, [posting], randomInt(1_000_000), [recording]);
-        } catch (error) {
-          // Repeats queue on the wallet's lock, so an answer already there is the same payment id for another wallet.
-          if (isUniqueViolation(error, 'wallet_payments_pkey')) throw new WalletPaymentConflict(`payment ${posting.paymentId} was answered for another wallet`);
-          throw error;
+        const paid = walletCovers(balance, posting.amountCents);
+        const answer: WalletPaymentAnswer = {
+          paymentId: posting.paymentId,
+          walletId: posting.walletId,
+          environment: posting.environment,
+          merchantId: posting.merchantId,
+          source: posting.source,
+          amountCents: BigInt(posting.amountCents),
+          outcome: paid ? 'paid' : 'insufficient_funds',
+          postingId: paid ? posting.id : null,
+          balanceCents: paid ? balance - BigInt(posting.amountCents) : balance,
+        };
+        const recording = this.recordStatement(answer);
+        if (paid) {
+          // The posting, its outbox row and the answer in one statement. A wallet is not a Kafka partition's writer:
+          // any shard of fee revenue will do. An answer already recorded fails it (wallet_payments_pkey).
+          const posted = await this.journal.postNew(manager, [posting], randomInt(1_000_000), [recording]);
+          // Rolls the transaction back (the answer and the outbox row went with the statement).
+          if (!posted) throw new AnsweredMeanwhile();
+          return { answer, repeat: false };
         }
-        // Rolls the transaction back (the answer and the outbox row went with the statement).
-        if (!posted) throw new WalletPaymentConflict(`payment ${posting.paymentId} is already booked`);
+        const recorded = (await manager.query(`${recording.text} ON CONFLICT (payment_id) DO NOTHING RETURNING payment_id`, recording.params as unknown[])) as unknown[];
+        if (recorded.length === 0) throw new AnsweredMeanwhile();
         return { answer, repeat: false };
-      }
-      const recorded = (await manager.query(`${recording.text} ON CONFLICT (payment_id) DO NOTHING RETURNING payment_id`, recording.params as unknown[])) as unknown[];
-      // Repeats queue on the wallet's lock, so a conflict here is the same payment id answered for another wallet.
-      if (recorded.length === 0) throw new WalletPaymentConflict(`payment ${posting.paymentId} was answered for another wallet`);
-      return { answer, repeat: false };
-    });
+      });
+    } catch (error) {
+      if (!(error instanceof AnsweredMeanwhile) && !isUniqueViolation(error, 'wallet_payments_pkey')) throw error;
+      // Answered by a request of the same payment id that committed while this one waited (or for another wallet:
+      // sameRequest refuses it). Nothing of this one was written.
+      const prior = await this.answer(this.journal.dataSource.manager, posting.paymentId);
+      if (!prior) throw new WalletPaymentConflict(`payment ${posting.paymentId} is already booked`);
+      return { answer: sameRequest(prior, posting), repeat: true };
+    }
+  }
+
+  /**
+   * The wallet's balance row locked (made at zero when new; see JournalRepository.lockWallets) with its sum, and
+   * the payment id's recorded answer as of the statement's start: one round trip.
+   */
+  private async lockWithAnswer(manager: EntityManager, accountId: string, paymentId: string): Promise<{ sumCents: bigint; answer: WalletPaymentAnswer | null }> {
+    const [row] = (await executePreparedIn(manager, {
+      text: `WITH locked AS (
+         INSERT INTO ${this.table('balances')} AS b (account, shard, sum_cents) VALUES ($1, 0, 0)
+         ON CONFLICT (account, shard) DO UPDATE SET sum_cents = b.sum_cents
+         RETURNING sum_cents)
+       SELECT l.sum_cents::text AS sum, a.payment_id, a.wallet_id, a.environment, a.merchant_id, a.source, a.amount_cents::text AS amount_cents, a.outcome,
+              a.posting_id, a.balance_cents::text AS balance_cents
+       FROM locked l LEFT JOIN ${this.table('wallet_payments')} a ON a.payment_id = $2`,
+      params: [accountId, paymentId],
+    })) as Array<{ sum: string } & { [K in keyof AnswerRow]: AnswerRow[K] | null }>;
+    if (!row) throw new Error(`wallet balance row ${accountId} neither made nor locked`);
+    return { sumCents: BigInt(row.sum), answer: row.payment_id === null ? null : answerOf(row as unknown as AnswerRow) };
   }
 
   /**

@@ -3,7 +3,7 @@ import type { EventEnvelope } from '@payments/events';
 import { EventRefused } from '@payments/messaging';
 import { parseMoneyString } from '@payments/money';
 import type { EntityManager } from 'typeorm';
-import type { RefundsRepository } from '../refunds/refunds.repository';
+import type { NewPayment, RefundsRepository } from '../refunds/refunds.repository';
 
 /** The sessions events that complete a payment; each carries it in `data.payment` (the only ones this service keeps). */
 const PAYMENT_EVENTS = new Set(['payment_intent.succeeded', 'invoice.paid']);
@@ -19,8 +19,13 @@ function cents(value: unknown, field: string, minCents: number): number {
 /**
  * Keeps this service's copy of every payment sessions makes (what refunds are taken from), in the consumer's
  * inbox transaction. A payment already recorded (asked of sessions by a refund that came first) is left as it is.
+ * `handle` checks each event of a transaction; `beforeCommit` writes their payments in one statement (at ordinary
+ * rates a transaction carries the payments of its 100 ms linger: one statement, not one each).
  */
 export class PaymentEventsHandler {
+  /** Payments of each open transaction, by id, by its EntityManager (dropped with it if the transaction fails). */
+  private readonly pending = new WeakMap<EntityManager, Map<string, NewPayment>>();
+
   constructor(private readonly repository: RefundsRepository) {}
 
   async handle(envelope: EventEnvelope, manager: EntityManager): Promise<void> {
@@ -29,7 +34,7 @@ export class PaymentEventsHandler {
     const payment = data.payment;
     if (!payment) throw new EventRefused(`${envelope.type} ${envelope.id} carries no payment`);
     if (payment.currency !== 'USD') throw new EventRefused(`payment ${payment.id} is in ${String(payment.currency)}`);
-    await this.repository.addPayment(manager, {
+    const recorded: NewPayment = {
       id: payment.id,
       merchantId: envelope.merchant_id,
       environment: envelope.environment,
@@ -41,6 +46,19 @@ export class PaymentEventsHandler {
       netCents: cents(payment.net, 'net', 0),
       paidAt: new Date(data.object?.paid_at ?? envelope.occurred_at),
       externalRef: typeof data.object?.external_ref === 'string' ? data.object.external_ref : null,
-    });
+    };
+    let pending = this.pending.get(manager);
+    if (!pending) this.pending.set(manager, (pending = new Map()));
+    // The same payment twice in one transaction (one statement may not touch a row twice): the first is kept, as
+    // the row would be, with an external_ref a later one brings.
+    const first = pending.get(recorded.id);
+    pending.set(recorded.id, first ? { ...first, externalRef: first.externalRef ?? recorded.externalRef } : recorded);
+  }
+
+  async beforeCommit(manager: EntityManager): Promise<void> {
+    const pending = this.pending.get(manager);
+    if (!pending) return;
+    this.pending.delete(manager);
+    await this.repository.addPayments(manager, [...pending.values()]);
   }
 }

@@ -1,4 +1,4 @@
-import { qualified, type SqlStatement } from '@payments/database';
+import { executePreparedIn, qualified, type SqlStatement } from '@payments/database';
 import type { Environment } from '@payments/ids';
 import type { EntityManager } from 'typeorm';
 
@@ -170,6 +170,33 @@ export class RefundsRepository {
    * Records a payment once, whoever reports it first (its event, or sessions asked directly). Only its
    * external_ref may be learnt later: sessions' answer has none, the event that follows it does.
    */
+  /**
+   * addPayment for several payments in one statement (a consumer transaction's worth); ids unique within the call.
+   * Named: its text is the same whatever the count (arrays carry the rows).
+   */
+  async addPayments(manager: EntityManager, payments: readonly NewPayment[]): Promise<void> {
+    if (payments.length === 0) return;
+    const column = <T>(value: (p: NewPayment) => T) => payments.map(value);
+    await executePreparedIn(manager, {
+      text: `INSERT INTO ${this.payments} AS p (id, merchant_id, environment, source, method, currency, amount_cents, fee_cents, net_cents, paid_at, external_ref)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::timestamptz[], $11::text[])
+       ON CONFLICT (id) DO UPDATE SET external_ref = EXCLUDED.external_ref WHERE p.external_ref IS NULL AND EXCLUDED.external_ref IS NOT NULL`,
+      params: [
+        column((p) => p.id),
+        column((p) => p.merchantId),
+        column((p) => p.environment),
+        column((p) => p.source),
+        column((p) => p.method),
+        column((p) => p.currency),
+        column((p) => p.amountCents),
+        column((p) => p.feeCents),
+        column((p) => p.netCents),
+        column((p) => p.paidAt),
+        column((p) => p.externalRef),
+      ],
+    });
+  }
+
   async addPayment(manager: EntityManager, p: NewPayment): Promise<void> {
     await manager.query(
       `INSERT INTO ${this.payments} AS p (id, merchant_id, environment, source, method, currency, amount_cents, fee_cents, net_cents, paid_at, external_ref)

@@ -94,6 +94,12 @@ export class SessionCommands<A extends SessionAggregate<S, E, A>, S, E extends {
     return (await this.load(scope, id)).aggregate;
   }
 
+  /** The aggregate folded from a stream its caller read (see aggregateOf); not found when it is empty. */
+  aggregateFrom(scope: StreamScope, id: string, events: readonly E[]): A {
+    if (this.kind.environmentOf(id) !== scope.environment || events.length === 0) throw new SessionNotFoundError(this.kind.label, id);
+    return this.kind.fromEvents(events);
+  }
+
   /** Changes an existing stream: `decide` answers the events (none: nothing to do). */
   async change(scope: StreamScope, id: string, caller: CommandCaller, decide: (aggregate: A, now: Date) => E[]): Promise<R> {
     return (await this.changeWith(scope, id, caller, decide)).resource;

@@ -47,6 +47,8 @@ export interface AttemptStep<W = () => readonly SqlStatement[]> {
 /** The session kinds' part: read one, and record an attempt's start, success and decline in its stream. */
 export interface ProviderSessions {
   find(id: string): Promise<PayableSession | null>;
+  /** The session with its open attempt (of any provider), read in one statement. */
+  findWithOpen(id: string): Promise<{ session: PayableSession; open: ProviderAttempt | null } | null>;
   /** The customer went to the provider (an intent becomes processing; an invoice stays pending). */
   begin(session: PayableSession, attempt: ProviderAttempt, step?: Pick<AttemptStep, 'with'>): Promise<SessionSnapshot>;
   /**

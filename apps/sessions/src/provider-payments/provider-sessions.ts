@@ -3,7 +3,7 @@ import type { Invoice, InvoicePaymentMethod, IntentPaymentMethod, PaymentIntent 
 import type { InvoiceCommands } from '../invoices/invoice.commands';
 import type { PaymentIntentCommands } from '../payment-intents/payment-intent.commands';
 import type { Clock } from '../shared/clock';
-import { merchantOf, type ProviderAttempt } from './provider-attempts.repository';
+import { merchantOf, type ProviderAttempt, type SessionWithOpenRow } from './provider-attempts.repository';
 import type { PayableSession, ProviderSessions, SessionSnapshot } from './provider-payments';
 
 /** What a SessionSnapshot holds: the aggregate as a step read or left it. */
@@ -30,36 +30,58 @@ const caller = (attempt: ProviderAttempt, step: 'begin' | 'paid' | 'declined') =
 const isLate = (paidAt: string | null, expiresAt: string) => paidAt !== null && Date.parse(paidAt) >= Date.parse(expiresAt);
 
 /** Payment intents and invoices as provider payments see them (an intent is processing while its customer is away). */
-export function providerSessions(intents: PaymentIntentCommands, invoices: InvoiceCommands, owners: { payment_intent: Owner; invoice: Owner }, clock: Clock): ProviderSessions {
+export function providerSessions(
+  intents: PaymentIntentCommands,
+  invoices: InvoiceCommands,
+  owners: { payment_intent: Owner; invoice: Owner },
+  clock: Clock,
+  withOpen: (kind: 'payment_intent' | 'invoice', id: string) => Promise<SessionWithOpenRow | null>,
+): ProviderSessions {
   const scopeOf = (attempt: ProviderAttempt): StreamScope => ({ merchantId: merchantOf(attempt), environment: attempt.environment });
+  const kindOf = (id: string) => (id.startsWith('pi_') ? 'payment_intent' : id.startsWith('inv_') ? 'invoice' : null);
+  /** The session as paying it goes, from its aggregate as read now. */
+  const describe = (scope: StreamScope, held: Held): PayableSession => {
+    const now = clock.now();
+    const { state, status } =
+      held.kind === 'payment_intent'
+        ? { state: held.aggregate.state, status: held.aggregate.effectiveStatus(now) as string }
+        : { state: held.aggregate.state, status: held.aggregate.effectiveStatus(now) as string };
+    const payable: PayableSession['payable'] = ['requires_payment_method', 'failed', 'pending'].includes(status);
+    const open = payable || status === 'processing';
+    return {
+      scope,
+      kind: held.kind,
+      payable,
+      open,
+      methods: state.methods,
+      amountCents: state.amountCents,
+      customerEmail: state.customer?.email ?? null,
+      feeSchedule: state.feeSchedule,
+      snapshot: snapshotOf(held),
+    };
+  };
   return {
     async find(id) {
-      const kind = id.startsWith('pi_') ? 'payment_intent' : id.startsWith('inv_') ? 'invoice' : null;
+      const kind = kindOf(id);
       const scope = kind ? await owners[kind](id) : null;
       if (!kind || !scope) return null;
-      const now = clock.now();
-      const { state, status, held } =
-        kind === 'payment_intent'
-          ? await intents
-              .aggregateOf(scope, id)
-              .then((intent) => ({ state: intent.state, status: intent.effectiveStatus(now) as string, held: { kind, aggregate: intent } as Held }))
-          : await invoices
-              .aggregateOf(scope, id)
-              .then((invoice) => ({ state: invoice.state, status: invoice.effectiveStatus(now) as string, held: { kind, aggregate: invoice } as Held }));
-      const payable: PayableSession['payable'] = ['requires_payment_method', 'failed', 'pending'].includes(status);
-      const open = payable || status === 'processing';
-      return {
+      return describe(
         scope,
-        kind,
-        payable,
-        open,
-        methods: state.methods,
-        amountCents: state.amountCents,
-        customerEmail: state.customer?.email ?? null,
-        feeSchedule: state.feeSchedule,
-        snapshot: snapshotOf(held),
-      };
+        kind === 'payment_intent' ? { kind, aggregate: await intents.aggregateOf(scope, id) } : { kind, aggregate: await invoices.aggregateOf(scope, id) },
+      );
     },
+
+    async findWithOpen(id) {
+      const kind = kindOf(id);
+      const read = kind ? await withOpen(kind, id) : null;
+      if (!kind || !read) return null;
+      const held: Held =
+        kind === 'payment_intent'
+          ? { kind, aggregate: intents.aggregateFrom(read.scope, id, read.events as Parameters<PaymentIntentCommands['aggregateFrom']>[2]) }
+          : { kind, aggregate: invoices.aggregateFrom(read.scope, id, read.events as Parameters<InvoiceCommands['aggregateFrom']>[2]) };
+      return { session: describe(read.scope, held), open: read.open };
+    },
+
 
     async begin(session, attempt, step = {}) {
       if (session.kind !== 'payment_intent') {

@@ -44,14 +44,15 @@ export class WalletPayments implements AttemptSettler {
 
   async pay(command: PayFromWalletCheckoutCommand): Promise<WalletPaymentOutcome> {
     const { id } = command;
-    const session = await this.sessions.find(id);
-    if (!session) throw new ApiError('not_found', 'No such checkout session.', 'id');
+    // The session, its stream and its open attempt in one read.
+    const found = await this.sessions.findWithOpen(id);
+    if (!found) throw new ApiError('not_found', 'No such checkout session.', 'id');
+    const { session, open } = found;
     const method = session.kind === 'payment_intent' ? 'togo' : 'wallet';
     if (!session.methods.includes(method)) throw new ApiError('payment_methods_unavailable', `Payment method ${method} is not available for this session.`, 'method');
     // A wallet of the other environment does not exist for this session (test money never pays a live session).
     if (environmentOfWallet(command.wallet_id) !== session.scope.environment) throw new ApiError('not_found', 'No such wallet for this session.', 'wallet_id');
 
-    const open = await this.attempts.findOpen(this.dataSource.manager, id);
     if (open && open.provider === WALLET_PROVIDER) return this.continueOpen(open);
     if (open) {
       // A card payment was started: whatever became of it decides, as when the customer goes back to the card.

@@ -6,6 +6,8 @@ export interface PgTally {
   roundTrips: number;
   /** Explicit transactions committed (COMMIT) plus writes that committed by themselves (outside BEGIN … COMMIT). */
   commits: number;
+  /** Texts parsed (extended protocol): an unnamed statement at every run, a named one once per connection. */
+  parses: Map<string, number>;
 }
 
 const WRITE = /^\s*(WITH|INSERT|UPDATE|DELETE)\b/i;
@@ -17,7 +19,7 @@ const WRITE = /^\s*(WITH|INSERT|UPDATE|DELETE)\b/i;
 export class PgCountingProxy {
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
-  tally: PgTally = { statements: new Map(), roundTrips: 0, commits: 0 };
+  tally: PgTally = { statements: new Map(), roundTrips: 0, commits: 0, parses: new Map() };
   counting = false;
 
   constructor(private readonly target = { host: '127.0.0.1', port: 5432 }) {}
@@ -29,7 +31,7 @@ export class PgCountingProxy {
   }
 
   reset(): void {
-    this.tally = { statements: new Map(), roundTrips: 0, commits: 0 };
+    this.tally = { statements: new Map(), roundTrips: 0, commits: 0, parses: new Map() };
   }
 
   async stop(): Promise<void> {
@@ -88,6 +90,10 @@ export class PgCountingProxy {
         } else if (type === 'P') {
           const [name, text] = cstrings(body);
           prepared.set(name!, text!);
+          if (this.counting) {
+            const key = text!.trim().replace(/\s+/g, ' ');
+            this.tally.parses.set(key, (this.tally.parses.get(key) ?? 0) + 1);
+          }
         } else if (type === 'B') {
           const [portal, name] = cstrings(body);
           portals.set(portal!, name!);
@@ -110,5 +116,6 @@ export function tallyMinus(a: PgTally, b: PgTally): PgTally {
     if (net !== 0) statements.set(text, net);
   }
   for (const [text, n] of b.statements) if (!a.statements.has(text)) statements.set(text, -n);
-  return { statements, roundTrips: a.roundTrips - b.roundTrips, commits: a.commits - b.commits };
+  const parses = new Map([...a.parses].map(([text, n]) => [text, n - (b.parses.get(text) ?? 0)] as const).filter(([, n]) => n !== 0));
+  return { statements, roundTrips: a.roundTrips - b.roundTrips, commits: a.commits - b.commits, parses };
 }

@@ -25,6 +25,8 @@ export interface ConsumerDefinition {
   readyOnceJoined?: boolean;
   /** The event types the handler acts on; others pass without a transaction or an inbox row (default: all). */
   eventTypes?: readonly string[];
+  /** Events of those types the handler has nothing to do for, told by their headers (EventConsumerOptions.skips). */
+  skips?: (headers: Readonly<Record<string, string>>) => boolean;
   /**
    * How late this consumer may handle an event so that, at ordinary rates, a span's events share one fetch,
    * transaction and offset commit (EventConsumerOptions.lingerMs). Only for consumers no merchant waits on.
@@ -56,6 +58,7 @@ export class EventConsumerHost implements OnApplicationBootstrap, BeforeApplicat
       consumerName: definition.name,
       topics: this.topics,
       ...(definition.eventTypes ? { eventTypes: definition.eventTypes } : {}),
+      ...(definition.skips ? { skips: definition.skips } : {}),
       ...(definition.lingerMs ? { lingerMs: definition.lingerMs } : {}),
       sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
       ...(typeof handler === 'function' ? { handler } : { handler: handler.handle, beforeCommit: handler.beforeCommit }),
