@@ -64,11 +64,6 @@ export interface EventConsumerOptions {
    * sessionTimeoutFor): a kill -9 costs this much, not kafkajs's 30 s default. Heartbeats go every sixth of it.
    */
   sessionTimeoutMs?: number;
-  /**
-   * Handled events' offsets are committed at most this often (or every 100 events), and when the consumer stops;
-   * a crash in between only means the last ones come again and find their inbox rows. Default 1000 ms.
-   */
-  commitIntervalMs?: number;
   /** Longest a fetch waits for data; also bounds how long stop() waits for the fetch in flight. */
   maxWaitTimeMs?: number;
   /**
@@ -194,11 +189,10 @@ export class EventConsumer {
     await consumer.connect();
     await consumer.subscribe({ topics: this.options.topics, fromBeginning: this.options.fromBeginning ?? true });
     await consumer.run({
-      // Offsets are resolved one message at a time and committed at most every second or 100 messages, within a
-      // batch and across batches (patched kafkajs: it committed after every batch, at an ordinary rate one offset
-      // commit per event), and when the consumer stops.
+      // Offsets are resolved one message at a time and committed in batches: after each fetched batch and
+      // at most every second or 100 messages within a long one.
       autoCommit: true,
-      autoCommitInterval: this.options.commitIntervalMs ?? 1000,
+      autoCommitInterval: 1000,
       autoCommitThreshold: 100,
       eachBatchAutoResolve: false,
       // The partitions of one fetch are handled side by side (the next fetch waits for all of them); one at a

@@ -368,34 +368,4 @@ describe('batched inbox transactions', () => {
     expect(handled).toEqual([1, 2, 3, 4, 5, 6]);
     expect(consumer.stats().transactions - afterFirst).toBe(1);
   });
-
-  it('commits offsets at most once per interval across batches, and what it handled when it stops', async () => {
-    const topic = uniqueTopic('batching_commits');
-    await ensureTopics(kafka, [topic, deadLetterTopic(topic)]);
-    const handled: number[] = [];
-    const groupId = uniqueName('batching_commits');
-    const consumer = new EventConsumer({
-      kafka,
-      groupId,
-      topics: [topic],
-      dataSource: db,
-      consumerName: 'batching_commits',
-      producer,
-      commitIntervalMs: 60_000,
-      logger: recordingLogger(),
-      handler: async (envelope) => void handled.push(envelope.sequence),
-    });
-    cleanup.add(() => consumer.stop());
-    await consumer.start();
-    const key = 'thing_commits';
-    // Five sends, each awaited until handled: five batches, none of them followed by an offset commit.
-    for (let sequence = 1; sequence <= 5; sequence++) {
-      await producer.send({ topic, acks: -1, messages: [{ key, value: JSON.stringify(thingHappened(key, sequence)) }] });
-      await waitFor(async () => handled.length === sequence, 30_000, `event ${sequence}`);
-    }
-    expect(await groupLag(kafka, groupId, topic)).toBeGreaterThan(0);
-    await consumer.stop();
-    expect(await groupLag(kafka, groupId, topic)).toBe(0);
-    expect(handled).toEqual([1, 2, 3, 4, 5]);
-  });
 });
