@@ -2,9 +2,8 @@ import { DEVELOPMENT_COMMAND_SECRET } from '@payments/config';
 import { LEDGER_COMMANDS, LEDGER_SERVICE } from '@payments/contracts';
 import { newWalletId } from '@payments/ids';
 import { CommandClient, commandPattern, ServiceClient } from '@payments/platform';
-import { createTestDatabase, startStack, uniqueName, type Stack, type TestDatabase } from '@payments/testing';
+import { createTestDatabase, PgCountingProxy, startStack, tallyMinus, uniqueName, type PgTally, type Stack, type TestDatabase } from '@payments/testing';
 import { connectSessionsCommandClient, type SessionsCommandClient } from './support/command-client';
-import { PgCountingProxy, tallyMinus, type PgTally } from './support/pg-counting-proxy';
 import { intentCommand } from './support/sessions-harness';
 
 // What one wallet payment sends Postgres, per service: sessions and the real ledger each behind a counting proxy

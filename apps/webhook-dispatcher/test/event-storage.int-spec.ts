@@ -1,8 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { EventEnvelope } from '@payments/events';
-import { createTestDatabase, uniqueName, waitFor, type TestDatabase } from '@payments/testing';
+import { createTestDatabase, PgCountingProxy, uniqueName, waitFor, type PgTally, type TestDatabase } from '@payments/testing';
 import { DataSource } from 'typeorm';
-import { PgCountingProxy, type PgTally } from '../../sessions/test/support/pg-counting-proxy';
 import { WEBHOOKS_MIGRATIONS } from '../src/migrations/webhooks-schema';
 import { createDispatcher, type Dispatcher } from '../src/webhook-dispatcher.composition';
 import { endpointEvent, intentEvent, intentResource, newEndpoint, SECRETS_KEY, type TestEndpoint } from './support/fixtures';

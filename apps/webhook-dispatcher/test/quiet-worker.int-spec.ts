@@ -1,7 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { createTestDatabase, uniqueName, waitFor, type TestDatabase } from '@payments/testing';
+import { createTestDatabase, PgCountingProxy, uniqueName, waitFor, type TestDatabase } from '@payments/testing';
 import { DataSource } from 'typeorm';
-import { PgCountingProxy } from '../../sessions/test/support/pg-counting-proxy';
 import type { DeliveryWorker } from '../src/deliveries/delivery.worker';
 import { WEBHOOKS_MIGRATIONS } from '../src/migrations/webhooks-schema';
 import { endpointEvent, intentEvent, newEndpoint } from './support/fixtures';

@@ -29,3 +29,4 @@ export { LahzaStandIn, localCertificate, type LahzaStandInOptions, type LocalCer
 export { TestWebhookReceiver, type TestWebhookReceiverOptions, type WebhookArrival } from './webhook-receiver';
 export { startTestSmtpServer, TestSmtpServer, type ReceivedMail, type TestSmtpServerOptions } from './smtp-server';
 export { signInWalletCustomer, type WalletCustomer } from './wallet-customer';
+export { PgCountingProxy, tallyMinus, type PgTally } from './pg-counting-proxy';
