@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { createTestDatabase, deleteNamespaceTopics, startStack, uniqueName, type ApiResponse, type RunningService } from '@payments/testing';
+import { callGateway, createTestDatabase, deleteNamespaceTopics, startStack, uniqueName, type ApiResponse, type RunningService } from '@payments/testing';
 import { createWebhookHandler, DEFAULT_TOLERANCE_SECONDS, type VerifiedWebhook } from '@payments/webhook-receiver';
 import { admin, bareHttp, servicePids, servicesArg, startWholeSystem, wholeSystemLabel } from './bench-support';
 import { cpuPerRequest, cpuSnapshot, serverCpuMsPerRequest } from './cpu';
@@ -152,22 +152,6 @@ interface System {
   stop(): Promise<void>;
 }
 
-/** One HTTP call to the gateway with a key; JSON in, JSON (or text) out. */
-async function call(gatewayUrl: string, method: string, path: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<ApiResponse> {
-  const headers: Record<string, string> = { ...(options.headers ?? {}) };
-  if (options.key) headers.authorization = `Bearer ${options.key}`;
-  if (options.body !== undefined) headers['content-type'] ??= 'application/json';
-  const res = await fetch(`${gatewayUrl}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
-  const text = await res.text();
-  let body: unknown = text;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    body = text; // not JSON: the caller sees the raw text
-  }
-  return { status: res.status, headers: res.headers, body };
-}
-
 async function startSystem(): Promise<System> {
   if (PART === 'three') {
     const stack = await startStack(['sessions', 'webhook-dispatcher', 'gateway'], { WEBHOOK_ALLOW_INSECURE_TARGETS: '1', LOG_LEVEL: 'warn' });
@@ -203,7 +187,7 @@ async function startSystem(): Promise<System> {
         await admin(db.url, 'merchant', 'limits', '--id', merchant.merchant_id, '--test', '100000', '--live', '100000');
         return merchant.test_key as string;
       },
-      call: (method, path, options) => call(origin, method, path, options),
+      call: (method, path, options) => callGateway(origin, method, path, options),
       stop,
     };
   } catch (error) {

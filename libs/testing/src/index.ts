@@ -22,7 +22,7 @@ export {
   waitFor,
   type CollectedMessage,
 } from './kafka';
-export { commandUrlSettings, startStack, type ApiResponse, type Stack, type TestMerchant } from './stack';
+export { callGateway, commandUrlSettings, startStack, type ApiResponse, type Stack, type TestMerchant } from './stack';
 export { startTestDnsServer, type TestDnsServer, type TestDnsServerOptions } from './dns-server';
 export { HangingUpProxy, PrivateKafka, PrivatePostgres } from './private-infra';
 export { LahzaStandIn, localCertificate, type LahzaStandInOptions, type LocalCertificate, type StandInRefund } from './lahza-standin';

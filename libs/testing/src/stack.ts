@@ -88,24 +88,7 @@ export async function startStack(apps: AppName[], env: Record<string, string> = 
       }
       return merchant;
     },
-    async call(method, path, options = {}) {
-      const headers: Record<string, string> = { ...(options.headers ?? {}) };
-      if (options.key) headers.authorization = `Bearer ${options.key}`;
-      if (options.body !== undefined) headers['content-type'] ??= 'application/json';
-      const res = await fetch(`${gatewayUrl}${path}`, {
-        method,
-        headers,
-        body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
-      });
-      const text = await res.text();
-      let body: unknown = text;
-      try {
-        body = text ? JSON.parse(text) : undefined;
-      } catch {
-        body = text; // not JSON: the test sees the raw text
-      }
-      return { status: res.status, headers: res.headers, body: body as any };
-    },
+    call: (method, path, options) => callGateway(gatewayUrl, method, path, options),
     async stop() {
       const gateway = services.gateway;
       if (gateway) await gateway.stop();
@@ -114,6 +97,31 @@ export async function startStack(apps: AppName[], env: Record<string, string> = 
       await deleteNamespaceTopics(namespace);
     },
   };
+}
+
+/** One HTTP call to the gateway at `gatewayUrl` with a key; JSON in, JSON (or text) out. */
+export async function callGateway<T = any>(
+  gatewayUrl: string,
+  method: string,
+  path: string,
+  options: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  if (options.body !== undefined) headers['content-type'] ??= 'application/json';
+  const res = await fetch(`${gatewayUrl}${path}`, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+  });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = text; // not JSON: the caller sees the raw text
+  }
+  return { status: res.status, headers: res.headers, body: body as T };
 }
 
 /** The gateway's *_URL settings pointing at the command ports of the given running services. */

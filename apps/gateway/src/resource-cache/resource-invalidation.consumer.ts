@@ -99,9 +99,6 @@ export class ResourceInvalidationConsumer {
     // commands invalidate directly, and reads already show a session past expires_at as expired.
     this.running = consumer
       .run({
-        // Offsets at most once a second: a restart re-reads at most that second's events, and invalidating twice is harmless.
-        autoCommitInterval: 1000,
-        autoCommitThreshold: 1000,
         eachBatch: async ({ batch }) => {
           const started = performance.now();
           await this.handleBatch(batch, deadLetters);
