@@ -308,9 +308,9 @@ describe('Accounts', () => {
       await accounts.invite(owner.merchantId, owner.id, email, role);
       return accounts.acceptInvitation(mailer.token(email, 'invitation'), PASSWORD);
     };
-    await inviteAndAccept('second-owner@example.com', 'owner');
+    await inviteAndAccept('notices-second@example.com', 'owner');
     await inviteAndAccept('notices-dev@example.com', 'developer');
-    expect((await recipients.ownerAddressesOf(owner.merchantId)).sort()).toEqual(['notices-owner@example.com', 'second-owner@example.com']);
+    expect((await recipients.ownerAddressesOf(owner.merchantId)).sort()).toEqual(['notices-owner@example.com', 'notices-second@example.com']);
 
     const unconfirmed = await accounts.signUp({ email: 'not-yet@example.com', password: PASSWORD, businessName: 'Later', language: 'en' });
     expect(await recipients.ownerAddressesOf(unconfirmed.user.merchantId)).toEqual(['not-yet@example.com']);
