@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm start`: installs packages if needed, brings up PostgreSQL, Redis and Kafka, builds, starts the five
+# `npm start`: installs packages if needed, brings up PostgreSQL, Redis, Kafka and a local EVM chain, builds, starts the five
 # services in the background (logs and pid files in .cache/run/) and waits until each one is ready. Like
 # production (DESIGN §3), each owner of commands and events (sessions, ledger, refunds, webhook-dispatcher) runs as
 # REPLICAS instances (default 2; the second on its ports + 10): the gateway sends commands to all of them and
@@ -66,6 +66,13 @@ command -v curl >/dev/null 2>&1 || die "'curl' is not installed; install it with
 bash scripts/install-packages.sh
 
 bash scripts/infra-up.sh
+# The local EVM chain for `crypto` (anvil, a block a second, its state kept across restarts) with its test tokens;
+# the services take its settings (chain, tokens, the environments' extended public keys) unless the caller set
+# CRYPTO_CHAINS, e.g. to a real chain's JSON-RPC node, in which case no local chain is started.
+if [ -z "${CRYPTO_CHAINS:-}" ]; then
+  bash scripts/chain.sh start
+  set -a; . .cache/chain/crypto.env; set +a
+fi
 npm run build
 
 mkdir -p "$run"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm stop`: stops the services `npm start` started (pid files in .cache/run/) with SIGTERM so they finish
-# in-flight work and commit offsets, then the local Kafka broker. PostgreSQL and Redis are the machine's
+# in-flight work and commit offsets, then the local Kafka broker and the local chain (its state is kept for the next start). PostgreSQL and Redis are the machine's
 # own and stay up. Idempotent.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,3 +49,4 @@ for entry in "${stopping[@]+"${stopping[@]}"}"; do
 done
 
 bash "$root/scripts/kafka.sh" stop
+bash "$root/scripts/chain.sh" stop
