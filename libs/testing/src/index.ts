@@ -40,6 +40,7 @@ export {
   deployTestToken,
   ERC20_TEST_ABI,
   mineBlocks,
+  mintToken,
   reorgChain,
   rollbackChain,
   rpc,

@@ -8,6 +8,7 @@ import {
   createWalletClient,
   defineChain,
   encodeFunctionData,
+  getAddress,
   http,
   type Abi,
   type Chain,
@@ -167,7 +168,7 @@ export interface TestTokenSpec {
   decimals: number;
 }
 
-/** Deploys a test ERC-20 from dev account 0 (which gets a supply of 10^12 whole tokens) and gives its address. */
+/** Deploys a test ERC-20 from dev account 0 (which gets a supply of 10^12 whole tokens); gives its EIP-55 address. */
 export async function deployTestToken(rpcUrl: string, spec: TestTokenSpec): Promise<Address> {
   const { abi, bytecode } = compiledTestToken();
   const supply = 10n ** 12n * 10n ** BigInt(spec.decimals);
@@ -175,7 +176,7 @@ export async function deployTestToken(rpcUrl: string, spec: TestTokenSpec): Prom
   const hash = await serialised(`${rpcUrl}#0`, () => wallet.deployContract({ abi, bytecode, args: [spec.name, spec.symbol, spec.decimals, supply] }));
   const receipt = await (await testChainClient(rpcUrl)).waitForTransactionReceipt({ hash });
   if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`deploying ${spec.symbol} failed in ${hash}`);
-  return receipt.contractAddress;
+  return getAddress(receipt.contractAddress);
 }
 
 export interface SendTokenOptions {
@@ -195,8 +196,17 @@ export async function sendToken(rpcUrl: string, token: Address, to: Address, uni
   );
   if (options.wait ?? true) {
     const receipt = await (await testChainClient(rpcUrl)).waitForTransactionReceipt({ hash });
-    if (receipt.status !== 'success') throw new Error(`the transfer ${hash} reverted`);
+    if (receipt.status !== 'success') throw new Error(`the transfer ${hash} reverted (does dev account ${from} hold ${units} units? only account 0 gets a supply; mintToken gives others some)`);
   }
+  return hash;
+}
+
+/** Mints `units` of a test token to `to` (the test token lets anyone mint), mined before it returns. */
+export async function mintToken(rpcUrl: string, token: Address, to: Address, units: bigint): Promise<Hex> {
+  const wallet = await walletOf(rpcUrl, 0);
+  const hash = await serialised(`${rpcUrl}#0`, () => wallet.writeContract({ address: token, abi: ERC20_TEST_ABI, functionName: 'mint', args: [to, units], gas: 100_000n }));
+  const receipt = await (await testChainClient(rpcUrl)).waitForTransactionReceipt({ hash });
+  if (receipt.status !== 'success') throw new Error(`minting ${units} units of ${token} failed in ${hash}`);
   return hash;
 }
 

@@ -17,7 +17,7 @@ import {
   testChainClient,
   tokenBalance,
   type RunningAnvil,
-} from '@payments/testing';
+} from '../src';
 
 describe('the local test chain', () => {
   let anvil: RunningAnvil;
