@@ -1,17 +1,10 @@
 // What the chain watcher reads and whom it tells. The chain types are those of @payments/chain (the watcher only
 // needs their shape); the two ports are implemented by sessions' crypto side.
+import type { ChainReader, ChainTransfer, CryptoChain } from '@payments/chain';
+
+export type { ChainReader, ChainTransfer, CryptoChain };
 export type Hex = `0x${string}`;
 export type Environment = 'test' | 'live';
-
-// TEMP until @payments/chain lands: the same shapes.
-export interface CryptoToken { symbol: string; address: Hex; decimals: number }
-export interface CryptoChain { name: string; chainId: number; rpcUrl: string; confirmations: number; environments: readonly Environment[]; tokens: readonly CryptoToken[] }
-export interface ChainTransfer { chainId: number; token: Hex; txHash: Hex; logIndex: number; blockNumber: bigint; blockHash: Hex; from: Hex; to: Hex; units: bigint }
-export interface ChainReader {
-  head(): Promise<bigint>;
-  blockHash(number: bigint): Promise<Hex | null>;
-  transfersTo(tokens: readonly Hex[], recipients: readonly Hex[], fromBlock: bigint, toBlock: bigint): Promise<ChainTransfer[]>;
-}
 
 /** Whose a watched address is. */
 export interface AddressOwner {

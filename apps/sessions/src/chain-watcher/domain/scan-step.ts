@@ -1,6 +1,6 @@
 import type { ChainReader, ChainTransfer, ConfirmedTransfer, CryptoChain, Hex, WatchedAddresses } from './ports';
 import { cloneState, transferKey, type TrackedTransfer, type WatchState } from './watch-state';
-import { tokenUnitsToCents } from './token-units';
+import { tokenUnitsToCents } from '@payments/chain';
 
 export interface ScanSettings {
   /** Blocks past the confirmations whose hashes are kept too: how deep a reorg can be and still be followed. */
