@@ -12,6 +12,7 @@ import {
   SESSIONS_SERVICE,
   SessionsCommandName,
   SimulateCryptoTransferCommand,
+  type CryptoAddressCommand,
   SimulateInvoiceCommand,
   SimulateInvoiceReply,
   SimulatePaymentIntentCommand,
@@ -89,6 +90,14 @@ export class SessionsClient {
   /** The checkout's crypto sandbox: a test transfer to the intent's address. */
   simulateCryptoTransfer(command: SimulateCryptoTransferCommand, caller: CommandOptions): Promise<PaymentIntentResource> {
     return this.changing(command, this.send(SESSIONS_COMMANDS.simulateCryptoTransfer, command, caller));
+  }
+
+  /**
+   * The customer chose crypto at checkout: sessions gives the intent its own deposit address and answers the intent
+   * with `crypto.address` set (the same address when asked again, so a double click is one address).
+   */
+  cryptoAddress(command: CryptoAddressCommand, caller: CommandOptions): Promise<PaymentIntentResource> {
+    return this.changing(command, this.send(SESSIONS_COMMANDS.cryptoAddress, command, caller));
   }
 
   /** A session by its id alone, for the hosted checkout (not cached: the page shows what sessions says now). */
