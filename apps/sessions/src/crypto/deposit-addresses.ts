@@ -1,3 +1,4 @@
+import { deriveDepositAddress, type CryptoSettings } from '@payments/chain';
 import type { Environment } from '@payments/ids';
 
 /**
@@ -17,3 +18,15 @@ export const NO_DEPOSIT_ADDRESSES: DepositAddresses = {
     throw new Error(`crypto is not configured for ${environment}`);
   },
 };
+
+/** The deposit addresses of the crypto settings (CRYPTO_CHAINS, CRYPTO_XPUB_TEST, CRYPTO_XPUB_LIVE). */
+export function depositAddressesOf(settings: CryptoSettings): DepositAddresses {
+  return {
+    configuredFor: (environment) => settings.configuredFor(environment),
+    addressAt: (environment, index) => {
+      const xpub = settings.xpub[environment];
+      if (xpub === null || !settings.configuredFor(environment)) throw new Error(`crypto is not configured for ${environment}`);
+      return deriveDepositAddress(xpub, index);
+    },
+  };
+}

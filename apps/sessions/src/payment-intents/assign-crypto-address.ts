@@ -8,6 +8,9 @@ import type { StreamScope } from '../event-store/event-store';
 import type { Clock } from '../shared/clock';
 import type { PaymentIntentCommands } from './payment-intent.commands';
 import { sandboxAddress } from './simulate-crypto-transfer';
+import { isUniqueViolation } from '../event-store/event-store';
+
+const SESSION_ADDRESS_CONSTRAINT = 'crypto_addresses_session_key';
 
 /**
  * The customer chose crypto at checkout: the intent gets its own deposit address (lazily: creates stay lean and the
@@ -33,6 +36,20 @@ export class AssignCryptoAddress {
       if (environment === 'live') throw new DomainError('payment_methods_unavailable', 'crypto payments are not configured for live mode');
       return this.intents.change(scope, id, caller, (intent, now) => intent.assignCryptoAddress(intent.state.crypto.address ?? sandboxAddress(id), now));
     }
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.assign(input);
+      } catch (error) {
+        // Another click's address was committed first: its row's unique session may fail this statement before its
+        // stream version does. Asked again, the intent has that address.
+        if (!isUniqueViolation(error, SESSION_ADDRESS_CONSTRAINT) || attempt >= 3) throw error;
+      }
+    }
+  }
+
+  private async assign(input: { readonly scope: StreamScope; readonly id: string; readonly caller: CommandCaller }): Promise<PaymentIntentResource> {
+    const { scope, id, caller } = input;
+    const { environment } = scope;
     const current = await this.intents.aggregateOf(scope, id);
     let allocated: { index: number; address: string } | null = null;
     if (current.state.crypto.address === null) {
