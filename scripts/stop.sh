@@ -6,10 +6,14 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 run=$root/.cache/run
 grace=${STOP_TIMEOUT_SECONDS:-30}
-services=(gateway sessions ledger refunds webhook-dispatcher)
+services=(gateway sessions ledger refunds webhook-dispatcher chain-watcher)
 
 # Only a pid that still runs this checkout's service: after a reboot the number may belong to another process.
-ours() { grep -qF "dist/apps/${1%-[0-9]}/src/main.js" "/proc/$2/cmdline" 2>/dev/null; }
+ours() {
+  local main="dist/apps/${1%-[0-9]}/src/main.js"
+  [ "$1" = chain-watcher ] && main=dist/apps/sessions/src/chain-watcher/main.js
+  grep -qF "$main" "/proc/$2/cmdline" 2>/dev/null
+}
 
 # Every instance npm start started: name.pid, and name-2.pid ... for an owner's further instances.
 instances=()
