@@ -70,6 +70,8 @@ export async function startWholeSystem(
   const sessions = await start('sessions', { LEDGER_URL: urls(ledgers) });
   const refunds = await start('refunds', { SESSIONS_URL: urls(sessions) });
   const dispatchers = await start('webhook-dispatcher');
+  // The chain watcher when crypto has chains to watch, one instance, as npm start runs it.
+  if (settings.CRYPTO_CHAINS) services.push(await startService('chain-watcher', { ...settings, ...perApp['chain-watcher'], PORT: String(await freePort()) }));
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const gateway = await startService('gateway', {
