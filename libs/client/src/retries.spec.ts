@@ -20,6 +20,8 @@ describe('client retries', () => {
   let script: Script;
   let seen: Seen[];
   let baseUrl: string;
+  const slow: NodeJS.Timeout[] = [];
+  const later = (ms: number, fn: () => void) => void slow.push(setTimeout(fn, ms));
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -33,7 +35,11 @@ describe('client retries', () => {
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
 
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(async () => {
+    for (const timer of slow) clearTimeout(timer);
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
 
   beforeEach(() => {
     seen = [];
@@ -104,10 +110,10 @@ describe('client retries', () => {
   });
 
   it('retries a timed-out attempt, and says so when none answer', async () => {
-    script = (_req, res, attempt) => (attempt === 1 ? setTimeout(() => answer(res, 201, intent), 1500) : answer(res, 201, intent));
+    script = (_req, res, attempt) => (attempt === 1 ? later(1500, () => answer(res, 201, intent)) : answer(res, 201, intent));
     expect((await create(client({ timeoutMs: 300 }))).lastResponse.attempts).toBe(2);
     seen = [];
-    script = (_req, res) => setTimeout(() => answer(res, 201, intent), 1500);
+    script = (_req, res) => later(1500, () => answer(res, 201, intent));
     const failure = await create(client({ timeoutMs: 200, maxRetries: 1 })).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(ConnectionError);
     expect(failure).toMatchObject({ code: 'timeout', status: undefined });
