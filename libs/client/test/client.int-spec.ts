@@ -14,7 +14,7 @@ import {
   ServiceUnavailableError,
   WebhookSignatureError,
   type PaymentIntent,
-} from '@payments/node';
+} from '../src';
 import { freePort, startStack, waitFor, type Stack, type TestMerchant } from '@payments/testing';
 
 // Every client method against the running services (real Postgres, Redis, Kafka), the typed error of each error

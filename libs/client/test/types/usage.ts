@@ -1,5 +1,5 @@
 // Compiled by test/types.int-spec.ts: correct calls compile, mistakes a merchant makes do not.
-import { Payments, type PaymentIntent } from '@payments/node';
+import { Payments, type PaymentIntent } from '../../src';
 
 const payments = new Payments({ apiKey: 'pay_test_key.secret' });
 
