@@ -35,6 +35,7 @@ describe('examples/merchant-server', () => {
     createInterface({ input: shop.stdout! }).on('line', (line) => lines.push(JSON.parse(line) as Record<string, unknown>));
     await waitFor(() => lines.some((l) => l.listening), 30_000, 'the shop to listen', 100);
     const base = `http://127.0.0.1:${port}`;
+    const orderStatus = async (id: unknown) => ((await (await fetch(`${base}/orders/${String(id)}`)).json()) as { status: string }).status;
 
     const ordered = await fetch(`${base}/orders`, { method: 'POST', redirect: 'manual' });
     expect(ordered.status).toBe(303);
@@ -43,10 +44,10 @@ describe('examples/merchant-server', () => {
     expect(created.checkout_url).toMatch(/\/checkout\/pi_test_/);
     const intent = await payments.paymentIntents.retrieve(String(created.intent));
     expect(intent).toMatchObject({ external_ref: created.order, amount: '25.00', status: 'requires_payment_method' });
-    expect((await (await fetch(`${base}/orders/${String(created.order)}`)).json()).status).toBe('awaiting_payment');
+    expect(await orderStatus(created.order)).toBe('awaiting_payment');
 
     await payments.paymentIntents.simulate(intent.id, { result: 'succeeded' });
-    await waitFor(async () => (await (await fetch(`${base}/orders/${String(created.order)}`)).json()).status === 'paid', 30_000, 'the webhook to mark the order paid', 200);
+    await waitFor(async () => (await orderStatus(created.order)) === 'paid', 30_000, 'the webhook to mark the order paid', 200);
     expect(lines.find((l) => l.received === 'payment_intent.succeeded')).toMatchObject({ order: created.order, status: 'paid' });
 
     const forged = payments.webhooks.signTestPayload({ id: 'evt_forged', type: 'payment_intent.succeeded', data: { object: { external_ref: created.order } } }, 'whsec_not_the_secret');
