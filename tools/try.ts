@@ -7,11 +7,11 @@
 // Settings: GATEWAY_URL (default http://127.0.0.1:3000), DATABASE_URL (the demo merchant's database, as the
 // services'), TRY_API_KEY (a test key to use instead of the demo merchant's).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { Payments, PaymentsError, type WithResponse } from '@payments/node';
 
 const root = join(__dirname, '..');
 const args = new Set(process.argv.slice(2));
@@ -39,33 +39,22 @@ function say(step: string, line: string, fields: Record<string, unknown> = {}): 
   else process.stdout.write(`try: ${line}\n`);
 }
 
-interface Answer {
-  status: number;
-  body: any;
-}
-
-async function api(step: string, method: string, path: string, key: string, body?: unknown, idempotent = false): Promise<Answer> {
-  let res: Response;
+/**
+ * One API call through the merchant client (@payments/node: an Idempotency-Key on every POST, safe retries); a
+ * failure becomes the step that failed and what to do about it.
+ */
+async function api<T>(step: string, method: string, path: string, call: () => Promise<WithResponse<T>>): Promise<{ status: number; body: WithResponse<T> }> {
   try {
-    res = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(idempotent ? { 'idempotency-key': randomUUID() } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(10_000),
-    });
+    const body = await call();
+    return { status: body.lastResponse.status, body };
   } catch (error) {
-    throw new StepFailed(step, `${method} ${path}: no answer from ${base} (${(error as Error).message})`, 'start the services with `npm start`, or set GATEWAY_URL');
+    if (!(error instanceof PaymentsError)) throw error;
+    if (error.status === undefined) {
+      throw new StepFailed(step, `${method} ${path}: no answer from ${base} (${error.message})`, 'start the services with `npm start`, or set GATEWAY_URL');
+    }
+    const code = error.code.startsWith('http_') ? '' : error.code;
+    throw new StepFailed(step, `${method} ${path} answered ${error.status} ${code}: ${error.message}`.trim(), remedyFor(step, error.status, code || undefined));
   }
-  const answer = { status: res.status, body: await res.json().catch(() => ({})) };
-  if (res.status >= 300) {
-    const error = (answer.body as { error?: { code?: string; message?: string } }).error;
-    throw new StepFailed(step, `${method} ${path} answered ${res.status} ${error?.code ?? ''}: ${error?.message ?? ''}`.trim(), remedyFor(step, res.status, error?.code));
-  }
-  return answer;
 }
 
 function remedyFor(step: string, status: number, code?: string): string {
@@ -156,7 +145,7 @@ function startReceiver(port: number, secret: string): { child: ChildProcess; nex
 async function main(): Promise<number> {
   if (unknown.length > 0) throw new StepFailed('options', `unknown option ${unknown.join(' ')}`, 'use --invoice, --fail and --json');
   let receiver: ChildProcess | undefined;
-  let endpoint: { id: string; key: string } | undefined;
+  let endpoint: { id: string; payments: Payments } | undefined;
   try {
     const health = await fetch(`${base}/health/ready`, { signal: AbortSignal.timeout(5000) }).catch(() => null);
     if (!health?.ok) throw new StepFailed('services', `the gateway at ${base} is not ready`, 'start the services with `npm start` (or set GATEWAY_URL)');
@@ -169,15 +158,16 @@ async function main(): Promise<number> {
     const surface = invoice ? 'invoice' : 'payment_intent';
     const expected = invoice ? (fail ? 'invoice.payment_failed' : 'invoice.paid') : fail ? 'payment_intent.payment_failed' : 'payment_intent.succeeded';
     const url = `http://127.0.0.1:${port}/webhooks`;
-    const created = await api('endpoint', 'POST', '/api/v1/webhook-endpoints', demo.key, { url, events: [expected] }, true);
-    endpoint = { id: created.body.id, key: demo.key };
+    const payments = new Payments({ apiKey: demo.key, baseUrl: base, timeoutMs: 10_000 });
+    const created = await api('endpoint', 'POST', '/api/v1/webhook-endpoints', () => payments.webhookEndpoints.create({ url, events: [expected] }));
+    endpoint = { id: created.body.id, payments };
     say('endpoint', `POST /api/v1/webhook-endpoints → ${created.status} ${created.body.id} for ${url} (a local target: allowed by the development setting WEBHOOK_ALLOW_INSECURE_TARGETS)`, {
       status: created.status,
       id: created.body.id,
       url,
     });
 
-    const rx = startReceiver(port, created.body.secret);
+    const rx = startReceiver(port, created.body.secret ?? '');
     receiver = rx.child;
     if (!(await rx.next((l) => l.listening !== undefined, 20_000))) {
       throw new StepFailed('receiver', 'the example receiver did not start', 'run `npm start` first (it installs packages); try `node -r ./tools/swc-register.js examples/webhook-receiver/src/main.ts`');
@@ -185,14 +175,19 @@ async function main(): Promise<number> {
     say('receiver', `example receiver (examples/webhook-receiver) listening on ${url}`, { url });
 
     const path = invoice ? '/api/v1/invoices' : '/api/v1/payment-intents';
-    const session = await api('create', 'POST', path, demo.key, { amount: '25.00', currency: 'USD', description: 'npm run try' }, true);
+    const params = { amount: '25.00', currency: 'USD', description: 'npm run try' } as const;
+    const session = await api<{ id: string; status: string; checkout_url: string }>('create', 'POST', path, () =>
+      invoice ? payments.invoices.create(params) : payments.paymentIntents.create(params),
+    );
     say('create', `POST ${path} → ${session.status} ${session.body.id} (${session.body.status})`, { status: session.status, id: session.body.id, object: surface });
     say('checkout', `checkout URL: ${session.body.checkout_url}`, { checkout_url: session.body.checkout_url });
 
     const result = invoice ? (fail ? 'failed' : 'paid') : fail ? 'failed' : 'succeeded';
     const simulatedAt = Date.now();
-    const simulated = await api('simulate', 'POST', `${path}/${session.body.id}/simulate`, demo.key, { result });
-    const object = simulated.body as { status: string };
+    const simulated = await api<{ status: string }>('simulate', 'POST', `${path}/${session.body.id}/simulate`, () =>
+      invoice ? payments.invoices.simulate(session.body.id, { result: fail ? 'failed' : 'paid' }) : payments.paymentIntents.simulate(session.body.id, { result: fail ? 'failed' : 'succeeded' }),
+    );
+    const object = simulated.body;
     say('simulate', `POST ${path}/${session.body.id}/simulate {"result":"${result}"} → ${simulated.status} ${object.status}`, { status: simulated.status, id: session.body.id, result: object.status });
 
     const arrival = await rx.next((l) => (l.received === expected && l.object === session.body.id) || l.rejected !== undefined, WEBHOOK_WAIT_MS);
@@ -213,7 +208,8 @@ async function main(): Promise<number> {
   } finally {
     receiver?.kill('SIGTERM');
     if (endpoint) {
-      const removed = await api('cleanup', 'DELETE', `/api/v1/webhook-endpoints/${endpoint.id}`, endpoint.key).catch(() => null);
+      const { id, payments } = endpoint;
+      const removed = await api('cleanup', 'DELETE', `/api/v1/webhook-endpoints/${id}`, () => payments.webhookEndpoints.delete(id)).catch(() => null);
       if (removed) say('cleanup', `DELETE /api/v1/webhook-endpoints/${endpoint.id} → ${removed.status}`, { status: removed.status, id: endpoint.id });
     }
   }
