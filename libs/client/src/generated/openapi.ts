@@ -197,7 +197,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Refund all or part of a payment */
+        /**
+         * Refund all or part of a payment
+         * @description Test-mode refunds and refunds of service-balance payments (`togo`) complete at once; live `lahza` refunds are `pending` until the provider settles them. Refunds of live `crypto` payments are refused with 409 `invalid_state` ("Refunds of live crypto payments are not available yet."): returning stablecoins needs an outbound transfer, which the service does not make (it holds no private key). Settle them with the customer directly until it does.
+         */
         post: operations["createRefund"];
         delete?: never;
         options?: never;
@@ -444,7 +447,7 @@ export interface components {
         };
         CreateWebhookEndpointDto: {
             /** @description event types to deliver; omitted or null = every type */
-            events?: ("payment_intent.created" | "payment_intent.processing" | "payment_intent.succeeded" | "payment_intent.payment_failed" | "payment_intent.cancelled" | "payment_intent.expired" | "payment_intent.partially_paid" | "invoice.created" | "invoice.paid" | "invoice.payment_failed" | "invoice.expired" | "refund.created" | "refund.completed" | "refund.failed")[] | null;
+            events?: ("payment_intent.created" | "payment_intent.processing" | "payment_intent.succeeded" | "payment_intent.payment_failed" | "payment_intent.cancelled" | "payment_intent.expired" | "payment_intent.partially_paid" | "payment_intent.crypto_transfer_after_close" | "invoice.created" | "invoice.paid" | "invoice.payment_failed" | "invoice.expired" | "refund.created" | "refund.completed" | "refund.failed")[] | null;
             /**
              * @description https URL of a public address (checked now, and again at each delivery)
              * @example https://shop.example/webhooks
@@ -2567,7 +2570,7 @@ export interface operations {
                             /** @enum {string} */
                             environment: "live" | "test";
                             /** @description null = every event type */
-                            events: ("payment_intent.created" | "payment_intent.processing" | "payment_intent.succeeded" | "payment_intent.payment_failed" | "payment_intent.cancelled" | "payment_intent.expired" | "payment_intent.partially_paid" | "invoice.created" | "invoice.paid" | "invoice.payment_failed" | "invoice.expired" | "refund.created" | "refund.completed" | "refund.failed")[] | null;
+                            events: ("payment_intent.created" | "payment_intent.processing" | "payment_intent.succeeded" | "payment_intent.payment_failed" | "payment_intent.cancelled" | "payment_intent.expired" | "payment_intent.partially_paid" | "payment_intent.crypto_transfer_after_close" | "invoice.created" | "invoice.paid" | "invoice.payment_failed" | "invoice.expired" | "refund.created" | "refund.completed" | "refund.failed")[] | null;
                             id: string;
                             /** @enum {string} */
                             object: "webhook_endpoint";
@@ -2677,7 +2680,7 @@ export interface operations {
                         /** @enum {string} */
                         environment: "live" | "test";
                         /** @description null = every event type */
-                        events: ("payment_intent.created" | "payment_intent.processing" | "payment_intent.succeeded" | "payment_intent.payment_failed" | "payment_intent.cancelled" | "payment_intent.expired" | "payment_intent.partially_paid" | "invoice.created" | "invoice.paid" | "invoice.payment_failed" | "invoice.expired" | "refund.created" | "refund.completed" | "refund.failed")[] | null;
+                        events: ("payment_intent.created" | "payment_intent.processing" | "payment_intent.succeeded" | "payment_intent.payment_failed" | "payment_intent.cancelled" | "payment_intent.expired" | "payment_intent.partially_paid" | "payment_intent.crypto_transfer_after_close" | "invoice.created" | "invoice.paid" | "invoice.payment_failed" | "invoice.expired" | "refund.created" | "refund.completed" | "refund.failed")[] | null;
                         id: string;
                         /** @enum {string} */
                         object: "webhook_endpoint";
@@ -2812,7 +2815,7 @@ export interface operations {
                         /** @enum {string} */
                         environment: "live" | "test";
                         /** @description null = every event type */
-                        events: ("payment_intent.created" | "payment_intent.processing" | "payment_intent.succeeded" | "payment_intent.payment_failed" | "payment_intent.cancelled" | "payment_intent.expired" | "payment_intent.partially_paid" | "invoice.created" | "invoice.paid" | "invoice.payment_failed" | "invoice.expired" | "refund.created" | "refund.completed" | "refund.failed")[] | null;
+                        events: ("payment_intent.created" | "payment_intent.processing" | "payment_intent.succeeded" | "payment_intent.payment_failed" | "payment_intent.cancelled" | "payment_intent.expired" | "payment_intent.partially_paid" | "payment_intent.crypto_transfer_after_close" | "invoice.created" | "invoice.paid" | "invoice.payment_failed" | "invoice.expired" | "refund.created" | "refund.completed" | "refund.failed")[] | null;
                         id: string;
                         /** @enum {string} */
                         object: "webhook_endpoint";
@@ -3328,7 +3331,7 @@ export interface operations {
                         /** @enum {string} */
                         environment: "live" | "test";
                         /** @description null = every event type */
-                        events: ("payment_intent.created" | "payment_intent.processing" | "payment_intent.succeeded" | "payment_intent.payment_failed" | "payment_intent.cancelled" | "payment_intent.expired" | "payment_intent.partially_paid" | "invoice.created" | "invoice.paid" | "invoice.payment_failed" | "invoice.expired" | "refund.created" | "refund.completed" | "refund.failed")[] | null;
+                        events: ("payment_intent.created" | "payment_intent.processing" | "payment_intent.succeeded" | "payment_intent.payment_failed" | "payment_intent.cancelled" | "payment_intent.expired" | "payment_intent.partially_paid" | "payment_intent.crypto_transfer_after_close" | "invoice.created" | "invoice.paid" | "invoice.payment_failed" | "invoice.expired" | "refund.created" | "refund.completed" | "refund.failed")[] | null;
                         id: string;
                         /** @enum {string} */
                         object: "webhook_endpoint";
@@ -3618,7 +3621,7 @@ export interface operations {
                         /** @enum {string} */
                         environment: "live" | "test";
                         /** @description null = every event type */
-                        events: ("payment_intent.created" | "payment_intent.processing" | "payment_intent.succeeded" | "payment_intent.payment_failed" | "payment_intent.cancelled" | "payment_intent.expired" | "payment_intent.partially_paid" | "invoice.created" | "invoice.paid" | "invoice.payment_failed" | "invoice.expired" | "refund.created" | "refund.completed" | "refund.failed")[] | null;
+                        events: ("payment_intent.created" | "payment_intent.processing" | "payment_intent.succeeded" | "payment_intent.payment_failed" | "payment_intent.cancelled" | "payment_intent.expired" | "payment_intent.partially_paid" | "payment_intent.crypto_transfer_after_close" | "invoice.created" | "invoice.paid" | "invoice.payment_failed" | "invoice.expired" | "refund.created" | "refund.completed" | "refund.failed")[] | null;
                         id: string;
                         /** @enum {string} */
                         object: "webhook_endpoint";
