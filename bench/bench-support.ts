@@ -55,7 +55,7 @@ export async function startWholeSystem(
   perApp: Partial<Record<AppName, Record<string, string>>> = {},
 ): Promise<WholeSystem> {
   // LOG_LEVEL explicitly: startService's own default is warn (quiet tests), not the services' default.
-  const settings = { COMMAND_HOST: '127.0.0.1', WEBHOOK_ALLOW_INSECURE_TARGETS: '1', NODE_ENV: 'development', LOG_LEVEL: 'info', ...common };
+  const settings: Record<string, string> = { COMMAND_HOST: '127.0.0.1', WEBHOOK_ALLOW_INSECURE_TARGETS: '1', NODE_ENV: 'development', LOG_LEVEL: 'info', ...common };
   const start = async (app: Exclude<AppName, 'gateway'>, env: Record<string, string> = {}) => {
     const group: RunningService[] = [];
     for (let i = 0; i < replicas; i++) {

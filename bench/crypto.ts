@@ -91,7 +91,7 @@ async function main(): Promise<void> {
         method: 'POST',
         redirect: 'manual',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ network: 'bench', token: 'BUSD', attempt: `bench${i}` }).toString(),
+        body: new URLSearchParams({ network: String(anvil.chainId), token, attempt: `bench${i}` }).toString(),
       });
       if (chosen.status !== 303) throw new Error(`choosing crypto answered ${chosen.status}`);
       const read = await callGateway(origin, 'GET', `/api/v1/payment-intents/${id}`, { key });

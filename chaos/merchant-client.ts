@@ -5,8 +5,12 @@
 // one of those in live mode: its refund goes through Lahza (pending until Lahza has processed it), the rest are
 // test payments whose refunds complete at once. Another one in four is paid by a signed-in customer from their
 // wallet (`togo`) on the checkout, every other one of those in live mode; its refund goes back to the wallet at once.
+// Another one in four is paid in crypto on a real local chain: the customer picks the token on the checkout, sends
+// the amount to the deposit address, and the chain watcher counts it once confirmed; every other one of those is
+// live, whose refund is refused (no outbound transfers), the test ones are refunded at once.
 import { randomUUID } from 'node:crypto';
-import type { LahzaStandIn, WalletCustomer } from '@payments/testing';
+import { centsToTokenUnits } from '@payments/chain';
+import { sendToken, tokenBalance, type LahzaStandIn, type WalletCustomer } from '@payments/testing';
 
 export type Environment = 'test' | 'live';
 
@@ -15,8 +19,8 @@ export interface PaymentOutcome {
   environment: Environment;
   intentId: string;
   paymentId: string;
-  /** The refund made of part of the payment, and its amount. */
-  refundId: string;
+  /** The refund made of part of the payment, and its amount (none for live crypto: refused, "0.00"). */
+  refundId: string | null;
   refundAmount: string;
   /** Time the create succeeded and the simulate succeeded (ms since epoch). */
   createdAt: number;
@@ -27,6 +31,8 @@ export interface PaymentOutcome {
   lahzaReference: string | null;
   /** Paid from this wallet on the checkout (`togo`). */
   walletId: string | null;
+  /** Paid in crypto on the chain to this deposit address. */
+  depositAddress: string | null;
   amount: string;
   /** The refund answered pending (went through Lahza) before it completed. */
   refundWasPending: boolean;
@@ -41,6 +47,14 @@ export interface FailedCall {
   /** HTTP status, or 0 for a network error or a time-out. */
   status: number;
   what: string;
+}
+
+/** The local chain crypto payments are sent on (anvil keeps its port across restarts). */
+export interface ChaosChain {
+  rpcUrl: string;
+  chainId: number;
+  token: `0x${string}`;
+  decimals: number;
 }
 
 export class MerchantClient {
@@ -58,7 +72,12 @@ export class MerchantClient {
     private readonly lahza?: LahzaStandIn,
     /** When given, every fourth payment (another one) is paid from these signed-in wallets, every eighth in live mode. */
     private readonly wallets?: Record<Environment, WalletCustomer>,
+    /** When given, every fourth payment (another one) is paid in crypto on this chain, every eighth in live mode. */
+    private readonly chain?: ChaosChain,
   ) {}
+
+  /** The customer's transfers go one at a time from one account, so their nonces follow each other. */
+  private sending: Promise<unknown> = Promise.resolve();
 
   /**
    * One payment: create, simulate succeeded (or pay at Lahza), refund part of it; each retried with its own key until
@@ -70,7 +89,8 @@ export class MerchantClient {
     const onRetry = () => retries++;
     const atLahza = this.lahza !== undefined && index % 4 === 3;
     const fromWallet = this.wallets !== undefined && index % 4 === 1;
-    const environment: Environment = (atLahza && index % 8 === 7) || (fromWallet && index % 8 === 5) ? 'live' : 'test';
+    const inCrypto = this.chain !== undefined && index % 4 === 2;
+    const environment: Environment = (atLahza && index % 8 === 7) || (fromWallet && index % 8 === 5) || (inCrypto && index % 8 === 6) ? 'live' : 'test';
     const amount = amountOf(index);
     const created = await this.call('POST', '/api/v1/payment-intents', key, { amount, currency: 'USD', external_ref: `chaos-${index}` }, onRetry, environment);
     const createdAt = Date.now();
@@ -78,14 +98,26 @@ export class MerchantClient {
     const intentId = String(created.id);
     const lahzaReference = atLahza ? await this.payAtLahza(intentId, environment, onRetry) : null;
     const walletId = fromWallet ? this.wallets![environment].walletId : null;
+    let depositAddress: string | null = null;
     const paid = lahzaReference
       ? await this.settled(`/api/v1/payment-intents/${intentId}`, 'processing', environment, onRetry)
       : fromWallet
         ? await this.payFromWallet(intentId, environment, onRetry)
-        : await this.call('POST', `/api/v1/payment-intents/${intentId}/simulate`, `simulate-${key}`, { result: 'succeeded' }, onRetry);
+        : inCrypto
+          ? await this.payInCrypto(intentId, amount, environment, onRetry, (address) => (depositAddress = address))
+          : await this.call('POST', `/api/v1/payment-intents/${intentId}/simulate`, `simulate-${key}`, { result: 'succeeded' }, onRetry);
     if (paid.status !== 'succeeded') throw new Error(`payment of ${intentId} answered ${String(paid.status)}`);
     const succeededAt = Date.now();
     const paymentId = String(paid.payment_id);
+    if (inCrypto && environment === 'live') {
+      // Returning stablecoins needs an outbound transfer the service does not make: the refund is refused, never half-made.
+      const refused = await this.call('POST', `/api/v1/payments/${paymentId}/refunds`, `refund-${key}`, { amount: refundOf(index) }, onRetry, environment).then(
+        (answer) => new Error(`a refund of live crypto payment ${paymentId} was made: ${JSON.stringify(answer)}`),
+        (error: Error) => (error.message.includes('409') && error.message.includes('invalid_state') ? null : error),
+      );
+      if (refused) throw refused;
+      return { index, environment, intentId, paymentId, refundId: null, refundAmount: '0.00', createdAt, succeededAt, retries, lahzaReference, walletId, depositAddress, amount, refundWasPending: false };
+    }
     const refundAmount = refundOf(index);
     const asked = await this.call('POST', `/api/v1/payments/${paymentId}/refunds`, `refund-${key}`, { amount: refundAmount, reason: `chaos-${index}` }, onRetry, environment);
     // Live Lahza refunds answer pending and complete once Lahza has processed them (the suite's Lahza does so within a second).
@@ -94,7 +126,7 @@ export class MerchantClient {
     const refunded = asked.status === 'completed' ? asked : await this.settled(`/api/v1/refunds/${String(asked.id)}`, 'pending', environment, onRetry);
     if (refunded.status !== 'completed') throw new Error(`refund ${String(asked.id)} of ${paymentId} ended ${JSON.stringify(refunded)}`);
     const refundWasPending = asked.status === 'pending';
-    return { index, environment, intentId, paymentId, refundId: String(refunded.id), refundAmount, createdAt, succeededAt, retries, lahzaReference, walletId, amount, refundWasPending };
+    return { index, environment, intentId, paymentId, refundId: String(refunded.id), refundAmount, createdAt, succeededAt, retries, lahzaReference, walletId, depositAddress, amount, refundWasPending };
   }
 
   /** Reads the object until it leaves `state` (bounded). */
@@ -143,6 +175,74 @@ export class MerchantClient {
       if (Date.now() - started > GIVE_UP_AFTER_MS) throw new Error(`the wallet payment of ${intentId} did not succeed within ${GIVE_UP_AFTER_MS} ms`);
       onRetry();
       await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+
+  /**
+   * The customer pays in crypto: picks the chain's token on the checkout (again until the page answers), reads the
+   * deposit address, and sends the amount from their own wallet. A transfer lost to a chain restart before it was
+   * mined (the node's pending transactions go with it) is sent again only once the address is seen short on the
+   * chain for a while, as a customer's wallet app re-broadcasts; so the customer never pays twice. Answers the intent
+   * once it has succeeded (the watcher counted the transfer at its confirmations).
+   */
+  private async payInCrypto(intentId: string, amount: string, environment: Environment, onRetry: () => void, onAddress: (address: string) => void): Promise<Record<string, unknown>> {
+    const chain = this.chain!;
+    const started = Date.now();
+    const giveUp = (what: string) => {
+      if (Date.now() - started > GIVE_UP_AFTER_MS) throw new Error(`${what} of ${intentId} had no answer within ${GIVE_UP_AFTER_MS} ms`);
+    };
+    const attempt = randomUUID();
+    for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {
+      this.inFlight++;
+      const chose = await fetch(`${this.gatewayUrl()}/checkout/${intentId}/crypto/address`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ network: String(chain.chainId), token: chain.token, attempt }).toString(),
+        redirect: 'manual',
+        signal: AbortSignal.timeout(15_000),
+      })
+        .then((res) => res.status === 303 && (res.headers.get('location') ?? '').includes('/crypto?'))
+        .catch(() => false)
+        .finally(() => this.inFlight--);
+      if (chose) break;
+      this.failedCalls.push({ at: Date.now(), status: 0, what: `the crypto choice of ${intentId}` });
+      giveUp('the crypto choice');
+      onRetry();
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+    const address = (await this.get(intentId, environment)).crypto as { address?: string } | undefined;
+    if (!address?.address) throw new Error(`intent ${intentId} has no deposit address after the customer chose crypto`);
+    const to = address.address as `0x${string}`;
+    onAddress(to);
+    const [whole, cents] = amount.split('.') as [string, string];
+    const units = centsToTokenUnits(BigInt(whole) * 100n + BigInt(cents), chain.decimals);
+    const send = async (): Promise<void> => {
+      for (let delay = 250; ; delay = Math.min(delay * 2, 2000)) {
+        const sent = (this.sending = this.sending.then(() => sendToken(chain.rpcUrl, chain.token, to, units, { wait: false })).then(
+          () => true,
+          () => false,
+        ));
+        if (await sent) return;
+        this.failedCalls.push({ at: Date.now(), status: 0, what: `the customer's transfer to ${intentId}` });
+        giveUp("the customer's transfer");
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    };
+    await send();
+    let sentAt = Date.now();
+    for (;;) {
+      const intent = await this.get(intentId, environment);
+      if (intent.status === 'succeeded') return intent;
+      giveUp('the crypto payment');
+      if (Date.now() - sentAt > 8_000) {
+        const held = await tokenBalance(chain.rpcUrl, chain.token, to).catch(() => null);
+        if (held !== null && held < units) {
+          onRetry();
+          await send();
+          sentAt = Date.now();
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
 

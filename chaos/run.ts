@@ -14,29 +14,39 @@
 // call fails at all, and that postings and webhooks of payments made meanwhile wait at most 5 s.
 // One payment in four is paid from a customer's wallet (`togo`) on the checkout, signed in once per environment; at
 // the end each wallet must hold its operator's credit less its payments plus their refunds, to the cent.
+// Another one in four is paid in crypto on a local anvil chain (a block a second), counted by the chain watcher at
+// its confirmations; the watcher is killed (kill -9) and the chain node restarted among the faults, and each
+// crypto intent must have received its amount exactly once (no overpayment, one payment).
 // Usage: node -r ./tools/swc-register.js chaos/run.ts [--payments 400] [--rate 6] [--replicas 2] [--faults gateway,sessions,...]
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { HDKey } from '@scure/bip32';
 import { Client } from 'pg';
 import {
   COMMAND_URL_SETTINGS,
+  deployTestToken,
   freePort,
   LahzaStandIn,
   PrivateKafka,
   PrivatePostgres,
   REPO_ROOT,
   signInWalletCustomer,
+  startAnvil,
   startService,
+  type RunningAnvil,
   type RunningService,
   type WalletCustomer,
 } from '@payments/testing';
 import { MerchantClient, type Environment, type PaymentOutcome } from './merchant-client';
 import { WebhookInbox } from './webhook-inbox';
 
-const FAULTS = ['gateway', 'sessions', 'ledger', 'refunds', 'webhook-dispatcher', 'kafka', 'postgres'] as const;
+// `chain-watcher` is a kill -9 of the watcher, `chain` a restart of the chain's node (anvil, its state kept).
+const FAULTS = ['gateway', 'sessions', 'ledger', 'refunds', 'webhook-dispatcher', 'chain-watcher', 'kafka', 'postgres', 'chain'] as const;
 /** With two instances of each owner, one of each is killed in turn (the gateway is one process: its kill fails calls). */
-const REPLICA_FAULTS = ['sessions', 'ledger', 'refunds', 'webhook-dispatcher'] as const;
+const REPLICA_FAULTS = ['sessions', 'ledger', 'refunds', 'webhook-dispatcher', 'chain-watcher'] as const;
 type Fault = (typeof FAULTS)[number];
 // The ledger before sessions (which posts wallet payments to it), sessions before refunds (which asks it for payments).
 const OWNERS = ['ledger', 'sessions', 'webhook-dispatcher', 'refunds'] as const;
@@ -60,6 +70,8 @@ const GOAL_CREATE_S = 2;
 /** What an operator credits each chaos customer's wallet with: more than its payments take. */
 const WALLET_FLOAT = '50000.00';
 const GOAL_WEBHOOK_S = 5;
+/** The local chain's confirmations: a transfer counts about three seconds after it is mined. */
+const CHAIN_CONFIRMATIONS = 3;
 /** With a second instance, the longest a payment made while one dies waits for its posting and its webhook. */
 const GOAL_REPLICA_WAIT_S = 5;
 
@@ -121,12 +133,20 @@ async function main(): Promise<number> {
   // Each owner's instances (the first is the one a fault kills), and the one gateway.
   const owners: Partial<Record<Owner, RunningService[]>> = {};
   let gateway: RunningService | undefined;
+  // The chain watcher's instances (the first is the one its fault kills) and the chain's node.
+  const watchers: RunningService[] = [];
+  const chainState = mkdtempSync(join(tmpdir(), 'chaos-chain-'));
+  let anvil: RunningAnvil | undefined;
   const commandUrls = (app: Owner) => owners[app]!.map((s) => s.commandUrl!).join(',');
   try {
     await kafka.start();
     await postgres.start();
     const receiverUrl = await inbox.listen();
     const lahzaUrl = await lahza.listen();
+    // The chain: its state written on every stop (and every 2 s), so a restart of the node keeps what was mined.
+    anvil = await startAnvil({ blockTimeSeconds: 1, statePath: join(chainState, 'state.json'), stateIntervalSeconds: 2 });
+    const token = await deployTestToken(anvil.rpcUrl, { name: 'Chaos USD', symbol: 'CUSD', decimals: 6 });
+    const xpub = (account: number) => HDKey.fromMasterSeed(randomBytes(32)).derive(`m/44'/60'/${account}'`).publicExtendedKey;
     const common = {
       DATABASE_URL: postgres.url,
       KAFKA_BROKERS: kafka.brokers,
@@ -140,6 +160,11 @@ async function main(): Promise<number> {
       LAHZA_BASE_URL: lahzaUrl,
       LAHZA_TEST_SECRET_KEY: lahza.secretKey,
       LAHZA_LIVE_SECRET_KEY: lahza.secretKey,
+      CRYPTO_CHAINS: JSON.stringify([
+        { name: 'chaos', chain_id: anvil.chainId, rpc_url: anvil.rpcUrl, confirmations: CHAIN_CONFIRMATIONS, tokens: [{ symbol: 'CUSD', address: token, decimals: 6 }] },
+      ]),
+      CRYPTO_XPUB_TEST: xpub(0),
+      CRYPTO_XPUB_LIVE: xpub(1),
     };
     for (const app of OWNERS) {
       owners[app] = [];
@@ -151,6 +176,7 @@ async function main(): Promise<number> {
         owners[app].push(await startService(app, { ...common, ...extra, PORT: String(await freePort()) }));
       }
     }
+    for (let i = 0; i < replicas; i++) watchers.push(await startService('chain-watcher', { ...common, PORT: String(await freePort()) }));
     const gatewayCommandUrls = Object.fromEntries(OWNERS.map((app) => [COMMAND_URL_SETTINGS[app]!, commandUrls(app)]));
     const gatewayPort = await freePort();
     // Wallet forms must name the gateway's own origin.
@@ -164,7 +190,8 @@ async function main(): Promise<number> {
       await admin(postgres.url, 'wallet', 'credit', '--email', email, '--amount', WALLET_FLOAT, '--key', 'chaos-float', '--env', environment, { LEDGER_URL: commandUrls('ledger') });
       wallets[environment] = await signInWalletCustomer({ origin: `http://127.0.0.1:${gatewayPort}`, databaseUrl: postgres.url, environment, email });
     }
-    const client = new MerchantClient(() => gateway!.url, { test: merchant.test_key!, live: merchant.live_key! }, lahza, wallets);
+    const chain = { rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, token, decimals: 6 };
+    const client = new MerchantClient(() => gateway!.url, { test: merchant.test_key!, live: merchant.live_key! }, lahza, wallets, chain);
     for (const environment of ['test', 'live'] as const) inbox.secrets[environment] = (await client.createEndpoint(`${receiverUrl}/${environment}`, environment)).secret;
 
     // Lahza processes the refunds asked of it within a second, and tells the gateway of every other one (a
@@ -217,6 +244,12 @@ async function main(): Promise<number> {
         await kafka.start();
       } else if (fault === 'postgres') {
         await postgres.restart();
+      } else if (fault === 'chain') {
+        await anvil.restart();
+      } else if (fault === 'chain-watcher') {
+        const watcher = watchers[0]!;
+        await watcher.kill();
+        watchers[0] = await startService('chain-watcher', watcher.env);
       } else if (fault === 'gateway') {
         await gateway!.kill();
         gateway = await startService('gateway', gateway!.env);
@@ -253,7 +286,7 @@ async function main(): Promise<number> {
 
     // Every payment's webhook, then what the API and the database say.
     const succeeded = new Set(outcomes.map((o) => o.intentId));
-    const refunded = new Set(outcomes.map((o) => o.refundId));
+    const refunded = new Set(outcomes.flatMap((o) => (o.refundId === null ? [] : [o.refundId])));
     await waitFor(
       () => ([...succeeded].every((id) => inbox.succeededEvents().has(id)) && [...refunded].every((id) => inbox.refundEvents().has(id)) ? true : undefined),
       180_000,
@@ -270,6 +303,7 @@ async function main(): Promise<number> {
     const refundCentsOf: Record<Environment, number> = { test: 0, live: 0 };
     // Lahza asked once per live refund, for its amount; never for a test one.
     const providerRefundsOff: string[] = [];
+    const cryptoOff: string[] = [];
     for (const outcome of outcomes) {
       refundCentsOf[outcome.environment] += centsOf(outcome.refundAmount);
       if (outcome.lahzaReference) {
@@ -279,6 +313,11 @@ async function main(): Promise<number> {
       }
       const intent = await client.get(outcome.intentId, outcome.environment);
       netCents[outcome.environment] += centsOf(String(intent.net_amount));
+      // A crypto intent received its amount once: a transfer counted twice would show as an overpayment.
+      const crypto = intent.crypto as { received_amount: string; overpayment_amount: string } | undefined;
+      if (outcome.depositAddress && (crypto?.received_amount !== outcome.amount || crypto.overpayment_amount !== '0.00')) {
+        cryptoOff.push(`${outcome.intentId}: received ${crypto?.received_amount} (overpayment ${crypto?.overpayment_amount}) of ${outcome.amount}`);
+      }
       if (intent.status !== 'succeeded') notSucceeded.push(`${outcome.intentId}: ${String(intent.status)}`);
       const paymentId = String(intent.payment_id);
       if (paymentIds.has(paymentId)) reused.push(paymentId);
@@ -359,12 +398,14 @@ async function main(): Promise<number> {
     const ledgerLow = Number(ledgerOff.test < 0) + Number(ledgerOff.live < 0) + Number(walletOff.test < 0) + Number(walletOff.live < 0);
     const lost = failures.length + notSucceeded.length + missingWebhooks.length + missingRefundWebhooks.length + ledgerHigh + (refundSumOff < 0 ? 1 : 0);
     const doubled =
-      doubledEvents.length + reused.length + (stored.intents - stored.refs) + Math.max(0, stored.payments - stored.refs) + extraRefunds + ledgerLow + (refundSumOff > 0 ? 1 : 0);
+      cryptoOff.length +
+      doubledEvents.length +
+      reused.length + (stored.intents - stored.refs) + Math.max(0, stored.payments - stored.refs) + extraRefunds + ledgerLow + (refundSumOff > 0 ? 1 : 0);
     const live = outcomes.filter((o) => o.environment === 'live');
     console.log('');
     console.log(`chaos: ${outcomes.length}/${total} payments succeeded in ${seconds(Date.now() - started)} s; ${outcomes.reduce((n, o) => n + o.retries, 0)} merchant retries`);
     console.log(
-      `  paid at Lahza (stand-in) through the checkout: ${outcomes.filter((o) => o.lahzaReference).length} (${live.filter((o) => o.lahzaReference).length} live, refunded through Lahza); from a wallet (togo) on the checkout: ${outcomes.filter((o) => o.walletId).length} (${live.filter((o) => o.walletId).length} live, refunded to the wallet); by simulate: ${outcomes.filter((o) => !o.lahzaReference && !o.walletId).length}`,
+      `  paid at Lahza (stand-in) through the checkout: ${outcomes.filter((o) => o.lahzaReference).length} (${live.filter((o) => o.lahzaReference).length} live, refunded through Lahza); from a wallet (togo) on the checkout: ${outcomes.filter((o) => o.walletId).length} (${live.filter((o) => o.walletId).length} live, refunded to the wallet); in crypto on the chain: ${outcomes.filter((o) => o.depositAddress).length} (${live.filter((o) => o.depositAddress).length} live, refund refused), ${cryptoOff.length} off; by simulate: ${outcomes.filter((o) => !o.lahzaReference && !o.walletId && !o.depositAddress).length}`,
     );
     console.log(`  intents stored ${stored.intents} (distinct references ${stored.refs}), payments stored ${stored.payments}`);
     console.log(`  refunds stored ${stored.refunds} over ${stored.refunded_payments} payments, ${moneyOf(Number(stored.refund_cents))} USD (asked ${moneyOf(refundCents)} USD)`);
@@ -381,7 +422,7 @@ async function main(): Promise<number> {
       `  lost ${lost} (failed ${failures.length}, not succeeded ${notSucceeded.length}, no webhook ${missingWebhooks.length + missingRefundWebhooks.length}, refunds short ${refundSumOff < 0 ? 'yes' : 'no'}, balance off: test ${offBy(ledgerOff.test)}, live ${offBy(ledgerOff.live)}; wallet off: test ${offBy(walletOff.test)}, live ${offBy(walletOff.live)})`,
     );
     console.log(
-      `  doubled ${doubled} (two event ids for one change ${doubledEvents.length}, payment id reused ${reused.length}, extra intents ${stored.intents - stored.refs}, extra refunds ${extraRefunds})`,
+      `  doubled ${doubled} (crypto received off ${cryptoOff.length}, two event ids for one change ${doubledEvents.length}, payment id reused ${reused.length}, extra intents ${stored.intents - stored.refs}, extra refunds ${extraRefunds})`,
     );
     console.log('');
     const mark = (v: number | null, goal: number, none = 'none within 60 s') => (v === null ? none : `${v.toFixed(1)} s ${v <= goal ? 'met' : 'NOT met'}`);
@@ -408,15 +449,17 @@ async function main(): Promise<number> {
       const failedKinds = [...new Set(client.failedCalls.map((f) => `${f.status} ${f.what.replace(/[A-Za-z0-9_-]{20,}/g, '…')}`))].slice(0, 5);
       if (failedKinds.length > 0) console.log(`  failed calls were: ${failedKinds.join('; ')}`);
     }
-    for (const line of [...failures, ...notSucceeded, ...[...missingWebhooks, ...missingRefundWebhooks].map((id) => `no webhook for ${id}`), ...providerRefundsOff].slice(0, 10)) {
+    for (const line of [...failures, ...notSucceeded, ...cryptoOff, ...[...missingWebhooks, ...missingRefundWebhooks].map((id) => `no webhook for ${id}`), ...providerRefundsOff].slice(0, 10)) {
       console.log(`  ! ${line}`);
     }
     const ok = lost === 0 && doubled === 0 && providerRefundsOff.length === 0 && outcomes.length === total && check.ok === true;
     console.log(`\nchaos: ${ok ? 'passed' : 'FAILED'}: ${lost} lost, ${doubled} doubled`);
     return ok ? 0 : 1;
   } finally {
-    const running = [...(gateway ? [gateway] : []), ...Object.values(owners).flat()];
+    const running = [...(gateway ? [gateway] : []), ...Object.values(owners).flat(), ...watchers];
     await Promise.all(running.map((s) => s.stop().catch(() => undefined)));
+    await anvil?.stop();
+    rmSync(chainState, { recursive: true, force: true });
     await inbox.close();
     await lahza.close();
     await kafka.destroy();
