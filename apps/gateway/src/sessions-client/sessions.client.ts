@@ -91,6 +91,14 @@ export class SessionsClient {
     return this.changing(command, this.send(SESSIONS_COMMANDS.simulateCryptoTransfer, command, caller));
   }
 
+  /**
+   * The checkout's live crypto: the intent's deposit address, assigned on the customer's first choice of a token
+   * and the same one after (sessions answers the intent with `crypto.address` set).
+   */
+  cryptoAddress(command: GetPaymentIntentCommand, caller: CommandOptions): Promise<PaymentIntentResource> {
+    return this.changing(command, this.send(SESSIONS_COMMANDS.cryptoAddress, command, caller));
+  }
+
   /** A session by its id alone, for the hosted checkout (not cached: the page shows what sessions says now). */
   getCheckout(id: string, caller: CommandOptions): Promise<CheckoutSession> {
     return this.send(SESSIONS_COMMANDS.getCheckout, { id }, caller);
