@@ -2,6 +2,9 @@
 # One image for the five services. APP picks the service: a build argument (docker compose builds one image
 # per service with it) and an environment variable that can be overridden at run time (Kubernetes does).
 #   docker build --build-arg APP=sessions -t payments-sessions .
+# The chain watcher is the sessions app's second entry: the same image with the command
+#   node dist/apps/sessions/src/chain-watcher/main.js
+# (docker-compose.yml and k8s/base/chain-watcher.yaml set it; the health check below follows its PORT).
 ARG NODE_IMAGE=node:20-slim
 
 # Only the package manifests (and patches/, which the install's postinstall applies to dependencies), so the

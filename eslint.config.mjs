@@ -40,9 +40,10 @@ export const FRAMEWORK_IMPORTS = [
   '@payments/testing',
 ];
 
-/** Domain code: each app's `src/domain/` and the libs tagged layer:domain in their project.json. */
+/** Domain code: each app's `src/domain/` (and a feature's `src/<feature>/domain/`) and the libs tagged layer:domain in their project.json. */
 export const DOMAIN_FILES = [
   'apps/*/src/domain/**/*.ts',
+  'apps/*/src/*/domain/**/*.ts',
   'libs/config/src/**/*.ts',
   'libs/contracts/src/**/*.ts',
   'libs/events/src/**/*.ts',

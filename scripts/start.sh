@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm start`: installs packages if needed, brings up PostgreSQL, Redis and Kafka, builds, starts the five
+# `npm start`: installs packages if needed, brings up PostgreSQL, Redis, Kafka and a local EVM chain, builds, starts the five
 # services in the background (logs and pid files in .cache/run/) and waits until each one is ready. Like
 # production (DESIGN §3), each owner of commands and events (sessions, ledger, refunds, webhook-dispatcher) runs as
 # REPLICAS instances (default 2; the second on its ports + 10): the gateway sends commands to all of them and
@@ -36,6 +36,9 @@ for entry in "${owners[@]}"; do
     command_urls[$name]+="${command_urls[$name]:+,}tcp://127.0.0.1:$((command + step))"
   done
 done
+# The chain watcher (a process of the sessions app: a slow or failing JSON-RPC node never slows payment commands)
+# when crypto has chains to watch; one instance, as it is active on one instance per chain anyway.
+[ -n "${CRYPTO_CHAINS:-}" ] && [ "${CRYPTO_CHAINS}" != "[]" ] && services+=(chain-watcher:3005:sessions:9005:)
 # Where the gateway sends each owner's commands (refunds asks sessions, sessions posts wallet payments and
 # top-ups to the ledger), unless the caller says.
 export SESSIONS_URL=${SESSIONS_URL:-${command_urls[sessions]}} LEDGER_URL=${LEDGER_URL:-${command_urls[ledger]}}
@@ -66,6 +69,13 @@ command -v curl >/dev/null 2>&1 || die "'curl' is not installed; install it with
 bash scripts/install-packages.sh
 
 bash scripts/infra-up.sh
+# The local EVM chain for `crypto` (anvil, a block a second, its state kept across restarts) with its test tokens;
+# the services take its settings (chain, tokens, the environments' extended public keys) unless the caller set
+# CRYPTO_CHAINS, e.g. to a real chain's JSON-RPC node, in which case no local chain is started.
+if [ -z "${CRYPTO_CHAINS:-}" ]; then
+  bash scripts/chain.sh start
+  set -a; . .cache/chain/crypto.env; set +a
+fi
 npm run build
 
 mkdir -p "$run"
@@ -80,6 +90,7 @@ for entry in "${services[@]}"; do
   fi
   app=${name%-[0-9]}
   main=dist/apps/$app/src/main.js
+  [ "$app" = chain-watcher ] && main=dist/apps/sessions/src/chain-watcher/main.js
   [ -f "$main" ] || die "$main is missing after the build: apps/$app/src/main.ts does not exist yet"
   # The caller's environment passes through (DATABASE_URL, KAFKA_BROKERS, LOG_LEVEL, ...); only the ports and
   # schema are per instance, so a PORT exported in the shell moves the gateway alone, not all of them onto one port.
@@ -131,6 +142,11 @@ for entry in "${services[@]}"; do
   # Metrics and detailed readiness are on each service's operations port (OPS_PORT, 9000..9004).
   printf '  %-20s health http://127.0.0.1:%s/health/ready   metrics http://127.0.0.1:%s/metrics\n' "$name" "$port" "$ops"
 done
+if [ -n "${CRYPTO_CHAINS:-}" ] && [ "${CRYPTO_CHAINS}" != "[]" ]; then
+  # The chains and tokens crypto payments are watched on (the local anvil chain unless CRYPTO_CHAINS was given).
+  node -e 'for (const c of JSON.parse(process.argv[1])) console.log(`  Crypto chain ${c.name} (id ${c.chain_id})`.padEnd(38) + `${c.rpc_url}   tokens ${c.tokens.map((t) => `${t.symbol} ${t.address}`).join(", ")}; ${c.confirmations} confirmations`)' "$CRYPTO_CHAINS" ||
+    echo "start: warning: CRYPTO_CHAINS is not valid JSON (the services will say why)" >&2
+fi
 if [ "$gateway_port" != 3000 ]; then echo "  (npm run try: GATEWAY_URL=http://127.0.0.1:$gateway_port npm run try)"; fi
 echo "  Logs and pid files: $run   (stop everything with: npm stop)"
 if [ "$allow_local" = 1 ]; then echo "  Webhook endpoints on this machine are allowed (development setting WEBHOOK_ALLOW_INSECURE_TARGETS=1)"; fi

@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # `npm stop`: stops the services `npm start` started (pid files in .cache/run/) with SIGTERM so they finish
-# in-flight work and commit offsets, then the local Kafka broker. PostgreSQL and Redis are the machine's
+# in-flight work and commit offsets, then the local Kafka broker and the local chain (its state is kept for the next start). PostgreSQL and Redis are the machine's
 # own and stay up. Idempotent.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 run=$root/.cache/run
 grace=${STOP_TIMEOUT_SECONDS:-30}
-services=(gateway sessions ledger refunds webhook-dispatcher)
+services=(gateway sessions ledger refunds webhook-dispatcher chain-watcher)
 
 # Only a pid that still runs this checkout's service: after a reboot the number may belong to another process.
-ours() { grep -qF "dist/apps/${1%-[0-9]}/src/main.js" "/proc/$2/cmdline" 2>/dev/null; }
+ours() {
+  local main="dist/apps/${1%-[0-9]}/src/main.js"
+  [ "$1" = chain-watcher ] && main=dist/apps/sessions/src/chain-watcher/main.js
+  grep -qF "$main" "/proc/$2/cmdline" 2>/dev/null
+}
 
 # Every instance npm start started: name.pid, and name-2.pid ... for an owner's further instances.
 instances=()
@@ -49,3 +53,4 @@ for entry in "${stopping[@]+"${stopping[@]}"}"; do
 done
 
 bash "$root/scripts/kafka.sh" stop
+bash "$root/scripts/chain.sh" stop

@@ -1,5 +1,5 @@
 // docker-compose.yml and the Dockerfile can't be run here (no Docker engine), so their contract is read.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 
@@ -8,6 +8,7 @@ const services = ['gateway', 'sessions', 'ledger', 'refunds', 'webhook-dispatche
 
 interface ComposeService {
   image?: string;
+  command?: string[];
   build?: { context?: string; args?: Record<string, string> };
   environment?: Record<string, string>;
   ports?: string[];
@@ -21,8 +22,8 @@ describe('docker-compose.yml', () => {
     services: Record<string, ComposeService>;
   };
 
-  test('names the five services plus kafka, postgres and redis', () => {
-    expect(Object.keys(compose.services).sort()).toEqual([...services, 'kafka', 'postgres', 'redis'].sort());
+  test('names the five services, the chain watcher, kafka, postgres and redis', () => {
+    expect(Object.keys(compose.services).sort()).toEqual([...services, 'chain-watcher', 'kafka', 'postgres', 'redis'].sort());
   });
 
   test('infrastructure: Kafka in KRaft mode, PostgreSQL 15, Redis 7, each with a health check', () => {
@@ -63,6 +64,27 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  test("chain watcher: the sessions image started on the watcher's entry, its own port, sessions' schema, infrastructure first", () => {
+    const watcher = compose.services['chain-watcher']!;
+    const sessions = compose.services.sessions!;
+    expect(watcher.build).toEqual(sessions.build);
+    expect(watcher.image).toBe(sessions.image);
+    expect(watcher.command).toEqual(['node', 'dist/apps/sessions/src/chain-watcher/main.js']);
+    expect(existsSync(join(root, 'apps/sessions/src/chain-watcher/main.ts'))).toBe(true);
+    for (const dependency of ['kafka', 'postgres']) expect(watcher.depends_on?.[dependency]?.condition).toBe('service_healthy');
+    const env = watcher.environment ?? {};
+    expect(env.PORT).toBe('3005');
+    expect(env.DB_SCHEMA).toBe(sessions.environment?.DB_SCHEMA);
+    expect(env.COMMAND_PORT).toBeUndefined();
+    expect(env.DATABASE_URL).toBe(sessions.environment?.DATABASE_URL);
+    expect(env.KAFKA_BROKERS).toBe(sessions.environment?.KAFKA_BROKERS);
+  });
+
+  test.each(['sessions', 'chain-watcher'])('%s: the crypto settings from the shell, unset by default (no live crypto)', (name) => {
+    const env = compose.services[name]!.environment ?? {};
+    for (const setting of ['CRYPTO_CHAINS', 'CRYPTO_XPUB_TEST', 'CRYPTO_XPUB_LIVE']) expect(env[setting]).toBe(`\${${setting}:-}`);
+  });
+
   it('points sessions at the ledger\'s command port (wallet payments and top-ups)', () => {
     expect(compose.services.sessions!.environment?.LEDGER_URL).toBe(`tcp://ledger:${compose.services.ledger!.environment?.COMMAND_PORT}`);
   });
@@ -84,6 +106,10 @@ describe('Dockerfile', () => {
     expect(runtime).toMatch(/^ARG APP=/m);
     expect(runtime).toMatch(/APP=\$\{APP\}/);
     expect(runtime).toContain('dist/apps/$APP/src/main.js');
+  });
+
+  test('the health check asks the port of the process the container runs (PORT: 3005 for the chain watcher)', () => {
+    expect(runtime).toMatch(/^HEALTHCHECK [\s\S]*process\.env\.PORT/m);
   });
 
   test('production dependencies only in the final image', () => {

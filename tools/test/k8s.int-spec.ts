@@ -1,12 +1,17 @@
 // Renders the Kustomize manifests the way an operator would and checks what a safe rollout relies on:
 // probes on the health paths, resources, non-root pods, disruption budgets, autoscalers, config and secrets.
+import { readCryptoSettings } from '@payments/chain';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 
 const root = join(__dirname, '..', '..');
 const services = ['gateway', 'sessions', 'ledger', 'refunds', 'webhook-dispatcher'];
+/** Every Deployment: the five services and the chain watcher (a process of the sessions app, no Service). */
+const processes = [...services, 'chain-watcher'];
+/** The app whose code a Deployment runs (APP, and its dist/ entry). */
+const appOf = (name: string) => (name === 'chain-watcher' ? 'sessions' : name);
 
 interface Meta {
   name: string;
@@ -29,13 +34,14 @@ interface EnvVar {
 interface Container {
   name: string;
   image?: string;
+  command?: string[];
   ports?: { name?: string; containerPort: number }[];
   readinessProbe?: Probe;
   livenessProbe?: Probe;
   startupProbe?: Probe;
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
   securityContext?: SecurityContext;
-  envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
+  envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string; optional?: boolean } }[];
   env?: EnvVar[];
 }
 interface PodSpec {
@@ -55,14 +61,21 @@ interface Resource {
     maxUnavailable?: number | string;
     minAvailable?: number | string;
     scaleTargetRef?: { kind: string; name: string };
+    replicas?: number;
     minReplicas?: number;
     maxReplicas?: number;
     podSelector?: { matchLabels?: Record<string, string> };
     policyTypes?: string[];
     ingress?: Array<{ from?: Array<{ podSelector?: { matchLabels?: Record<string, string> }; namespaceSelector?: unknown; ipBlock?: unknown }>; ports?: Array<{ port?: string | number }> }>;
+    egress?: EgressRule[];
   };
   data?: Record<string, string>;
   stringData?: Record<string, string>;
+}
+
+interface EgressRule {
+  to?: Array<{ podSelector?: unknown; namespaceSelector?: unknown; ipBlock?: { cidr: string; except?: string[] } }>;
+  ports?: Array<{ protocol?: string; port?: string | number }>;
 }
 
 function parseYaml(text: string, source: string): Resource[] {
@@ -118,11 +131,11 @@ describe.each(['k8s/base', 'k8s/overlays/dev', 'k8s/overlays/production'])('kust
     docs = render(dir);
   });
 
-  test('has a Deployment for each of the five services and nothing unexpected', () => {
-    expect(byKind(docs, 'Deployment').map((d) => d.metadata.name).sort()).toEqual([...services].sort());
+  test('has a Deployment for each of the five services and the chain watcher, and nothing unexpected', () => {
+    expect(byKind(docs, 'Deployment').map((d) => d.metadata.name).sort()).toEqual([...processes].sort());
   });
 
-  test.each(services)('%s: readiness, liveness and startup probes on the health paths of a declared port', (name) => {
+  test.each(processes)('%s: readiness, liveness and startup probes on the health paths of a declared port', (name) => {
     for (const container of deployment(docs, name).pod.containers) {
       expect(container.readinessProbe?.httpGet?.path).toBe('/health/ready');
       expect(container.livenessProbe?.httpGet?.path).toBe('/health/live');
@@ -133,7 +146,7 @@ describe.each(['k8s/base', 'k8s/overlays/dev', 'k8s/overlays/production'])('kust
     }
   });
 
-  test.each(services)('%s: cpu and memory requests and limits', (name) => {
+  test.each(processes)('%s: cpu and memory requests and limits', (name) => {
     for (const container of deployment(docs, name).pod.containers) {
       for (const key of ['cpu', 'memory']) {
         expect(container.resources?.requests?.[key]).toBeDefined();
@@ -142,7 +155,7 @@ describe.each(['k8s/base', 'k8s/overlays/dev', 'k8s/overlays/production'])('kust
     }
   });
 
-  test.each(services)('%s: never runs as root, cannot escalate, read-only root filesystem', (name) => {
+  test.each(processes)('%s: never runs as root, cannot escalate, read-only root filesystem', (name) => {
     const { pod } = deployment(docs, name);
     for (const container of pod.containers) {
       const runAsNonRoot = container.securityContext?.runAsNonRoot ?? pod.securityContext?.runAsNonRoot;
@@ -154,19 +167,19 @@ describe.each(['k8s/base', 'k8s/overlays/dev', 'k8s/overlays/production'])('kust
     }
   });
 
-  test.each(services)('%s: settings from the ConfigMap and a Secret, its own port and schema', (name) => {
+  test.each(processes)('%s: settings from the ConfigMap and a Secret, its own port and schema', (name) => {
     const { pod } = deployment(docs, name);
     const [container] = pod.containers;
     const configMap = container.envFrom?.find((e) => e.configMapRef)?.configMapRef?.name;
     expect(configMap && find(docs, 'ConfigMap', configMap)).toBeTruthy();
     expect(container.envFrom?.some((e) => e.secretRef)).toBe(true);
     const env = Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value]));
-    expect(env.APP).toBe(name);
+    expect(env.APP).toBe(appOf(name));
     expect(Number(env.PORT)).toBe(container.ports?.[0]?.containerPort);
     expect(env.DB_SCHEMA).toMatch(/^[a-z_]+$/);
   });
 
-  test.each(services)('%s: grace period outlasts the service shutdown timeout', (name) => {
+  test.each(processes)('%s: grace period outlasts the service shutdown timeout', (name) => {
     const { pod } = deployment(docs, name);
     const configMapName = pod.containers[0].envFrom?.find((e) => e.configMapRef)?.configMapRef?.name ?? '';
     const shutdownMs = Number(find(docs, 'ConfigMap', configMapName)?.data?.SHUTDOWN_TIMEOUT_MS ?? 15000);
@@ -247,7 +260,7 @@ describe.each(['k8s/base', 'k8s/overlays/dev', 'k8s/overlays/production'])('comm
     expect(env[setting]).toBe(`tcp://${owner}-commands:${commandPort}`);
   });
 
-  test.each(services)('%s: reads COMMAND_SECRET from a Secret', (name) => {
+  test.each(processes)('%s: reads COMMAND_SECRET from a Secret', (name) => {
     const [container] = deployment(docs, name).pod.containers;
     const setting = container.env?.find((e) => e.name === 'COMMAND_SECRET');
     expect(setting?.value).toBeUndefined();
@@ -260,8 +273,8 @@ describe.each(['k8s/base', 'k8s/overlays/dev', 'k8s/overlays/production'])('comm
     expect(gatewayService?.spec?.ports?.map((p) => p.port)).toEqual([3000]);
   });
 
-  it('scrapes metrics on each service\'s operations port, which no Service publishes', () => {
-    for (const name of services) {
+  it('scrapes metrics on each service\'s operations port (and the chain watcher\'s), which no Service publishes', () => {
+    for (const name of processes) {
       const { pod } = deployment(docs, name);
       const container = pod.containers[0];
       const ops = container.ports?.find((p) => p.name === 'ops')?.containerPort;
@@ -271,6 +284,118 @@ describe.each(['k8s/base', 'k8s/overlays/dev', 'k8s/overlays/production'])('comm
       expect((template.metadata as Meta & { annotations?: Record<string, string> }).annotations?.['prometheus.io/port']).toBe(String(ops));
       for (const service of byKind(docs, 'Service')) expect(service.spec?.ports?.map((p) => p.port)).not.toContain(ops);
     }
+  });
+});
+
+describe.each(['k8s/base', 'k8s/overlays/dev', 'k8s/overlays/production'])('chain watcher in %s', (dir) => {
+  let docs: Resource[];
+  beforeAll(() => {
+    docs = render(dir);
+  });
+  const envOf = (container: Container) => Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value]));
+
+  test("runs the sessions app's watcher entry from the sessions image, on its own ports, in sessions' schema", () => {
+    const [watcher] = deployment(docs, 'chain-watcher').pod.containers;
+    const [sessions] = deployment(docs, 'sessions').pod.containers;
+    expect(watcher.command).toEqual(['node', 'dist/apps/sessions/src/chain-watcher/main.js']);
+    expect(existsSync(join(root, 'apps/sessions/src/chain-watcher/main.ts'))).toBe(true);
+    expect(watcher.image).toBe(sessions.image);
+    const env = envOf(watcher);
+    expect(env).toMatchObject({ APP: 'sessions', PORT: '3005', OPS_PORT: '9005', DB_SCHEMA: envOf(sessions).DB_SCHEMA });
+    // It serves no commands: no command port, and nothing that would open one.
+    expect(watcher.ports?.map((p) => [p.name, p.containerPort])).toEqual([['http', 3005], ['ops', 9005]]);
+    expect(env.COMMAND_PORT).toBeUndefined();
+    for (const probe of [watcher.startupProbe, watcher.livenessProbe, watcher.readinessProbe]) expect(probe?.httpGet?.port).toBe('http');
+  });
+
+  test('a fixed replica count (one active per chain, the rest stand by): no autoscaler, no Service, a disruption budget', () => {
+    const { resource, podLabels } = deployment(docs, 'chain-watcher');
+    expect(resource.spec?.replicas).toBe(dir === 'k8s/overlays/dev' ? 1 : 2);
+    expect(byKind(docs, 'HorizontalPodAutoscaler').filter((h) => h.spec?.scaleTargetRef?.name === 'chain-watcher')).toEqual([]);
+    expect(byKind(docs, 'Service').filter((s) => matches(s.spec?.selector, podLabels))).toEqual([]);
+    const pdbs = byKind(docs, 'PodDisruptionBudget').filter((p) => matches(p.spec?.selector?.matchLabels, podLabels));
+    expect(pdbs.map((p) => p.spec?.maxUnavailable)).toEqual([1]);
+  });
+
+  test('its network policy lets in probes and metrics only, and out DNS, PostgreSQL, Kafka and HTTPS to public addresses only', () => {
+    const { podLabels } = deployment(docs, 'chain-watcher');
+    const policies = byKind(docs, 'NetworkPolicy').filter((p) => matches(p.spec?.podSelector?.matchLabels, podLabels));
+    expect(policies.length).toBeGreaterThan(0);
+    const types = new Set(policies.flatMap((p) => p.spec?.policyTypes ?? []));
+    expect([...types].sort()).toEqual(['Egress', 'Ingress']);
+
+    // In: any pod (scrapers, the kubelet's probes), on the HTTP and operations ports and nothing else.
+    const ingress = policies.flatMap((p) => p.spec?.ingress ?? []);
+    expect(ingress.flatMap((r) => (r.ports ?? []).map((p) => p.port)).sort()).toEqual(['http', 'ops']);
+    for (const rule of ingress) expect(rule.ports?.length).toBeGreaterThan(0);
+
+    // Out: every rule names its ports, and only these.
+    const egress = policies.flatMap((p) => p.spec?.egress ?? []);
+    const allowed = ['UDP/53', 'TCP/53', 'TCP/5432', 'TCP/9092', 'TCP/443'];
+    const opened = (rule: EgressRule) => (rule.ports ?? []).map((p) => `${p.protocol ?? 'TCP'}/${p.port}`);
+    for (const rule of egress) {
+      expect(rule.ports?.length).toBeGreaterThan(0);
+      for (const port of opened(rule)) expect(allowed).toContain(port);
+    }
+    const reachable = (port: string) => egress.some((r) => opened(r).includes(port));
+    for (const port of ['UDP/53', 'TCP/53', 'TCP/443']) expect(reachable(port)).toBe(true);
+
+    // PostgreSQL and Kafka on the ports the settings name.
+    const config = find(docs, 'ConfigMap', deployment(docs, 'chain-watcher').pod.containers[0].envFrom?.find((e) => e.configMapRef)?.configMapRef?.name ?? '');
+    const kafkaPorts = (config?.data?.KAFKA_BROKERS ?? '').split(',').map((b) => b.trim().split(':')[1]);
+    expect(kafkaPorts.length).toBeGreaterThan(0);
+    for (const port of kafkaPorts) expect(reachable(`TCP/${port}`)).toBe(true);
+    const template = parseYaml(readFileSync(join(root, 'k8s/base/secrets.template.yaml'), 'utf8'), 'secrets.template.yaml');
+    const databaseUrls = [
+      find(template, 'Secret', 'payments-secrets')?.stringData?.DATABASE_URL,
+      ...byKind(docs, 'Secret').map((s) => s.data?.DATABASE_URL && Buffer.from(s.data.DATABASE_URL, 'base64').toString('utf8')),
+    ].filter((url): url is string => !!url);
+    expect(databaseUrls.length).toBeGreaterThan(0);
+    for (const url of databaseUrls) expect(reachable(`TCP/${new URL(url).port || 5432}`)).toBe(true);
+
+    // HTTPS only to public addresses: nothing in the cluster, the private networks or the metadata service.
+    for (const rule of egress.filter((r) => opened(r).includes('TCP/443'))) {
+      expect(rule.to?.length).toBeGreaterThan(0);
+      for (const peer of rule.to ?? []) {
+        expect(peer.podSelector).toBeUndefined();
+        expect(peer.namespaceSelector).toBeUndefined();
+        expect(peer.ipBlock).toBeDefined();
+        if (peer.ipBlock?.cidr === '0.0.0.0/0') {
+          expect(peer.ipBlock.except).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16']));
+        } else if (peer.ipBlock?.cidr === '::/0') {
+          expect(peer.ipBlock.except).toEqual(expect.arrayContaining(['fc00::/7', 'fe80::/10']));
+        }
+      }
+    }
+  });
+
+  test('crypto settings: CRYPTO_CHAINS in the ConfigMap, valid and empty (no live crypto until the operator names a chain)', () => {
+    const configs = byKind(docs, 'ConfigMap');
+    expect(configs).toHaveLength(1);
+    const data = configs[0].data ?? {};
+    expect(Object.keys(data)).toContain('CRYPTO_CHAINS');
+    const settings = readCryptoSettings({ CRYPTO_CHAINS: data.CRYPTO_CHAINS });
+    expect(settings.chains).toEqual([]);
+    expect(settings.configuredFor('live')).toBe(false);
+    // The deposit keys are not in the ConfigMap: a Secret (secrets.template.yaml says why).
+    expect(Object.keys(data).filter((k) => k.startsWith('CRYPTO_XPUB'))).toEqual([]);
+  });
+
+  test.each(['sessions', 'chain-watcher'])('%s: reads the optional crypto Secret after the ConfigMap, so its CRYPTO_CHAINS wins', (name) => {
+    const [container] = deployment(docs, name).pod.containers;
+    const sources = container.envFrom ?? [];
+    const configAt = sources.findIndex((e) => e.configMapRef);
+    const cryptoAt = sources.findIndex((e) => /^payments-crypto-secrets(-\w+)?$/.test(e.secretRef?.name ?? ''));
+    expect(configAt).toBeGreaterThanOrEqual(0);
+    expect(cryptoAt).toBeGreaterThan(configAt);
+    expect(sources[cryptoAt].secretRef?.optional).toBe(true);
+    // Settings given one by one (env) would win over both: none of the crypto ones is.
+    expect((container.env ?? []).filter((e) => e.name.startsWith('CRYPTO_'))).toEqual([]);
+  });
+
+  test('the crypto Secret is documented with both deposit keys', () => {
+    const template = parseYaml(readFileSync(join(root, 'k8s/base/secrets.template.yaml'), 'utf8'), 'secrets.template.yaml');
+    expect(Object.keys(find(template, 'Secret', 'payments-crypto-secrets')?.stringData ?? {}).sort()).toEqual(['CRYPTO_XPUB_LIVE', 'CRYPTO_XPUB_TEST']);
   });
 });
 
@@ -284,7 +409,7 @@ describe('production overlay', () => {
     const [config] = byKind(docs, 'ConfigMap');
     expect(config.data?.NODE_ENV).toBe('production');
     expect(config.data?.WEBHOOK_ALLOW_INSECURE_TARGETS).toBeUndefined();
-    for (const name of services) {
+    for (const name of processes) {
       for (const container of deployment(docs, name).pod.containers) {
         expect(container.image).toMatch(/:[\w.-]+$/);
         expect(container.image).not.toMatch(/:(latest|dev)$/);
@@ -292,15 +417,16 @@ describe('production overlay', () => {
     }
   });
 
-  test('keeps at least two replicas of every service', () => {
+  test('keeps at least two replicas of every service, and two chain watchers (one active, one standing by)', () => {
     for (const hpa of byKind(docs, 'HorizontalPodAutoscaler')) expect(hpa.spec?.minReplicas).toBeGreaterThanOrEqual(2);
+    expect(deployment(docs, 'chain-watcher').resource.spec?.replicas).toBe(2);
   });
 
   test('renders no Secret: the operator provides every one the template documents', () => {
     expect(byKind(docs, 'Secret')).toEqual([]);
     const template = parseYaml(readFileSync(join(root, 'k8s/base/secrets.template.yaml'), 'utf8'), 'secrets.template.yaml');
     const documented = new Map(template.map((s) => [s.metadata.name, Object.keys(s.stringData ?? {})]));
-    for (const name of services) {
+    for (const name of processes) {
       const [container] = deployment(docs, name).pod.containers;
       for (const ref of container.envFrom ?? []) {
         if (ref.secretRef) expect(documented.has(ref.secretRef.name)).toBe(true);
@@ -317,7 +443,7 @@ describe('dev overlay', () => {
   test('generates every Secret the Deployments read', () => {
     const docs = render('k8s/overlays/dev');
     const secrets = new Map(byKind(docs, 'Secret').map((s) => [s.metadata.name, Object.keys(s.data ?? {})]));
-    for (const name of services) {
+    for (const name of processes) {
       const [container] = deployment(docs, name).pod.containers;
       for (const ref of container.envFrom ?? []) if (ref.secretRef) expect(secrets.has(ref.secretRef.name)).toBe(true);
       for (const env of container.env ?? []) {

@@ -29,6 +29,10 @@ import { SessionQueries } from './queries/session-queries';
 import type { Clock } from './shared/clock';
 import type { SessionsDatabase } from './shared/sessions-database';
 import { WalletHandlers } from './wallets/wallet.handlers';
+import { CryptoAddresses, WatchedAddresses } from './crypto/crypto-addresses';
+import { NO_DEPOSIT_ADDRESSES, type DepositAddresses } from './crypto/deposit-addresses';
+import { PaymentIntentTransferSink } from './crypto/transfer-sink';
+import { AssignCryptoAddress } from './payment-intents/assign-crypto-address';
 import type { WalletLedger } from './wallets/wallet-ledger';
 import { WalletPayments } from './wallets/wallet-payments';
 import { WalletTopUps } from './wallets/wallet-top-ups';
@@ -42,6 +46,9 @@ export interface Expirer {
 
 export interface Sessions {
   intents: PaymentIntentHandlers;
+  /** The chain watcher's ports: where confirmed transfers go, and which addresses to watch. */
+  transferSink: PaymentIntentTransferSink;
+  watchedAddresses: WatchedAddresses;
   queries: SessionQueries;
   invoices: InvoiceHandlers;
   payments: PaymentHandlers;
@@ -64,8 +71,11 @@ export type SessionsSettings = Pick<
   'PUBLIC_BASE_URL' | 'IDEMPOTENCY_TTL_SECONDS' | 'LAHZA_BASE_URL' | 'LAHZA_LIVE_SECRET_KEY' | 'LAHZA_TEST_SECRET_KEY' | 'LAHZA_TIMEOUT_MS' | 'LAHZA_SIGNATURE_ALGORITHM' | 'PROVIDER_NOTIFICATION_WAIT_MS'
 >;
 
-/** `ledger`: the ledger's wallet commands (LedgerCommandClient in the service; a stand-in in some tests). */
-export function createSessions(db: SessionsDatabase, config: SessionsSettings, clock: Clock, ledger: WalletLedger): Sessions {
+/**
+ * `ledger`: the ledger's wallet commands (LedgerCommandClient in the service; a stand-in in some tests). `deposits`:
+ * crypto deposit addresses from the configured keys (none: test mode keeps its sandbox, live offers no crypto).
+ */
+export function createSessions(db: SessionsDatabase, config: SessionsSettings, clock: Clock, ledger: WalletLedger, deposits: DepositAddresses = NO_DEPOSIT_ADDRESSES): Sessions {
   const payments = new PaymentsRepository(db.schema);
   const idempotency = new IdempotencyKeysRepository(db.schema);
   const numbers = new InvoiceNumbers(db.schema);
@@ -88,8 +98,11 @@ export function createSessions(db: SessionsDatabase, config: SessionsSettings, c
     payment_intent: (id: string) => intentRows.findOwner(db.dataSource.manager, id),
     invoice: (id: string) => invoiceRows.findOwner(db.dataSource.manager, id),
   };
-  // What a new session may offer in its environment: what its providers can take there.
+  // What a new session may offer in its environment: what its providers can take there. Live crypto on intents
+  // only (invoices have no deposit address yet).
   const usableIn = (environment: 'live' | 'test') => providers.usableIn(environment);
+  const intentsUsableIn = (environment: 'live' | 'test') => providers.usableIn(environment, deposits.configuredFor(environment));
+  const cryptoAddresses = new CryptoAddresses((name) => db.table(name));
   const attempts = new ProviderAttemptsRepository((name) => db.table(name));
   // A refund request whose answer was lost is sent again only once the provider's list has long had time to show it.
   const resendAfterMs = Math.max(REFUND_RESEND_AFTER_MS, 3 * config.LAHZA_TIMEOUT_MS);
@@ -119,7 +132,9 @@ export function createSessions(db: SessionsDatabase, config: SessionsSettings, c
     clock,
   );
   return {
-    intents: new PaymentIntentHandlers(intents, usableIn),
+    intents: new PaymentIntentHandlers(intents, intentsUsableIn, new AssignCryptoAddress(intents, db.dataSource, cryptoAddresses, deposits, clock)),
+    transferSink: new PaymentIntentTransferSink(intents, owners.payment_intent, clock),
+    watchedAddresses: new WatchedAddresses(db.dataSource, (name) => db.table(name), clock),
     queries,
     invoices: new InvoiceHandlers(invoices, usableIn),
     payments: new PaymentHandlers(db.dataSource, payments),

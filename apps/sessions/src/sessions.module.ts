@@ -1,4 +1,5 @@
 import { Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { readCryptoSettings } from '@payments/chain';
 import { parseCommandSecrets } from '@payments/config';
 import { CommandClient, ServiceClient } from '@payments/platform';
 import { getDataSourceToken } from '@nestjs/typeorm';
@@ -17,6 +18,7 @@ import { ProviderPaymentHandlers } from './provider-payments/provider-payment.ha
 import { createSessions, type Sessions } from './sessions.composition';
 import { Clock, SystemClock } from './shared/clock';
 import { SessionsDatabase } from './shared/sessions-database';
+import { depositAddressesOf } from './crypto/deposit-addresses';
 import { LedgerCommandClient } from './wallets/ledger-command.client';
 import { WalletHandlers } from './wallets/wallet.handlers';
 
@@ -42,7 +44,8 @@ const LEDGER_CLIENT = Symbol('LEDGER_CLIENT');
       provide: SESSIONS,
       inject: [SessionsDatabase, SessionsConfig, Clock, LEDGER_CLIENT],
       useFactory: (db: SessionsDatabase, config: SessionsConfig, clock: Clock, ledger: CommandClient) =>
-        createSessions(db, config, clock, new LedgerCommandClient(new ServiceClient(ledger, config.LEDGER_TIMEOUT_MS))),
+        // Crypto settings are read (and refused, naming each problem) at start.
+        createSessions(db, config, clock, new LedgerCommandClient(new ServiceClient(ledger, config.LEDGER_TIMEOUT_MS)), depositAddressesOf(readCryptoSettings(process.env))),
     },
     { provide: WalletHandlers, inject: [SESSIONS], useFactory: (sessions: Sessions) => sessions.walletHandlers },
     { provide: PaymentIntentHandlers, inject: [SESSIONS], useFactory: (sessions: Sessions) => sessions.intents },

@@ -192,6 +192,7 @@ export const SESSIONS_COMMAND_SCHEMAS: Record<SessionsCommandName, { request: ob
     },
     reply: PAYMENT_INTENT_SCHEMA,
   },
+  'payment-intents.crypto-address': { request: OBJECT_COMMAND, reply: PAYMENT_INTENT_SCHEMA },
   'checkout.start-provider-payment': {
     request: { type: 'object', required: ['id', 'method'], properties: { id: OBJECT_ID, method: { type: 'string', enum: ['lahza'] } } },
     reply: { type: 'object', required: ['redirect_url'], properties: { redirect_url: { type: 'string' } } },

@@ -44,6 +44,7 @@ export {
   type SessionPaymentResource,
   type SessionsScope,
   type SimulateCryptoTransferCommand,
+  type CryptoAddressCommand,
   type SimulateInvoiceCommand,
   type SimulateInvoiceReply,
   type SimulatePaymentIntentCommand,

@@ -20,6 +20,11 @@ export const SESSIONS_COMMANDS = {
   getCheckout: 'checkout.get',
   /** The hosted checkout's crypto sandbox (test mode): a transfer of any amount to the intent's address. */
   simulateCryptoTransfer: 'payment-intents.crypto-transfer',
+  /**
+   * The hosted checkout: the customer chose crypto; answers the intent with its own deposit address in
+   * `crypto.address` (the same one when asked again). Test mode without a configured test chain: the sandbox address.
+   */
+  cryptoAddress: 'payment-intents.crypto-address',
   /** The hosted checkout: the customer pays with a provider (Lahza); answers the provider's page to send them to. */
   startProviderPayment: 'checkout.start-provider-payment',
   /** The customer is back from the provider's page with the attempt's reference: verified with the provider. */
@@ -247,6 +252,7 @@ export interface SessionsCommandMap {
   'payments.find': { body: FindPaymentCommand; reply: SessionPaymentResource };
   'checkout.get': { body: GetCheckoutCommand; reply: CheckoutSession };
   'payment-intents.crypto-transfer': { body: SimulateCryptoTransferCommand; reply: PaymentIntentResource };
+  'payment-intents.crypto-address': { body: CryptoAddressCommand; reply: PaymentIntentResource };
   'checkout.start-provider-payment': { body: StartProviderPaymentCommand; reply: StartProviderPaymentReply };
   'checkout.confirm-provider-payment': { body: ConfirmProviderPaymentCommand; reply: ProviderPaymentOutcome };
   'checkout.provider-notification': { body: ProviderNotificationCommand; reply: ProviderNotificationReply };
@@ -391,6 +397,9 @@ export interface SimulateCryptoTransferCommand extends SessionsScope {
   /** MoneyString: what the sandbox transfer sends (less or more than due, or the rest). */
   amount: string;
 }
+
+/** `payment-intents.crypto-address`: the intent (of the checkout's session) to give a deposit address. */
+export type CryptoAddressCommand = GetPaymentIntentCommand;
 
 export interface GetCheckoutCommand {
   /** `pi_…` or `inv_…`. */

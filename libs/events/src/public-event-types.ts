@@ -47,6 +47,8 @@ export const PUBLIC_EVENT_TYPES = {
   'payment_intent.cancelled': 'The intent was cancelled.',
   'payment_intent.expired': 'The intent expired unpaid.',
   'payment_intent.partially_paid': 'A crypto payment arrived below the amount due.',
+  'payment_intent.crypto_transfer_after_close':
+    'A crypto transfer arrived for an intent already paid or cancelled: recorded on the intent (data.object.crypto), never a second payment and not booked; the platform returns it to the sender.',
   'invoice.created': 'An invoice was created.',
   'invoice.paid': 'The invoice was paid.',
   'invoice.payment_failed': 'A payment attempt for the invoice failed.',

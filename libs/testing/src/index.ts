@@ -30,3 +30,25 @@ export { TestWebhookReceiver, type TestWebhookReceiverOptions, type WebhookArriv
 export { startTestSmtpServer, TestSmtpServer, type ReceivedMail, type TestSmtpServerOptions } from './smtp-server';
 export { signInWalletCustomer, type WalletCustomer } from './wallet-customer';
 export { PgCountingProxy, tallyMinus, type PgTally } from './pg-counting-proxy';
+export { anvilBinary, startAnvil, type AnvilOptions, type RunningAnvil } from './anvil';
+export {
+  ANVIL_MNEMONIC,
+  anvilDevAccount,
+  blockHashAt,
+  chainHead,
+  compiledTestToken,
+  deployTestToken,
+  ERC20_TEST_ABI,
+  mineBlocks,
+  mintToken,
+  reorgChain,
+  rollbackChain,
+  rpc,
+  sendToken,
+  testChainClient,
+  tokenBalance,
+  type ChainHead,
+  type ReorgTransfer,
+  type SendTokenOptions,
+  type TestTokenSpec,
+} from './test-chain';

@@ -5,7 +5,10 @@ import { join } from 'node:path';
 
 export const REPO_ROOT = join(__dirname, '..', '..', '..');
 
-export type AppName = 'gateway' | 'sessions' | 'ledger' | 'refunds' | 'webhook-dispatcher';
+export type AppName = 'gateway' | 'sessions' | 'ledger' | 'refunds' | 'webhook-dispatcher' | 'chain-watcher';
+
+/** Entry points that are not `dist/apps/<app>/src/main.js`: the chain watcher is a second process of sessions. */
+const ENTRY_POINTS: Partial<Record<AppName, string>> = { 'chain-watcher': join('apps', 'sessions', 'src', 'chain-watcher', 'main.js') };
 
 /** The gateway setting that lists each command-serving app's instances. */
 export const COMMAND_URL_SETTINGS: Partial<Record<AppName, string>> = {
@@ -39,7 +42,7 @@ export async function startService(
   env: Record<string, string>,
   options: { readyTimeoutMs?: number; waitReady?: boolean } = {},
 ): Promise<RunningService> {
-  const entry = join(REPO_ROOT, 'dist', 'apps', app, 'src', 'main.js');
+  const entry = join(REPO_ROOT, 'dist', ENTRY_POINTS[app] ?? join('apps', app, 'src', 'main.js'));
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`);
   // Every command-serving app gets its own command port unless the caller chose one.
   if (COMMAND_URL_SETTINGS[app] && env.COMMAND_PORT === undefined) env = { ...env, COMMAND_PORT: String(await freePort()) };

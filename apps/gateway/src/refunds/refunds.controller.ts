@@ -40,7 +40,14 @@ export class RefundsController {
   @Post('payments/:id/refunds')
   @HttpCode(201)
   @Idempotent()
-  @ApiOperation({ operationId: 'createRefund', summary: 'Refund all or part of a payment' })
+  @ApiOperation({
+    operationId: 'createRefund',
+    summary: 'Refund all or part of a payment',
+    description:
+      'Test-mode refunds and refunds of service-balance payments (`togo`) complete at once; live `lahza` refunds are `pending` until the provider settles them. ' +
+      'Refunds of live `crypto` payments are refused with 409 `invalid_state` ("Refunds of live crypto payments are not available yet."): returning stablecoins ' +
+      'needs an outbound transfer, which the service does not make (it holds no private key). Settle them with the customer directly until it does.',
+  })
   @ApiHeader({ name: 'Idempotency-Key', required: true, schema: IDEMPOTENCY_KEY_SCHEMA })
   @ApiParam(PAYMENT_ID_PARAM)
   @ApiBody({ type: CreateRefundDto, required: false })

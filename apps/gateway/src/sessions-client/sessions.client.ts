@@ -12,6 +12,7 @@ import {
   SESSIONS_SERVICE,
   SessionsCommandName,
   SimulateCryptoTransferCommand,
+  type CryptoAddressCommand,
   SimulateInvoiceCommand,
   SimulateInvoiceReply,
   SimulatePaymentIntentCommand,
@@ -92,10 +93,10 @@ export class SessionsClient {
   }
 
   /**
-   * The checkout's live crypto: the intent's deposit address, assigned on the customer's first choice of a token
-   * and the same one after (sessions answers the intent with `crypto.address` set).
+   * The customer chose crypto at checkout: sessions gives the intent its own deposit address and answers the intent
+   * with `crypto.address` set (the same address when asked again, so a double click is one address).
    */
-  cryptoAddress(command: GetPaymentIntentCommand, caller: CommandOptions): Promise<PaymentIntentResource> {
+  cryptoAddress(command: CryptoAddressCommand, caller: CommandOptions): Promise<PaymentIntentResource> {
     return this.changing(command, this.send(SESSIONS_COMMANDS.cryptoAddress, command, caller));
   }
 

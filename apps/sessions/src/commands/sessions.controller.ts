@@ -50,6 +50,7 @@ export class SessionsController {
       [SESSIONS_COMMANDS.findPayment]: (body) => payments.find(body),
       [SESSIONS_COMMANDS.getCheckout]: (body) => checkout.get(body),
       [SESSIONS_COMMANDS.simulateCryptoTransfer]: (body, sender) => intents.simulateCryptoTransfer(body, sender.correlationId, sender.commandId),
+      [SESSIONS_COMMANDS.cryptoAddress]: (body, sender) => intents.cryptoAddress(body, sender.correlationId, sender.commandId),
       [SESSIONS_COMMANDS.startProviderPayment]: (body) => providerPayments.start(body),
       [SESSIONS_COMMANDS.confirmProviderPayment]: (body) => providerPayments.confirm(body),
       [SESSIONS_COMMANDS.providerNotification]: (body) => providerPayments.notification(body),

@@ -233,7 +233,8 @@ describe('PaymentIntent crypto', () => {
     expect(intent.state.crypto).toMatchObject({ receivedCents: 8000, remainingCents: 0, overpaymentCents: 600, txid: '0x2' });
 
     intent = intent.apply(intent.succeed({ paymentId: newPaymentId(), now: at(13) }));
-    expect(intent.state).toMatchObject({ status: 'succeeded', feeCents: 111, netCents: 7289 }); // fee on the amount asked
+    // The payment is what was received (80.00, over-payment included), its fee 1.5 % of that.
+    expect(intent.state).toMatchObject({ status: 'succeeded', paidAmountCents: 8000, feeCents: 120, netCents: 7880 });
   });
 
   it('counts a transfer reported twice once, even after payment', () => {
@@ -274,6 +275,96 @@ describe('PaymentIntent crypto', () => {
   it('lets the customer submit crypto once the address is known', () => {
     const intent = withAddress();
     expect(intent.apply(intent.submitMethod('crypto', at(10))).state.status).toBe('processing');
+  });
+});
+
+describe('PaymentIntent chain transfers', () => {
+  const chain = (txHash: string, logIndex = 0) => ({
+    chainId: 31337,
+    chainName: 'anvil',
+    token: '0xtoken',
+    tokenSymbol: 'USDT',
+    txHash,
+    logIndex,
+    blockNumber: '12',
+    units: '0',
+  });
+  const send = (intent: PaymentIntent, txHash: string, amountCents: number, seconds: number, logIndex = 0) =>
+    intent.receiveChainTransfer({ key: `31337:${txHash}:${logIndex}`, amountCents, chain: chain(txHash, logIndex), paymentId: newPaymentId(), now: at(seconds) });
+  const withAddress = () => {
+    const intent = newIntent();
+    return intent.apply(intent.assignCryptoAddress('0xabc', at(5)));
+  };
+
+  it('pays an open intent once the amount is reached, counting each (chain, tx, log index) once', () => {
+    let intent = withAddress();
+    intent = intent.apply(send(intent, '0x1', 5000, 10));
+    expect(intent.state).toMatchObject({ status: 'processing', paymentMethod: 'crypto' });
+    expect(intent.state.crypto).toMatchObject({ receivedCents: 5000, remainingCents: 2400, txid: '0x1' });
+    expect(send(intent, '0x1', 5000, 11)).toEqual([]);
+    // Another Transfer log of the same transaction is another transfer; the txid shown is the hash.
+    const rest = send(intent, '0x1', 3000, 12, 1);
+    expect(types(rest)).toEqual(['PaymentIntentCryptoTransferReceived', 'PaymentIntentSucceeded']);
+    intent = intent.apply(rest);
+    expect(intent.state).toMatchObject({ status: 'succeeded', paidAmountCents: 8000, feeCents: 120, netCents: 7880 });
+    expect(intent.state.crypto).toMatchObject({ receivedCents: 8000, overpaymentCents: 600, txid: '0x1' });
+  });
+
+  it('records a transfer to a paid intent as over-payment, never a second payment', () => {
+    let intent = withAddress();
+    intent = intent.apply(send(intent, '0x1', 7400, 10));
+    const paymentId = intent.state.paymentId;
+    const extra = send(intent, '0x2', 100, 20);
+    expect(types(extra)).toEqual(['PaymentIntentCryptoTransferReceived']);
+    intent = intent.apply(extra);
+    expect(intent.state).toMatchObject({ status: 'succeeded', paymentId, paidAmountCents: 7400 });
+    expect(intent.state.crypto).toMatchObject({ receivedCents: 7500, overpaymentCents: 100, txid: '0x2' });
+  });
+
+  it('after expiry: enough pays it late, short of it is recorded on the expired intent', () => {
+    let intent = withAddress();
+    const short = send(intent, '0x1', 1000, 1800);
+    expect(types(short)).toEqual(['PaymentIntentCryptoTransferReceived']);
+    intent = intent.apply(short);
+    expect(intent.effectiveStatus(at(1801))).toBe('expired');
+    expect(intent.state.crypto).toMatchObject({ receivedCents: 1000, remainingCents: 6400 });
+    intent = intent.apply(intent.expire(at(1802)));
+    const rest = send(intent, '0x2', 6400, 1900);
+    expect(types(rest)).toEqual(['PaymentIntentProcessingStarted', 'PaymentIntentCryptoTransferReceived', 'PaymentIntentSucceeded']);
+    intent = intent.apply(rest);
+    expect(intent.state).toMatchObject({ status: 'succeeded', paidAt: at(1900).toISOString() });
+  });
+
+  it('records a transfer to a cancelled intent, or beside another method\'s open attempt, without changing its status', () => {
+    const open = withAddress();
+    const cancelled = open.apply(open.cancel({ now: at(6) }));
+    expect(types(send(cancelled, '0x1', 7400, 10))).toEqual(['PaymentIntentCryptoTransferReceived']);
+    const lahza = open.apply(open.submitMethod('lahza', at(6)));
+    const mixed = lahza.apply(send(lahza, '0x1', 1000, 10));
+    expect(mixed.state).toMatchObject({ status: 'processing', paymentMethod: 'lahza' });
+    // The card attempt may still fail; the intent then takes only crypto.
+    const failed = mixed.apply(mixed.fail({ now: at(11) }));
+    expect(codeOf(() => failed.submitMethod('togo', at(12)))).toBe('invalid_state');
+  });
+
+  it('a reversal stops counting the transfer on an unpaid intent (mined again, it counts again) and leaves a paid one paid', () => {
+    let intent = withAddress();
+    intent = intent.apply(send(intent, '0x1', 5000, 10));
+    const reversal = intent.reverseChainTransfer({ key: '31337:0x1:0', chain: chain('0x1'), now: at(11) });
+    expect(types(reversal)).toEqual(['PaymentIntentCryptoTransferReversed']);
+    intent = intent.apply(reversal);
+    expect(intent.state.crypto).toMatchObject({ receivedCents: 0, remainingCents: 7400, txid: null });
+    expect(intent.reverseChainTransfer({ key: '31337:0x1:0', chain: chain('0x1'), now: at(12) })).toEqual([]);
+    intent = intent.apply(send(intent, '0x1', 5000, 13));
+    expect(intent.state.crypto.receivedCents).toBe(5000);
+
+    let paid = withAddress();
+    paid = paid.apply(send(paid, '0x1', 7400, 10));
+    paid = paid.apply(paid.reverseChainTransfer({ key: '31337:0x1:0', chain: chain('0x1'), now: at(11) }));
+    expect(paid.state).toMatchObject({ status: 'succeeded', paidAmountCents: 7400 });
+    expect(paid.state.crypto).toMatchObject({ receivedCents: 7400, reversed: ['31337:0x1:0'] });
+    expect(paid.reverseChainTransfer({ key: '31337:0x1:0', chain: chain('0x1'), now: at(12) })).toEqual([]);
+    expect(send(paid, '0x1', 7400, 13)).toEqual([]); // mined again: already counted
   });
 });
 

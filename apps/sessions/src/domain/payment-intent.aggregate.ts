@@ -4,6 +4,7 @@
 //   (none)                           create                  -> requires_payment_method
 //   requires_payment_method, failed  submit method / crypto  -> processing
 //   processing                       succeed                 -> succeeded  (paid, paid_at, fee, net, payment_id)
+//   any, crypto confirmed on a chain  receiveChainTransfer    -> see there (money on a chain is never refused)
 //   processing                       fail                    -> failed     (the customer may retry until expiry)
 //   requires_payment_method, failed  cancel                  -> cancelled
 //   any non-final                    expire (after expires_at) -> expired
@@ -14,6 +15,7 @@ import { environmentOfPaymentIntentId, isPaymentId } from '@payments/ids';
 import { DEFAULT_FEE_SCHEDULE, feeFor, type FeeSchedule } from '@payments/money';
 import { DomainError } from './domain-error';
 import type {
+  ChainTransferDetail,
   PaymentIntentCreated,
   PaymentIntentEvent,
   PaymentIntentProcessingStarted,
@@ -27,16 +29,25 @@ import { isFinalPaymentIntentStatus, type PaymentIntentStatus } from '@payments/
 
 export { isFinalPaymentIntentStatus, PAYMENT_INTENT_FINAL_STATUSES, type PaymentIntentStatus } from '@payments/contracts';
 
+/** A transfer counted: `key` is what it is counted once by, `txid` what the resource shows. */
+export interface CountedCryptoTransfer {
+  readonly key: string;
+  readonly txid: string;
+  readonly amountCents: number;
+}
+
 export interface PaymentIntentCryptoState {
   readonly address: string | null;
   readonly requestedCents: number;
   readonly receivedCents: number;
   readonly remainingCents: number;
   readonly overpaymentCents: number;
-  /** The latest transfer seen. */
+  /** The latest transfer counted. */
   readonly txid: string | null;
   /** Every transfer counted, so a transfer reported twice is counted once. */
-  readonly txids: readonly string[];
+  readonly transfers: readonly CountedCryptoTransfer[];
+  /** Keys of counted transfers a reorg removed after the intent was paid (still counted: the payment stands). */
+  readonly reversed: readonly string[];
 }
 
 export interface PaymentIntentState extends SessionState<PaymentIntentStatus, IntentPaymentMethod> {
@@ -45,6 +56,8 @@ export interface PaymentIntentState extends SessionState<PaymentIntentStatus, In
   readonly paymentId: string | null;
   /** The customer wallet a `togo` payment was taken from. */
   readonly walletId: string | null;
+  /** What the payment was of, once paid: the amount, or for crypto what was received by then. */
+  readonly paidAmountCents: number | null;
   readonly crypto: PaymentIntentCryptoState;
 }
 
@@ -94,12 +107,20 @@ export class PaymentIntent extends SessionAggregate<PaymentIntentState, PaymentI
 
   /** Gives the crypto deposit address; the same address again is a no-op, a different one is refused. */
   assignCryptoAddress(address: string, now: Date): PaymentIntentEvent[] {
-    this.requireMethodAvailable('crypto');
     if (address.length === 0) throw new DomainError('invalid_request', 'crypto address is empty');
-    if (this.state.crypto.address === address) return [];
+    if (this.state.crypto.address === address) {
+      this.requireMethodAvailable('crypto');
+      return [];
+    }
     if (this.state.crypto.address !== null) throw new DomainError('invalid_state', 'payment intent already has a crypto address');
-    this.requireStatus(now, ['requires_payment_method', 'failed'], 'assign a crypto address to');
+    this.requireCryptoAddressAssignable(now);
     return [{ type: 'PaymentIntentCryptoAddressAssigned', data: { address, assignedAt: isoTime(now) } }];
+  }
+
+  /** Refuses what assignCryptoAddress would refuse, before an address is derived for it. */
+  requireCryptoAddressAssignable(now: Date): void {
+    this.requireMethodAvailable('crypto');
+    this.requireStatus(now, ['requires_payment_method', 'failed'], 'assign a crypto address to');
   }
 
   /** The customer submits a method at checkout (for crypto, after the deposit address was given). */
@@ -119,7 +140,7 @@ export class PaymentIntent extends SessionAggregate<PaymentIntentState, PaymentI
    */
   recordCryptoTransfer(transfer: { readonly txid: string; readonly amountCents: number; readonly now: Date }): PaymentIntentEvent[] {
     const { txid, amountCents, now } = transfer;
-    if (this.state.crypto.txids.includes(txid)) return [];
+    if (this.counted(txid)) return [];
     if (txid.length === 0) throw new DomainError('invalid_request', 'txid is empty');
     if (!Number.isSafeInteger(amountCents) || amountCents <= 0) {
       throw new DomainError('invalid_request', 'transfer amount must be a positive whole number of cents');
@@ -132,6 +153,58 @@ export class PaymentIntent extends SessionAggregate<PaymentIntentState, PaymentI
     }
     const received = cryptoTransferReceived(txid, amountCents, now);
     return status === 'processing' ? [received] : [processingStarted('crypto', now), received];
+  }
+
+  /**
+   * A transfer to the intent's address, confirmed on a chain (counted once by `key`). The customer's money is never
+   * refused, whatever the intent became:
+   * - open (waiting, failed, processing in crypto): processing, and succeeded (`paymentId`) once the amount is reached;
+   * - expired: succeeded late once the amount is reached (as a late card payment, docs/decisions.md "Late payments");
+   *   short of it, recorded and the intent stays expired;
+   * - succeeded or cancelled, or processing another method's attempt: recorded (received and over-payment grow), the
+   *   status unchanged; never a second payment. The caller reports it for an operator.
+   */
+  receiveChainTransfer(input: {
+    readonly key: string;
+    readonly amountCents: number;
+    readonly chain: ChainTransferDetail;
+    readonly paymentId: string;
+    readonly now: Date;
+  }): PaymentIntentEvent[] {
+    const { key, amountCents, chain, now } = input;
+    if (this.counted(key)) return [];
+    if (!Number.isSafeInteger(amountCents) || amountCents < 0) throw new DomainError('invalid_request', 'transfer amount must be whole cents');
+    if (this.state.crypto.address === null) throw new DomainError('invalid_state', 'payment intent has no crypto address');
+    const received: PaymentIntentCryptoTransferReceived = {
+      type: 'PaymentIntentCryptoTransferReceived',
+      data: { txid: chain.txHash, amountCents, receivedAt: isoTime(now), key, chain },
+    };
+    const status = this.effectiveStatus(now);
+    const inCrypto = this.state.status === 'processing' && this.state.paymentMethod === 'crypto';
+    // Below a cent (dust), after the intent closed, or beside another method's open attempt: recorded only.
+    if (amountCents === 0 || status === 'succeeded' || status === 'cancelled' || (status === 'processing' && !inCrypto)) return [received];
+    const enough = this.state.crypto.receivedCents + amountCents >= this.state.amountCents;
+    if (status === 'expired' && !enough) return [received];
+    const events: PaymentIntentEvent[] = inCrypto ? [received] : [processingStarted('crypto', now), received];
+    if (!enough) return events;
+    const processing = this.apply(events);
+    return [...events, processing.succeeded(input.paymentId, now, this.state.feeSchedule ?? DEFAULT_FEE_SCHEDULE)];
+  }
+
+  /** A counted chain transfer a reorg removed (see PaymentIntentCryptoTransferReversed); once per transfer. */
+  reverseChainTransfer(input: { readonly key: string; readonly chain: ChainTransferDetail; readonly now: Date }): PaymentIntentEvent[] {
+    const transfer = this.state.crypto.transfers.find((t) => t.key === input.key);
+    if (!transfer || this.state.crypto.reversed.includes(input.key)) return [];
+    return [
+      {
+        type: 'PaymentIntentCryptoTransferReversed',
+        data: { key: input.key, txid: transfer.txid, amountCents: transfer.amountCents, reversedAt: isoTime(input.now), chain: input.chain },
+      },
+    ];
+  }
+
+  private counted(key: string): boolean {
+    return this.state.crypto.transfers.some((t) => t.key === key);
   }
 
   /** The provider confirmed the payment: paid, with the fee of the method under the schedule given. */
@@ -163,7 +236,8 @@ export class PaymentIntent extends SessionAggregate<PaymentIntentState, PaymentI
   /** The provider declined: failed, and the customer may try again until expiry. */
   fail(input: { readonly reason?: string; readonly now: Date }): PaymentIntentEvent[] {
     this.requireStatus(input.now, ['processing'], 'fail');
-    this.requireNoCryptoReceived('fail');
+    // Another method's attempt may fail even if crypto arrived meanwhile: the intent then takes only crypto.
+    if (this.state.paymentMethod === 'crypto') this.requireNoCryptoReceived('fail');
     return [{ type: 'PaymentIntentPaymentFailed', data: { reason: input.reason || 'declined', failedAt: isoTime(input.now) } }];
   }
 
@@ -226,10 +300,20 @@ export class PaymentIntent extends SessionAggregate<PaymentIntentState, PaymentI
     if (!isPaymentId(paymentId)) throw new DomainError('invalid_request', `malformed payment id ${paymentId}`);
     const method = this.state.paymentMethod;
     if (method === null) throw new DomainError('invalid_state', 'payment intent has no payment method');
-    const fee = feeFor(this.state.amountCents, method, schedule);
+    // Crypto pays what was received (an over-payment included): the fee and the booking are of that.
+    const paidCents = method === 'crypto' ? Math.max(this.state.amountCents, this.state.crypto.receivedCents) : this.state.amountCents;
+    const fee = feeFor(paidCents, method, schedule);
     return {
       type: 'PaymentIntentSucceeded',
-      data: { paymentId, feeRateBps: fee.rateBps, feeCents: fee.feeCents, netCents: fee.netCents, paidAt: isoTime(now), ...(walletId ? { walletId } : {}) },
+      data: {
+        paymentId,
+        ...(paidCents !== this.state.amountCents ? { amountCents: paidCents } : {}),
+        feeRateBps: fee.rateBps,
+        feeCents: fee.feeCents,
+        netCents: fee.netCents,
+        paidAt: isoTime(now),
+        ...(walletId ? { walletId } : {}),
+      },
     };
   }
 
@@ -249,25 +333,16 @@ function initialState({ data }: PaymentIntentCreated): PaymentIntentState {
     paymentMethod: null,
     paymentId: null,
     walletId: null,
-    crypto: cryptoState(null, data.amountCents, 0, null, []),
+    paidAmountCents: null,
+    crypto: cryptoState({ address: null, requestedCents: data.amountCents, receivedCents: 0, txid: null, transfers: [], reversed: [] }),
   };
 }
 
-function cryptoState(
-  address: string | null,
-  requestedCents: number,
-  receivedCents: number,
-  txid: string | null,
-  txids: readonly string[],
-): PaymentIntentCryptoState {
+function cryptoState(c: Omit<PaymentIntentCryptoState, 'remainingCents' | 'overpaymentCents'>): PaymentIntentCryptoState {
   return {
-    address,
-    requestedCents,
-    receivedCents,
-    remainingCents: Math.max(0, requestedCents - receivedCents),
-    overpaymentCents: Math.max(0, receivedCents - requestedCents),
-    txid,
-    txids,
+    ...c,
+    remainingCents: Math.max(0, c.requestedCents - c.receivedCents),
+    overpaymentCents: Math.max(0, c.receivedCents - c.requestedCents),
   };
 }
 
@@ -277,19 +352,24 @@ function evolve(state: PaymentIntentState, event: PaymentIntentEvent): PaymentIn
   switch (event.type) {
     case 'PaymentIntentCreated':
       throw new Error(`payment intent ${state.id} was created twice`);
-    case 'PaymentIntentCryptoAddressAssigned': {
-      const c = state.crypto;
-      return { ...state, version, crypto: cryptoState(event.data.address, c.requestedCents, c.receivedCents, c.txid, c.txids) };
-    }
+    case 'PaymentIntentCryptoAddressAssigned':
+      return { ...state, version, crypto: cryptoState({ ...state.crypto, address: event.data.address }) };
     case 'PaymentIntentProcessingStarted':
       return { ...state, version, status: 'processing', paymentMethod: event.data.method };
     case 'PaymentIntentCryptoTransferReceived': {
       const c = state.crypto;
-      const crypto = cryptoState(c.address, c.requestedCents, c.receivedCents + event.data.amountCents, event.data.txid, [
-        ...c.txids,
-        event.data.txid,
-      ]);
-      return { ...state, version, crypto };
+      const { txid, amountCents } = event.data;
+      const transfers = [...c.transfers, { key: event.data.key ?? txid, txid, amountCents }];
+      return { ...state, version, crypto: cryptoState({ ...c, receivedCents: c.receivedCents + amountCents, txid, transfers }) };
+    }
+    case 'PaymentIntentCryptoTransferReversed': {
+      const c = state.crypto;
+      // Paid: the payment stands (booked, perhaps fulfilled); an operator settles it. Otherwise it stops counting,
+      // and the same transfer mined again counts again.
+      if (state.status === 'succeeded') return { ...state, version, crypto: cryptoState({ ...c, reversed: [...c.reversed, event.data.key] }) };
+      const transfers = c.transfers.filter((t) => t.key !== event.data.key);
+      const receivedCents = c.receivedCents - event.data.amountCents;
+      return { ...state, version, crypto: cryptoState({ ...c, receivedCents, transfers, txid: transfers.at(-1)?.txid ?? null }) };
     }
     case 'PaymentIntentSucceeded':
       return {
@@ -298,6 +378,7 @@ function evolve(state: PaymentIntentState, event: PaymentIntentEvent): PaymentIn
         status: 'succeeded',
         paidAt: event.data.paidAt,
         paymentId: event.data.paymentId,
+        paidAmountCents: event.data.amountCents ?? state.amountCents,
         walletId: event.data.walletId ?? null,
         feeRateBps: event.data.feeRateBps,
         feeCents: event.data.feeCents,

@@ -24,8 +24,13 @@ export function publicPaymentIntentType(event: PaymentIntentEvent, after: Paymen
     case 'PaymentIntentProcessingStarted':
       return 'payment_intent.processing';
     case 'PaymentIntentCryptoTransferReceived':
-      // A transfer that leaves something to pay; one that completes the amount is followed by the success.
-      return after.crypto.remainingCents > 0 ? 'payment_intent.partially_paid' : null;
+      // To an intent already paid or cancelled: recorded, not booked, reported. Otherwise a transfer that leaves
+      // something to pay (also on an expired intent); one that completes the amount is followed by the success.
+      if (after.status === 'succeeded' || after.status === 'cancelled') return 'payment_intent.crypto_transfer_after_close';
+      return after.crypto.remainingCents > 0 && event.data.amountCents > 0 ? 'payment_intent.partially_paid' : null;
+    case 'PaymentIntentCryptoTransferReversed':
+      // An operator's matter (logged at error level by the sink); the timeline shows it.
+      return null;
     case 'PaymentIntentSucceeded':
       return 'payment_intent.succeeded';
     case 'PaymentIntentPaymentFailed':
@@ -49,7 +54,8 @@ export function paymentIntentKind(checkoutBaseUrl: string): PaymentIntentKind {
       completesPayment: (event) => event.type === 'PaymentIntentSucceeded',
       paymentOf: (state) => {
         if (state.paymentId === null || state.paymentMethod === null || state.paidAt === null) throw new Error(`payment intent ${state.id} is not paid`);
-        return paymentRecord(state, { id: state.paymentId, sourceType: 'payment_intent', method: state.paymentMethod, paidAt: state.paidAt, walletId: state.walletId });
+        // Crypto books what was received by the success (over-payment included), not the amount asked.
+        return paymentRecord({ ...state, amountCents: state.paidAmountCents ?? state.amountCents }, { id: state.paymentId, sourceType: 'payment_intent', method: state.paymentMethod, paidAt: state.paidAt, walletId: state.walletId });
       },
     },
   );

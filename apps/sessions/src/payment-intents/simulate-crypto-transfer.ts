@@ -7,7 +7,7 @@ import type { CommandCaller } from '../command-pipeline/session-commands';
 import type { PaymentIntentCommands } from './payment-intent.commands';
 
 /** A test intent's sandbox deposit address: fixed per intent, shaped like an EVM address, never a real one's key. */
-function sandboxAddress(intentId: string): string {
+export function sandboxAddress(intentId: string): string {
   return `0x${createHash('sha256').update(`sandbox:${intentId}`).digest('hex').slice(0, 40)}`;
 }
 

@@ -154,7 +154,8 @@ export class PostgresSessionStore<S extends SessionRow, E extends { readonly typ
   private rest(change: SessionWrite<S, E, R>): SqlStatement[] {
     const statements = [this.db.events.appendStatement(change.id, change.expectedVersion, change.events, change.metadata, change.now)];
     if (change.payment !== null) statements.push(this.payments.insertStatement(change.payment));
-    statements.push(this.db.outbox.appendStatement(this.db.eventsTopic, change.envelopes));
+    // A change merchants do not see (a deposit address given, a reversal recorded) has no public event.
+    if (change.envelopes.length > 0) statements.push(this.db.outbox.appendStatement(this.db.eventsTopic, change.envelopes));
     return statements;
   }
 }

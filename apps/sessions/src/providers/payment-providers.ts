@@ -29,11 +29,14 @@ export class PaymentProviders {
 
   /**
    * The intent-surface methods a customer can really pay with in `environment`: every one in test mode (each has a
-   * sandbox); live, `togo` (wallets are built in), `lahza` only with its live key, `crypto` not yet (no live chain).
+   * sandbox, crypto a real test chain when one is configured); live, `togo` (wallets are built in), `lahza` only with
+   * its live key, `crypto` only when `cryptoConfigured` (a live chain and CRYPTO_XPUB_LIVE).
    */
-  usableIn(environment: Environment): IntentPaymentMethod[] {
+  usableIn(environment: Environment, cryptoConfigured = false): IntentPaymentMethod[] {
     if (environment === 'test') return [...INTENT_PAYMENT_METHODS];
-    return INTENT_PAYMENT_METHODS.filter((method) => method === 'togo' || (method === 'lahza' && this.of('lahza', 'live') !== null));
+    return INTENT_PAYMENT_METHODS.filter(
+      (method) => method === 'togo' || (method === 'lahza' && this.of('lahza', 'live') !== null) || (method === 'crypto' && cryptoConfigured),
+    );
   }
 
   /** Of `methods`, those a provider takes in `environment`. */

@@ -4,7 +4,9 @@ import { loadConfig } from '@payments/config';
 import type { EventEnvelope } from '@payments/events';
 import { createTestDatabase, uniqueName, type TestDatabase } from '@payments/testing';
 import type { DataSource } from 'typeorm';
+import type { CryptoSettings } from '@payments/chain';
 import { SessionsConfig, SESSIONS_DEFAULTS } from '../../src/config';
+import { depositAddressesOf } from '../../src/crypto/deposit-addresses';
 import { ExpiryScheduler } from '../../src/expiry/expiry.scheduler';
 import { SESSIONS_MIGRATIONS } from '../../src/migrations/sessions-schema';
 import { SessionsDatabase } from '../../src/shared/sessions-database';
@@ -39,6 +41,8 @@ export interface SessionsInstance {
   walletPayments: Sessions['walletPayments'];
   walletTopUps: Sessions['walletTopUps'];
   walletHandlers: Sessions['walletHandlers'];
+  transferSink: Sessions['transferSink'];
+  watchedAddresses: Sessions['watchedAddresses'];
   expiry: ExpiryScheduler;
 }
 
@@ -57,8 +61,8 @@ export interface SessionsHarness extends SessionsInstance {
   close(): Promise<void>;
 }
 
-/** `env`: more settings (e.g. the Lahza stand-in's address and key). */
-export async function createHarness(options: { db?: TestDatabase; namespace?: string; env?: Record<string, string> } = {}): Promise<SessionsHarness> {
+/** `env`: more settings (e.g. the Lahza stand-in's address and key); `crypto`: the crypto settings (none by default). */
+export async function createHarness(options: { db?: TestDatabase; namespace?: string; env?: Record<string, string>; crypto?: CryptoSettings } = {}): Promise<SessionsHarness> {
   const db = options.db ?? (await createTestDatabase('sessions'));
   const namespace = options.namespace ?? uniqueName('ses');
   const clock = new TestClock();
@@ -71,10 +75,17 @@ export async function createHarness(options: { db?: TestDatabase; namespace?: st
   const instance = async (): Promise<SessionsInstance> => {
     const dataSource = await db.dataSource(SCHEMA, SESSIONS_MIGRATIONS);
     const sessions = new SessionsDatabase(dataSource, config);
-    const { intents, invoices, expirers, providerPayments, providerRefunds, walletPayments, walletTopUps, walletHandlers } = createSessions(sessions, config, clock, ledger);
+    const deposits = options.crypto ? depositAddressesOf(options.crypto) : undefined;
+    const { intents, invoices, expirers, providerPayments, providerRefunds, walletPayments, walletTopUps, walletHandlers, transferSink, watchedAddresses } = createSessions(
+      sessions,
+      config,
+      clock,
+      ledger,
+      deposits,
+    );
     // The job keeps the real time while a test shifts the commands' clock.
     const expiry = new ExpiryScheduler(sessions, expirers, config, new TestClock());
-    return { dataSource, sessions, intents, invoices, expirers, providerPayments, providerRefunds, walletPayments, walletTopUps, walletHandlers, expiry };
+    return { dataSource, sessions, intents, invoices, expirers, providerPayments, providerRefunds, walletPayments, walletTopUps, walletHandlers, transferSink, watchedAddresses, expiry };
   };
   const first = await instance();
   const query = <T>(sql: string, params: unknown[] = []) => first.dataSource.query(sql, params) as Promise<T>;
