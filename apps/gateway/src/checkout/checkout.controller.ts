@@ -14,7 +14,7 @@ import { WalletsRepository } from '../wallets/wallets.repository';
 import type { WalletCodeError, WalletFormContext, WalletSection } from './page/wallet-section';
 import { SessionsClient } from '../sessions-client/sessions.client';
 import { checkoutView, cryptoDepositView, sessionState, type CheckoutView, type PayNotice } from './page/checkout-view';
-import { CheckoutCrypto } from './checkout-crypto';
+import { cryptoOptionsOf, findCryptoOption } from './checkout-crypto';
 import { isWalletMethod, renderCheckout } from './page/checkout-page';
 import { chooseLanguage, type Language } from './page/messages';
 import { securityHeaders } from './page/security-headers';
@@ -60,7 +60,6 @@ export class CheckoutController {
     private readonly walletAuth: WalletAuth,
     private readonly wallets: WalletsRepository,
     private readonly ledger: LedgerClient,
-    private readonly crypto: CheckoutCrypto,
   ) {}
 
   @Get(':id')
@@ -76,7 +75,7 @@ export class CheckoutController {
     const language = chooseLanguage(lang, acceptLanguage);
     const found = await this.find(id, request);
     const view: CheckoutView =
-      'page' in found ? found : checkoutView(found, await this.merchantName(found.merchant_id), noticeOf(declined, notice), this.crypto.optionsFor(found.environment));
+      'page' in found ? found : checkoutView(found, await this.merchantName(found.merchant_id), noticeOf(declined, notice), cryptoOptionsOf(found));
     const status = view.page === 'not_found' ? 404 : view.page === 'unavailable' ? 503 : 200;
     const wallet = 'page' in found || view.page !== 'pay' || !view.methods.some(isWalletMethod) ? null : await this.walletSection(found, language, request, reply);
     // The wallet's own message says why (not enough balance) and what to do: the general "declined" would repeat it.
@@ -210,9 +209,11 @@ export class CheckoutController {
     const withLang = (path: string) => (lang === 'ar' ? `${path}${path.includes('?') ? '&' : '?'}lang=ar` : path);
     const found = await this.find(id, request);
     if ('page' in found) return this.showPage(id, request, reply);
-    const option = this.crypto.find(found.environment, form?.network, form?.token);
+    const option = findCryptoOption(found, form?.network, form?.token);
     const attempt = String(form?.attempt ?? '');
-    if (found.kind !== 'payment_intent' || !option || !found.session.available_methods.includes('crypto') || !ATTEMPT.test(attempt)) return void reply.redirect(withLang(back), 303);
+    if (found.kind !== 'payment_intent' || !option || !ATTEMPT.test(attempt)) return void reply.redirect(withLang(back), 303);
+    // Part already paid: the address is the intent's already (sessions gives none to a processing intent).
+    if (found.session.crypto.address) return void reply.redirect(withLang(this.depositHref(id, option)), 303);
     const caller = { correlationId: String(request.id), commandId: `checkout-${id}-${attempt}` };
     try {
       await this.sessions.cryptoAddress({ merchant_id: found.merchant_id, environment: found.environment, id }, caller);
@@ -239,7 +240,7 @@ export class CheckoutController {
     const back = `/checkout/${encodeURIComponent(id)}${lang === 'ar' || lang === 'en' ? `?lang=${lang}` : ''}`;
     const found = await this.find(id, request);
     if ('page' in found) return this.showPage(id, request, reply);
-    const option = this.crypto.find(found.environment, network, token);
+    const option = findCryptoOption(found, network, token);
     if (!option) return void reply.redirect(back, 303);
     const view = cryptoDepositView(found, await this.merchantName(found.merchant_id), option, this.depositHref(id, option));
     // Paid (the receipt), expired, no address yet: the session's own page says what it is now.
