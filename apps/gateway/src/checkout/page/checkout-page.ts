@@ -167,7 +167,11 @@ ${view.summary.late ? html`<p class="note" role="status">${fill(m.latePaid, { me
 ${view.summary.reference ? html`<dl><dt>${m.reference}</dt><dd>${view.summary.reference}</dd></dl>` : null}
 ${view.summary.crypto && view.summary.crypto.overpayment !== '0.00' ? html`<p class="note">${fill(m.overpaid, { overpayment: `${view.summary.crypto.overpayment} ${view.summary.currency}`, merchant })}</p>` : null}`;
     case 'expired':
-      return html`<h1>${m.expiredTitle}</h1><p>${fill(m.expiredBody, { merchant })}</p>`;
+      // A crypto transfer can come after the link expired: what came is recorded (and the merchant told), one
+      // that completes the payment turns this page into the receipt.
+      return html`<h1>${m.expiredTitle}</h1><p>${fill(m.expiredBody, { merchant })}</p>
+${view.summary.crypto ? html`<p class="note" role="status">${fill(m.crypto.receivedAfterExpiry, { received: `${view.summary.crypto.received} ${view.summary.currency}`, merchant })}</p>` : null}
+${view.summary.depositAddress ? html`<p>${m.crypto.lateTransfer}</p><p><a class="button" href="${ctx.path}${ctx.lang === 'ar' ? '?lang=ar' : ''}">${m.crypto.checkAgain}</a></p>` : null}`;
     case 'cancelled':
       return html`<h1>${m.cancelledTitle}</h1><p>${m.cancelledBody}</p>`;
     case 'processing':

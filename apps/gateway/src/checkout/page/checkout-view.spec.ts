@@ -130,7 +130,9 @@ describe('checkoutView', () => {
       expect(cryptoDepositView(over, 'Shop', usdt!, '/x')).toMatchObject({ page: 'paid', summary: { crypto: { overpayment: '1.00' } } });
       const late = withCrypto('succeeded', { received_amount: '10.00', remaining_amount: '0.00' }, { payment_id: '1', paid_at: '2030-01-01T00:00:05.000Z' });
       expect(cryptoDepositView(late, 'Shop', usdt!, '/x')).toMatchObject({ page: 'paid', summary: { late: true } });
-      expect(cryptoDepositView(withCrypto('expired'), 'Shop', usdt!, '/x').page).toBe('expired');
+      expect(cryptoDepositView(withCrypto('expired'), 'Shop', usdt!, '/x')).toMatchObject({ page: 'expired', summary: { depositAddress: true } });
+      // A sandbox address (no configured chain) expects no late transfer.
+      expect(checkoutView({ ...withCrypto('expired'), crypto_options: [] } as CheckoutSession, 'Shop', null)).toMatchObject({ page: 'expired', summary: { depositAddress: false } });
     });
   });
 });

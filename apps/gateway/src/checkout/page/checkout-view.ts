@@ -18,6 +18,8 @@ export interface SessionSummary {
   crypto: { received: string; remaining: string; overpayment: string } | null;
   /** Paid after the link had expired (a provider confirmed it late): recorded all the same. */
   late: boolean;
+  /** The intent has a crypto deposit address: a transfer may still arrive after expiry (and is recorded). */
+  depositAddress?: boolean;
 }
 
 /** What the page says above the methods after the customer's last try. */
@@ -60,6 +62,8 @@ export function checkoutView(found: CheckoutSession, merchantName: string, notic
       ? { received: found.session.crypto.received_amount, remaining: found.session.crypto.remaining_amount, overpayment: found.session.crypto.overpayment_amount }
       : null,
     late: typeof paidAt === 'string' && Date.parse(paidAt) >= Date.parse(s.expires_at),
+    // A live chain's address (a sandbox address gets no transfer after expiry).
+    depositAddress: found.kind === 'payment_intent' && found.session.crypto.address !== null && (found.crypto_options ?? []).length > 0,
   };
   const methods = found.kind === 'payment_intent' ? found.session.available_methods : found.methods;
   const providerMethods = (found.provider_methods ?? []).filter((method) => methods.includes(method as never));

@@ -118,4 +118,13 @@ describe('crypto deposit page', () => {
     const over = { ...summary, crypto: { received: '26.00', remaining: '0.00', overpayment: '1.00' } };
     expect(renderCheckout({ page: 'paid', summary: over }, ctx)).toContain('1.00 USD more than due was received; Corner Shop will settle it.');
   });
+
+  it('expired with a deposit address: a late transfer is still recorded; what came is said', () => {
+    expect(renderCheckout({ page: 'expired', summary }, ctx)).not.toContain('Check again');
+    const page = renderCheckout({ page: 'expired', summary: { ...summary, depositAddress: true, crypto: { received: '4.00', remaining: '21.00', overpayment: '0.00' } } }, ctx);
+    expect(page).toContain('4.00 USD was received for this payment. It has been recorded and Corner Shop has been told.');
+    expect(page).toContain('It is still recorded once confirmed, and this page then shows the receipt.');
+    expect(page).toContain('<a class="button" href="/checkout/pi_live_1">Check again</a>');
+    expect(renderCheckout({ page: 'expired', summary: { ...summary, depositAddress: true } }, { ...ctx, lang: 'ar' })).toContain('href="/checkout/pi_live_1?lang=ar">تحقّق مرة أخرى</a>');
+  });
 });

@@ -63,6 +63,8 @@ export const MESSAGES = {
       waiting: 'This page updates once your transfer is confirmed on the network ({confirmations} confirmations).',
       checkAgain: 'Check again',
       otherWay: 'Choose another way to pay',
+      receivedAfterExpiry: '{received} was received for this payment. It has been recorded and {merchant} has been told.',
+      lateTransfer: 'Sent a transfer to the deposit address? It is still recorded once confirmed, and this page then shows the receipt.',
     },
     wallet: {
       heading: 'Pay from your Togo wallet',
@@ -177,6 +179,8 @@ export const MESSAGES = {
       waiting: 'تتحدّث هذه الصفحة عند تأكيد تحويلك على الشبكة ({confirmations} تأكيدات).',
       checkAgain: 'تحقّق مرة أخرى',
       otherWay: 'اختر طريقة دفع أخرى',
+      receivedAfterExpiry: 'تم استلام {received} لهذه الدفعة. تم تسجيله وإبلاغ {merchant}.',
+      lateTransfer: 'هل أرسلت تحويلًا إلى عنوان الإيداع؟ سيُسجَّل عند تأكيده، وستعرض هذه الصفحة الإيصال حينها.',
     },
     wallet: {
       heading: 'ادفع من محفظة توغو',
