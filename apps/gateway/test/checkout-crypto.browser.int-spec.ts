@@ -5,6 +5,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { HDKey } from 'viem/accounts';
 import {
   deployTestToken,
+  freePort,
   mineBlocks,
   REPO_ROOT,
   sendToken,
@@ -16,6 +17,7 @@ import {
   type Stack,
   type TestMerchant,
 } from '@payments/testing';
+import { checkPage, createUser, signIn } from './dashboard.harness';
 
 // Live crypto on the hosted checkout in a real browser (Debian's chromium, driven by playwright-core), on a real
 // local chain: anvil with a 6- and an 18-decimal test token, the chain watcher process, sessions and the gateway.
@@ -96,11 +98,14 @@ describe('hosted checkout: live crypto in the browser', () => {
     ];
     const crypto = { CRYPTO_CHAINS: JSON.stringify(chains), CRYPTO_XPUB_TEST: HDKey.fromMasterSeed(randomBytes(32)).derive("m/44'/60'/0'").publicExtendedKey };
     const receiverUrl = await receiver.listen();
+    // The gateway at its own PUBLIC_BASE_URL: the dashboard's forms are checked against that origin.
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
     // The crypto settings go to sessions and its watcher only: the gateway shows what sessions answers.
     stack = await startStack(
       ['sessions', 'ledger', 'webhook-dispatcher', 'chain-watcher', 'gateway'],
-      { WEBHOOK_ALLOW_INSECURE_TARGETS: '1', RATE_LIMIT_TEST_PER_SEC: '10000' },
-      { sessions: crypto, 'chain-watcher': { ...crypto, CHAIN_POLL_INTERVAL_MS: '100', CHAIN_RETRY_MAX_MS: '500' } },
+      { WEBHOOK_ALLOW_INSECURE_TARGETS: '1', RATE_LIMIT_TEST_PER_SEC: '10000', PUBLIC_BASE_URL: base },
+      { sessions: crypto, 'chain-watcher': { ...crypto, CHAIN_POLL_INTERVAL_MS: '100', CHAIN_RETRY_MAX_MS: '500' }, gateway: { PORT: String(port) } },
     );
     merchant = await stack.createMerchant({ verified: true });
     const endpoint = await api('POST', '/api/v1/webhook-endpoints', { url: receiverUrl });
@@ -163,6 +168,17 @@ describe('hosted checkout: live crypto in the browser', () => {
     await waitFor(() => receiver.arrivals.some((v) => v.webhook.type === 'payment_intent.succeeded' && v.objectId === created.id), 30_000, 'the signed webhook');
     expect(foreign).toEqual([]);
     await context.close();
+
+    // The merchant's dashboard shows the overpayment and the transfer.
+    const user = await createUser(stack, merchant.merchant_id, 'viewer');
+    const board = await tab();
+    await signIn({ url: stack.gatewayUrl }, board.page, user.email, user.password);
+    await board.page.goto(`${stack.gatewayUrl}/dashboard/test/payment-intents/${created.id}`);
+    expect(await board.page.locator('[data-overpayment]').textContent()).toBe('1.00 USD');
+    expect(await board.page.locator('[data-txid]').textContent()).toBe(hash);
+    await fits(board.page);
+    await checkPage(board.page, 'crypto-intent');
+    await board.context.close();
   });
 
   it('in Arabic, right to left: DAI (18 decimals), paid exactly, the receipt in Arabic', async () => {
