@@ -147,6 +147,10 @@ export function createSessions(db: SessionsDatabase, config: SessionsSettings, c
         return created ? created.event.data : null;
       },
       providers,
+      (environment) =>
+        deposits.chainsFor(environment).flatMap((chain) =>
+          chain.tokens.map((token) => ({ network: chain.name, chain_id: chain.chainId, confirmations: chain.confirmations, symbol: token.symbol, token: token.address, decimals: token.decimals })),
+        ),
     ),
     providerPayments,
     providerRefunds,

@@ -44,7 +44,7 @@ describe('the chain watcher process', () => {
     };
 
     // A test intent of 10.00 with its deposit address (an anvil account's here, as the configured key would give).
-    const deposits: DepositAddresses = { configuredFor: () => true, addressAt: (_environment, index) => anvilDevAccount(10 + index).address };
+    const deposits: DepositAddresses = { configuredFor: () => true, addressAt: (_environment, index) => anvilDevAccount(10 + index).address, chainsFor: () => [] };
     const { intents } = createSessions(h.sessions, h.config, h.clock, h.ledger, deposits);
     const { merchant, scope } = testMerchant();
     const intent = await intents.create(intentCommand(merchant, {}, { amount: '10.00' }), 'req_create');

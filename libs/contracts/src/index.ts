@@ -6,6 +6,7 @@ export {
   type CancelPaymentIntentCommand,
   type CheckoutSession,
   type CheckoutTerms,
+  type CheckoutCryptoOption,
   type ConfirmProviderPaymentCommand,
   type CreateInvoiceCommand,
   type CreatePaymentIntentCommand,

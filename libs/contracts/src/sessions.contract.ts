@@ -415,6 +415,24 @@ export interface CheckoutTerms {
   methods: string[];
   /** The methods a real provider takes in this session's environment (Lahza with its live or test key). */
   provider_methods: string[];
+  /**
+   * The networks + tokens a payment intent offering crypto can be paid with, when crypto is configured for its
+   * environment (sessions holds the crypto settings; the gateway reads none). Empty otherwise: test mode then has
+   * its sandbox. Absent from a sessions instance older than this field.
+   */
+  crypto_options?: CheckoutCryptoOption[];
+}
+
+/** One configured network + token of the checkout's crypto choice. */
+export interface CheckoutCryptoOption {
+  network: string;
+  chain_id: number;
+  /** Confirmations a transfer waits for before it counts. */
+  confirmations: number;
+  symbol: string;
+  /** The token's contract, EIP-55. */
+  token: string;
+  decimals: number;
 }
 
 /** A session as the hosted checkout needs it: the resource and whose it is (the page knows the id alone). */

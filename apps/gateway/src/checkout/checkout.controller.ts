@@ -13,7 +13,8 @@ import { FormRefused, WalletAuth } from '../wallets/wallet-auth';
 import { WalletsRepository } from '../wallets/wallets.repository';
 import type { WalletCodeError, WalletFormContext, WalletSection } from './page/wallet-section';
 import { SessionsClient } from '../sessions-client/sessions.client';
-import { checkoutView, type CheckoutView, type PayNotice } from './page/checkout-view';
+import { checkoutView, cryptoDepositView, sessionState, type CheckoutView, type PayNotice } from './page/checkout-view';
+import { cryptoOptionsOf, findCryptoOption } from './checkout-crypto';
 import { isWalletMethod, renderCheckout } from './page/checkout-page';
 import { chooseLanguage, type Language } from './page/messages';
 import { securityHeaders } from './page/security-headers';
@@ -73,7 +74,8 @@ export class CheckoutController {
   ): Promise<void> {
     const language = chooseLanguage(lang, acceptLanguage);
     const found = await this.find(id, request);
-    const view: CheckoutView = 'page' in found ? found : checkoutView(found, await this.merchantName(found.merchant_id), noticeOf(declined, notice));
+    const view: CheckoutView =
+      'page' in found ? found : checkoutView(found, await this.merchantName(found.merchant_id), noticeOf(declined, notice), cryptoOptionsOf(found));
     const status = view.page === 'not_found' ? 404 : view.page === 'unavailable' ? 503 : 200;
     const wallet = 'page' in found || view.page !== 'pay' || !view.methods.some(isWalletMethod) ? null : await this.walletSection(found, language, request, reply);
     // The wallet's own message says why (not enough balance) and what to do: the general "declined" would repeat it.
@@ -191,6 +193,72 @@ export class CheckoutController {
     return void reply.redirect(back, 303);
   }
 
+  /**
+   * The customer chose a network + token: sessions gives the intent its deposit address (the same one again on a
+   * resubmit or from another tab), and the customer goes to the deposit page for that choice.
+   */
+  @Post(':id/crypto/address')
+  async cryptoAddress(
+    @Param('id') id: string,
+    @Body() form: { network?: string; token?: string; attempt?: string; lang?: string } | undefined,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const back = `/checkout/${encodeURIComponent(id)}`;
+    const lang: Language = form?.lang === 'ar' ? 'ar' : 'en';
+    const withLang = (path: string) => (lang === 'ar' ? `${path}${path.includes('?') ? '&' : '?'}lang=ar` : path);
+    const found = await this.find(id, request);
+    if ('page' in found) return this.showPage(id, request, reply);
+    const option = findCryptoOption(found, form?.network, form?.token);
+    const attempt = String(form?.attempt ?? '');
+    if (found.kind !== 'payment_intent' || !option || !ATTEMPT.test(attempt)) return void reply.redirect(withLang(back), 303);
+    // Part already paid: the address is the intent's already (sessions gives none to a processing intent).
+    if (found.session.crypto.address) return void reply.redirect(withLang(this.depositHref(id, option)), 303);
+    const caller = { correlationId: String(request.id), commandId: `checkout-${id}-${attempt}` };
+    try {
+      await this.sessions.cryptoAddress({ merchant_id: found.merchant_id, environment: found.environment, id }, caller);
+    } catch (error) {
+      // Paid, expired or cancelled meanwhile, or sessions busy: the page shows what it is now (nothing was charged).
+      if (error instanceof ApiError) return void reply.redirect(withLang(back), 303);
+      throw error;
+    }
+    return void reply.redirect(withLang(this.depositHref(id, option)), 303);
+  }
+
+  /** The deposit page: address, amount in the chosen token, QR code, time left; the session's own page once it is no longer waiting. */
+  @Get(':id/crypto')
+  async cryptoDeposit(
+    @Param('id') id: string,
+    @Query('network') network: unknown,
+    @Query('token') token: unknown,
+    @Query('lang') lang: unknown,
+    @Headers('accept-language') acceptLanguage: string | undefined,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const language = chooseLanguage(lang, acceptLanguage);
+    const back = `/checkout/${encodeURIComponent(id)}${lang === 'ar' || lang === 'en' ? `?lang=${lang}` : ''}`;
+    const found = await this.find(id, request);
+    if ('page' in found) return this.showPage(id, request, reply);
+    const option = findCryptoOption(found, network, token);
+    if (!option) return void reply.redirect(back, 303);
+    const view = cryptoDepositView(found, await this.merchantName(found.merchant_id), option, this.depositHref(id, option));
+    // Paid (the receipt), expired, no address yet: the session's own page says what it is now.
+    if (view.page !== 'crypto') return void reply.redirect(back, 303);
+    const nonce = randomBytes(16).toString('base64');
+    const html = renderCheckout(view, { lang: language, nonce, path: `/checkout/${encodeURIComponent(id)}`, now: new Date(), attempt: randomBytes(12).toString('hex') });
+    await reply.code(200).headers(securityHeaders(nonce)).send(html);
+  }
+
+  /** What the deposit page's script compares with what it showed: status and what was received so far. */
+  @Get(':id/crypto/status')
+  async cryptoStatus(@Param('id') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const found = await this.find(id, request);
+    const headers = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+    if ('page' in found) return void (await reply.code(found.page === 'not_found' ? 404 : 503).headers(headers).send({ state: found.page }));
+    await reply.code(200).headers(headers).send({ state: sessionState(found) });
+  }
+
   /** Test mode's crypto sandbox: a transfer of half of what is due, or of 1.00 more than due. */
   @Post(':id/crypto')
   async cryptoTransfer(@Param('id') id: string, @Body() form: { send?: string; attempt?: string } | undefined, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
@@ -247,6 +315,10 @@ export class CheckoutController {
       if (error.code === 'service_unavailable') return void reply.redirect(`${back}?notice=provider_unavailable`, 303);
       return void reply.redirect(back, 303);
     }
+  }
+
+  private depositHref(id: string, option: { chainId: number; token: string }): string {
+    return `/checkout/${encodeURIComponent(id)}/crypto?network=${option.chainId}&token=${option.token}`;
   }
 
   /** The wallet in place of `togo`: the sign-in forms, or the signed-in wallet's balance and pay button. */

@@ -1,4 +1,4 @@
-import { SESSIONS_COMMANDS, validateCommand, type CheckoutSession, type CheckoutTerms, type InvoiceResource, type PaymentIntentResource } from '@payments/contracts';
+import { SESSIONS_COMMANDS, validateCommand, type CheckoutCryptoOption, type CheckoutSession, type CheckoutTerms, type InvoiceResource, type PaymentIntentResource } from '@payments/contracts';
 import { ApiError } from '@payments/platform';
 import { LRUCache } from 'lru-cache';
 import type { StreamScope } from '../event-store/event-store';
@@ -30,6 +30,8 @@ export class CheckoutHandlers {
     private readonly invoices: Kind<InvoiceResource>,
     private readonly termsOf: TermsOf,
     private readonly providers: PaymentProviders,
+    /** The configured networks + tokens of an environment (none where crypto is not configured). */
+    private readonly cryptoOptions: (environment: StreamScope['environment']) => CheckoutCryptoOption[] = () => [],
   ) {}
 
   async get(body: unknown): Promise<CheckoutSession> {
@@ -51,12 +53,12 @@ export class CheckoutHandlers {
     const kind: FixedPart['kind'] | null = id.startsWith('pi_') ? 'payment_intent' : id.startsWith('inv_') ? 'invoice' : null;
     const scope = kind === 'payment_intent' ? await this.intents.owner(id) : kind === 'invoice' ? await this.invoices.owner(id) : null;
     if (!kind || !scope) return null;
-    const fixed: FixedPart = { kind, terms: await this.terms(scope, id) };
+    const fixed: FixedPart = { kind, terms: await this.terms(kind, scope, id) };
     this.fixed.set(id, fixed);
     return fixed;
   }
 
-  private async terms(scope: StreamScope, id: string): Promise<CheckoutTerms> {
+  private async terms(kind: FixedPart['kind'], scope: StreamScope, id: string): Promise<CheckoutTerms> {
     const terms = await this.termsOf(scope, id);
     const methods = [...(terms?.methods ?? [])];
     return {
@@ -66,6 +68,9 @@ export class CheckoutHandlers {
       cancel_url: terms?.cancelUrl ?? null,
       methods,
       provider_methods: this.providers.methodsIn(scope.environment, methods),
+      // Only intents have deposit addresses (invoices do not offer live crypto yet); the page offers them where the
+      // intent lists crypto among its available methods.
+      crypto_options: kind === 'payment_intent' ? this.cryptoOptions(scope.environment) : [],
     };
   }
 }

@@ -1,4 +1,4 @@
-import { deriveDepositAddress, type CryptoSettings } from '@payments/chain';
+import { deriveDepositAddress, type CryptoChain, type CryptoSettings } from '@payments/chain';
 import type { Environment } from '@payments/ids';
 
 /**
@@ -9,6 +9,8 @@ export interface DepositAddresses {
   configuredFor(environment: Environment): boolean;
   /** The EIP-55 address at `index` of the environment's key; only for a configured environment. */
   addressAt(environment: Environment, index: number): string;
+  /** The chains (with their tokens) a customer may pay on in the environment: none unless it is configured. */
+  chainsFor(environment: Environment): readonly CryptoChain[];
 }
 
 /** No chain configured anywhere: test mode keeps its sandbox, live offers no crypto. */
@@ -17,6 +19,7 @@ export const NO_DEPOSIT_ADDRESSES: DepositAddresses = {
   addressAt: (environment) => {
     throw new Error(`crypto is not configured for ${environment}`);
   },
+  chainsFor: () => [],
 };
 
 /** The deposit addresses of the crypto settings (CRYPTO_CHAINS, CRYPTO_XPUB_TEST, CRYPTO_XPUB_LIVE). */
@@ -28,5 +31,6 @@ export function depositAddressesOf(settings: CryptoSettings): DepositAddresses {
       if (xpub === null || !settings.configuredFor(environment)) throw new Error(`crypto is not configured for ${environment}`);
       return deriveDepositAddress(xpub, index);
     },
+    chainsFor: (environment) => (settings.configuredFor(environment) ? settings.chainsFor(environment) : []),
   };
 }

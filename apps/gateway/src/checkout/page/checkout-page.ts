@@ -4,6 +4,7 @@ import { html, SafeHtml } from './html';
 import type { CheckoutView, SessionSummary } from './checkout-view';
 import { fill, MESSAGES, type Language, type Messages } from './messages';
 import { checkoutWallet, type WalletFormContext, type WalletSection } from './wallet-section';
+import { cryptoChoices, depositBody } from './crypto-deposit';
 
 const STYLE = `
 *{box-sizing:border-box}
@@ -41,6 +42,12 @@ input+button,select+button{margin-top:.5rem}
 .statement .when{display:block;color:#4a4f57;font-size:.875rem}
 .statement .sum{font-weight:600;white-space:nowrap}
 nav.pages{display:flex;justify-content:space-between;gap:1rem;margin-top:.75rem}
+a.button{display:block;text-align:center;min-height:2.75rem;line-height:1.5;font-weight:600;border-radius:.5rem;border:1px solid #1f4fd1;color:#1f4fd1;background:#fff;padding:.5rem;text-decoration:none}
+.qr{display:block;width:100%;max-width:14rem;height:auto;margin:0 auto 1rem}
+dl.stack{display:block}
+dl.stack dd{margin:0 0 .75rem}
+code.address{font:600 .95rem/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;word-break:break-all;user-select:all}
+button.copy{margin-top:.5rem}
 `;
 
 const COUNTDOWN = `
@@ -49,6 +56,16 @@ if(el){const end=Date.parse(el.getAttribute('datetime'));const fmt=el.dataset.fo
 const tick=()=>{const left=Math.max(0,Math.round((end-Date.now())/1000));
 el.textContent=fmt.replace('{m}',String(Math.floor(left/60))).replace('{s}',String(left%60).padStart(2,'0'));
 if(left===0){location.reload();}else{setTimeout(tick,1000);}};tick();}
+`;
+
+// The deposit page: a copy button for the address, and a light look at the session every 5 s; any news (a
+// transfer counted, paid, expired) reloads the page, which then shows it (the receipt once paid). Without script
+// the customer's "Check again" does the same.
+const CRYPTO = `
+const copy=document.getElementById('copy-address');const addr=document.getElementById('deposit-address');
+if(copy&&addr&&navigator.clipboard){copy.hidden=false;copy.addEventListener('click',()=>navigator.clipboard.writeText(addr.textContent.trim()).then(()=>{copy.textContent=copy.dataset.copied;},()=>{}));}
+const st=document.getElementById('crypto-status');
+if(st){const look=()=>fetch(st.dataset.poll,{cache:'no-store'}).then((r)=>r.ok?r.json():null).then((j)=>{if(j&&j.state!==st.dataset.seen){location.reload();}else{setTimeout(look,5000);}},()=>setTimeout(look,5000));setTimeout(look,5000);}
 `;
 
 // Live status while a payment is being confirmed: the page looks again every 5 s (without script, the customer's
@@ -61,6 +78,7 @@ const TRUSTED_STYLE = new SafeHtml(STYLE);
 export const CUSTOMER_PAGE_STYLE = TRUSTED_STYLE;
 const TRUSTED_COUNTDOWN = new SafeHtml(COUNTDOWN);
 const TRUSTED_LIVE_STATUS = new SafeHtml(LIVE_STATUS);
+const TRUSTED_CRYPTO = new SafeHtml(CRYPTO);
 
 export interface PageContext {
   lang: Language;
@@ -109,6 +127,8 @@ function payPage(m: Messages, view: Extract<CheckoutView, { page: 'pay' }>, ctx:
     const atProvider = view.providerMethods.includes(method);
     // The wallet is how togo is paid, live and test (test keeps its sandbox buttons beside it).
     if (!view.test && isWalletMethod(method) && ctx.wallet) return wallet(method);
+    // A live chain serves the environment: the customer picks a network + token and gets the deposit address (no sandbox).
+    if (method === 'crypto' && view.cryptoOptions && view.cryptoOptions.length > 0) return cryptoChoices(m, view.cryptoOptions, { path: ctx.path, attempt: ctx.attempt, lang: ctx.lang });
     if (!view.test) {
       return atProvider
         ? html`<div class="method">${providerForm(method, fill(m.payAtProvider, { method: name }), '')}</div>`
@@ -147,7 +167,11 @@ ${view.summary.late ? html`<p class="note" role="status">${fill(m.latePaid, { me
 ${view.summary.reference ? html`<dl><dt>${m.reference}</dt><dd>${view.summary.reference}</dd></dl>` : null}
 ${view.summary.crypto && view.summary.crypto.overpayment !== '0.00' ? html`<p class="note">${fill(m.overpaid, { overpayment: `${view.summary.crypto.overpayment} ${view.summary.currency}`, merchant })}</p>` : null}`;
     case 'expired':
-      return html`<h1>${m.expiredTitle}</h1><p>${fill(m.expiredBody, { merchant })}</p>`;
+      // A crypto transfer can come after the link expired: what came is recorded (and the merchant told), one
+      // that completes the payment turns this page into the receipt.
+      return html`<h1>${m.expiredTitle}</h1><p>${fill(m.expiredBody, { merchant })}</p>
+${view.summary.crypto ? html`<p class="note" role="status">${fill(m.crypto.receivedAfterExpiry, { received: `${view.summary.crypto.received} ${view.summary.currency}`, merchant })}</p>` : null}
+${view.summary.depositAddress ? html`<p>${m.crypto.lateTransfer}</p><p><a class="button" href="${ctx.path}${ctx.lang === 'ar' ? '?lang=ar' : ''}">${m.crypto.checkAgain}</a></p>` : null}`;
     case 'cancelled':
       return html`<h1>${m.cancelledTitle}</h1><p>${m.cancelledBody}</p>`;
     case 'processing':
@@ -170,8 +194,14 @@ ${view.summary.crypto && view.summary.crypto.overpayment !== '0.00' ? html`<p cl
 
 export function renderCheckout(view: CheckoutView, ctx: PageContext): string {
   const m = MESSAGES[ctx.lang];
-  const body = view.page === 'pay' ? payPage(m, view, ctx) : statePage(m, view, ctx);
+  const body =
+    view.page === 'pay'
+      ? payPage(m, view, ctx)
+      : view.page === 'crypto'
+        ? depositBody(m, view.summary, view.deposit, timeLeft(m, view.summary, ctx.now), { back: ctx.lang === 'ar' ? `${ctx.path}?lang=ar` : ctx.path, status: `${ctx.path}/crypto/status` })
+        : statePage(m, view, ctx);
   const other = m.languageCode;
+  const languageLink = view.page === 'crypto' ? `${view.deposit.href}&lang=${other}` : `${ctx.path}?lang=${other}`;
   return `<!doctype html>${html`<html lang="${ctx.lang}" dir="${m.dir}">
 <head>
 <meta charset="utf-8">
@@ -185,9 +215,10 @@ export function renderCheckout(view: CheckoutView, ctx: PageContext): string {
 <div class="card">
 ${body}
 </div>
-<footer><a href="${ctx.path}?lang=${other}" lang="${other}" hreflang="${other}">${m.language}</a></footer>
+<footer><a href="${languageLink}" lang="${other}" hreflang="${other}">${m.language}</a></footer>
 </main>
-${view.page === 'pay' ? html`<script nonce="${ctx.nonce}">${TRUSTED_COUNTDOWN}</script>` : null}
+${view.page === 'pay' || view.page === 'crypto' ? html`<script nonce="${ctx.nonce}">${TRUSTED_COUNTDOWN}</script>` : null}
+${view.page === 'crypto' ? html`<script nonce="${ctx.nonce}">${TRUSTED_CRYPTO}</script>` : null}
 ${view.page === 'processing' ? html`<script nonce="${ctx.nonce}">${TRUSTED_LIVE_STATUS}</script>` : null}
 </body>
 </html>`.value}`;

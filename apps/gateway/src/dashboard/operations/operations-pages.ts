@@ -1,7 +1,7 @@
 // The operations views' markup: lists with their filter form, search box, paging and export link; object pages
 // with their fields, events, deliveries and refunds; the refund form and its confirmation. Money is shown as the
 // MoneyString the owner gave, right-aligned; nothing is computed in floating point.
-import type { ObjectDeliveryView, RefundResource, SessionEventView } from '@payments/contracts';
+import type { ObjectDeliveryView, PaymentIntentResource, RefundResource, SessionEventView } from '@payments/contracts';
 import type { Environment } from '@payments/ids';
 import { html, type SafeHtml } from '../../checkout/page/html';
 import type { SignedInRequest } from '../session/dashboard-auth';
@@ -148,6 +148,23 @@ export function fields(t: Text, rows: Array<[OperationsKey, SafeHtml | string | 
   return html`<h2>${t('fieldsHeading')}</h2><div class="card"><dl class="fields">${rows.map(
     ([label, value]) => html`<dt>${t(label)}</dt><dd>${value === null || value === '' ? t('none') : value}</dd>`,
   )}</dl></div>`;
+}
+
+/**
+ * A crypto payment's own facts on the intent's page, once the customer chose crypto or a transfer arrived: the
+ * deposit address, what was received and is still due, any overpayment (the merchant settles it with the
+ * customer) and the transfer(s) by txid. Nothing for other methods.
+ */
+export function cryptoFields(intent: Pick<PaymentIntentResource, 'crypto' | 'currency' | 'payment_method'>): Array<[OperationsKey, SafeHtml | string | null]> {
+  const c = intent.crypto;
+  if (intent.payment_method !== 'crypto' && !c.address && c.received_amount === '0.00') return [];
+  return [
+    ['fieldCryptoAddress', c.address ? html`<code dir="ltr">${c.address}</code>` : null],
+    ['fieldCryptoReceived', money(c.received_amount, intent.currency)],
+    ['fieldCryptoRemaining', money(c.remaining_amount, intent.currency)],
+    ['fieldCryptoOverpayment', c.overpayment_amount !== '0.00' ? html`<strong data-overpayment>${money(c.overpayment_amount, intent.currency)}</strong>` : money(c.overpayment_amount, intent.currency)],
+    ['fieldTxid', c.txid ? html`<code dir="ltr" data-txid>${c.txid}</code>` : null],
+  ];
 }
 
 /** The events of an object in their order, each with its sequence (the `sequence` its webhook carries). */

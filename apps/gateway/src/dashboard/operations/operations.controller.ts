@@ -17,6 +17,7 @@ import { OBJECT_HISTORY, type ObjectHistory, type OperationsScope } from './obje
 import type { ListKind } from '../filters/list-query';
 import { cursorInScope, INTENT_ID, INVOICE_ID, listCommand, LISTS, PAGE_SIZE, PAYMENT_ID, REFUND_ID, searchTarget, type ListDefinition, type ListSection, type OperationsClients } from './operations-lists';
 import {
+  cryptoFields,
   deliveriesSection,
   emptyList,
   exportAction,
@@ -215,6 +216,7 @@ ${fields(t, [
   ['fieldPaidAt', when(intent.paid_at)],
   ['fieldCheckoutUrl', html`<a href="${intent.checkout_url}" dir="ltr">${intent.checkout_url}</a>`],
   ['fieldMetadata', metadataText(intent.metadata)],
+  ...cryptoFields(intent),
 ])}${await this.history_(page, intent.id, [intent.id], caller, t)}`;
     await sendPage(reply, page, 'payment-intents', t('intentTitle', { id: intent.id }), content);
   }
