@@ -43,6 +43,20 @@ if [ ! -x /usr/bin/chromium ]; then
   rm -f "$apt_log"
 fi
 
+# The monitoring kit's test checks the alert rules with promtool (Debian's prometheus package; its services are not
+# started: only the promtool binary is used).
+if ! command -v promtool >/dev/null 2>&1; then
+  step "installing promtool (Debian package prometheus)"
+  [ "$(id -u)" = 0 ] || die "promtool is missing; install it with: sudo apt-get install -y prometheus"
+  apt_log=$(mktemp)
+  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus; } >"$apt_log" 2>&1; then
+    cat "$apt_log" >&2
+    die "installing prometheus failed (output above)"
+  fi
+  rm -f "$apt_log"
+  command -v promtool >/dev/null 2>&1 || die "prometheus installed but promtool is still not on PATH"
+fi
+
 step "type check"
 npm run typecheck
 step "lint"

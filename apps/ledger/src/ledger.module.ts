@@ -5,6 +5,7 @@ import { eventConsumerProvider } from '@payments/platform';
 import type { DataSource } from 'typeorm';
 import { BalanceHandlers } from './balances/balance.handlers';
 import { LedgerController } from './balances/ledger.controller';
+import { LedgerCheckScheduler } from './check/ledger-check.scheduler';
 import { LedgerConfig } from './config';
 import { createLedger, type Ledger } from './ledger.composition';
 import { BOOKED_EVENT_TYPES, BookingEventsHandler, walletPaymentPassedOver } from './bookings/booking-events.handler';
@@ -29,6 +30,12 @@ const BOOKINGS_CONSUMER = Symbol('BOOKINGS_CONSUMER');
     { provide: BookingEventsHandler, inject: [LEDGER], useFactory: (ledger: Ledger) => ledger.bookings },
     { provide: BalanceHandlers, inject: [LEDGER], useFactory: (ledger: Ledger) => ledger.balances },
     { provide: WalletHandlers, inject: [LEDGER], useFactory: (ledger: Ledger) => ledger.wallets },
+    {
+      provide: LedgerCheckScheduler,
+      inject: [getDataSourceToken(), LedgerConfig],
+      useFactory: (dataSource: DataSource, config: LedgerConfig) =>
+        new LedgerCheckScheduler(dataSource, { ledger: config.DB_SCHEMA, sessions: config.SESSIONS_DB_SCHEMA, refunds: config.REFUNDS_DB_SCHEMA }, config.LEDGER_CHECK_INTERVAL_MS),
+    },
     eventConsumerProvider(
       BOOKINGS_CONSUMER,
       // Ready once joined: after a restart, "ready" means payments and refunds are being booked again. One group

@@ -94,7 +94,11 @@ describe('ledger service', () => {
   beforeAll(async () => {
     // An operator's standard schedule on the gateway alone (lahza at 1.2 % instead of DESIGN's 1.5 %): sessions and
     // the ledger learn the rate from each create and each payment.
-    stack = await startStack(['sessions', 'ledger', 'refunds', 'gateway'], {}, { gateway: { FEE_SCHEDULE_BPS: 'lahza=120' } });
+    stack = await startStack(['sessions', 'ledger', 'refunds', 'gateway'], {}, {
+      gateway: { FEE_SCHEDULE_BPS: 'lahza=120' },
+      // The background check every second, so the alert's series moves within the test.
+      ledger: { LEDGER_CHECK_INTERVAL_MS: '1000' },
+    });
     merchant = await stack.createMerchant({ verified: true, testLimit: 10000, liveLimit: 10000 });
     injected = await stack.createMerchant({ testLimit: 10000 });
   });
@@ -299,6 +303,10 @@ describe('ledger service', () => {
     expect(parked[0]?.headers).toMatchObject({ 'dlq-reason': expect.stringMatching(/^fee_mismatch: payment 7700000000000002/), 'dlq-attempts': '1', 'dlq-consumer': 'ledger.payments' });
     const metrics = await fetch(`${stack.services.ledger!.opsUrl}/metrics`).then((res) => res.text());
     expect(metrics).toMatch(/^ledger_refused_events_total\{reason="fee_mismatch"\} 1$/m);
+    // The dead-letter alert's series, and the lag and outbox-age series the other alerts read.
+    expect(metrics).toContain(`events_dead_lettered_total{consumer="ledger.payments",topic="${topic}"} 1\n`);
+    expect(metrics).toMatch(new RegExp(`^kafka_consumer_lag\\{consumer="ledger.payments",topic="${topic}",partition="\\d+"\\} \\d+$`, 'm'));
+    expect(metrics).toMatch(/^outbox_oldest_unsent_age_seconds\{schema="ledger"\} [\d.e+-]+$/m);
     expect(await available(injected.test_key)).toBe(before);
   });
 
@@ -311,6 +319,9 @@ describe('ledger service', () => {
     expect(all.json.findings).toEqual([
       expect.objectContaining({ invariant: 'every payment posting matches a payment sessions made', examples: [expect.objectContaining({ payment_id: '7700000000000001' })] }),
     ]);
+    // The ledger's own background check finds the same and counts it (the ledger-check alert's series).
+    const problems = /^ledger_checks_total\{result="problems"\} (\d+)$/m;
+    await waitFor(async () => Number(problems.exec(await fetch(`${stack.services.ledger!.opsUrl}/metrics`).then((res) => res.text()))?.[1] ?? 0) >= 1, 30_000, 'a background check to count the problem');
   });
 
   it('an adjustment posts once per key', async () => {

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { LahzaStandIn } from '@payments/testing';
+import { providerVerifications } from '../src/shared/sessions-metrics';
 import { codeOf, createHarness, intentCommand, invoiceCommand, type SessionsHarness } from './support/sessions-harness';
 
 // Paying at a provider (Lahza), against the local stand-in that speaks its protocol, on a real database: the
@@ -132,7 +133,12 @@ describe('provider payments (lahza)', () => {
     const reference = referenceOf((await h.providerPayments.start(intent.id, 'lahza')).redirect_url);
     standIn.complete(reference, 'success');
     standIn.delayMs = TIMEOUT_MS * 2;
+    const verifications = async (result: string) => (await providerVerifications.get()).values.find((v) => v.labels.provider === 'lahza' && v.labels.result === result)?.value ?? 0;
+    const unavailableBefore = await verifications('unavailable');
     expect(await h.providerPayments.confirm(intent.id, reference)).toMatchObject({ outcome: 'pending' });
+    // The verify that gave no outcome is counted (the provider-verify alert's series).
+    expect(await verifications('unavailable')).toBe(unavailableBefore + 1);
+    const answeredBefore = await verifications('answered');
     expect((await intentOf(intent.id)).status).toBe('processing');
     standIn.delayMs = 0;
     // Due (the check waits 5 s after a verify that gave nothing): the background check settles it. A second in the
@@ -140,6 +146,7 @@ describe('provider payments (lahza)', () => {
     await h.sessions.dataSource.query(`UPDATE ${h.sessions.table('provider_attempts')} SET next_check_at = now() - interval '1 second' WHERE reference = $1`, [reference]);
     expect(await h.providerPayments.checkDue(20)).toBeGreaterThanOrEqual(1);
     expect((await intentOf(intent.id)).status).toBe('succeeded');
+    expect(await verifications('answered')).toBeGreaterThan(answeredBefore);
   });
 
   it('a payment verified after the intent expired is recorded, as succeeded after expired, never dropped', async () => {

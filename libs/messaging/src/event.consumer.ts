@@ -27,6 +27,19 @@ export interface EventConsumerHooks {
   afterHandle?(envelope: EventEnvelope, outcome: HandleOutcome): void | Promise<void>;
 }
 
+/** What a consumer reports for metrics (the platform turns these into Prometheus series). */
+export interface EventConsumerObserver {
+  /** A message was parked on `<topic>.dlq`; `topic` is the one it came from. */
+  deadLettered?(topic: string, reason: string): void;
+  /**
+   * Messages of the partition not yet handled: at the start of a fetched batch (the batch included, so a handler
+   * stuck on it shows its backlog) and again after it.
+   */
+  lag?(topic: string, partition: number, messages: number): void;
+  /** The group rebalanced: partitions reported before may belong to another member now. */
+  rebalanced?(): void;
+}
+
 export interface EventConsumerOptions {
   kafka: Kafka;
   groupId: string;
@@ -79,6 +92,7 @@ export interface EventConsumerOptions {
   onFatal?(error: Error): void;
   logger?: MessagingLogger;
   hooks?: EventConsumerHooks;
+  observer?: EventConsumerObserver;
 }
 
 export interface EventConsumerStats {
@@ -186,6 +200,8 @@ export class EventConsumer {
       // process looks healthy. Stopping the way a halt does hands the partitions to a new instance.
       if (!payload.restart && !this.stopSignal.signal.aborted) this.giveUp(payload.error, { groupId: this.options.groupId });
     });
+    const observer = this.options.observer;
+    if (observer?.rebalanced) consumer.on(consumer.events.GROUP_JOIN, () => observer.rebalanced!());
     await consumer.connect();
     await consumer.subscribe({ topics: this.options.topics, fromBeginning: this.options.fromBeginning ?? true });
     await consumer.run({
@@ -241,6 +257,8 @@ export class EventConsumer {
       return item;
     };
     let next = 0;
+    const lag = this.options.observer?.lag;
+    if (lag && !batch.isEmpty()) lag(topic, partition, Number(batch.offsetLagLow()) + 1);
     try {
       while (next < messages.length && going()) {
         const first = decodedAt(next);
@@ -264,6 +282,7 @@ export class EventConsumer {
         if (next < messages.length) await commitOffsetsIfNecessary();
         await heartbeat();
       }
+      if (lag && next === messages.length && !batch.isEmpty()) lag(topic, partition, Math.max(0, Number(batch.offsetLag())));
       // kafkajs fetches again once every batch of the fetch returned: waiting here lets events gather (see lingerMs).
       const linger = this.lingerMs - (performance.now() - started);
       if (linger > 1 && going()) await sleep(linger, this.stopSignal.signal);
@@ -390,6 +409,7 @@ export class EventConsumer {
     try {
       await this.deadLetters.publish(item, reason, attempts);
       this.counters.deadLettered += 1;
+      this.options.observer?.deadLettered?.(item.where.topic, reason);
     } catch (error) {
       // Skipping would lose the event: stop here and let the next owner of the partition try again.
       this.halt(error, { ...item.where, reason });

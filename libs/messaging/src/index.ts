@@ -9,10 +9,10 @@ export { jsonLogger, errorMessage, type MessagingLogger } from './messaging.logg
 
 // The outbox: events written in the business transaction, relayed to Kafka.
 export { OutboxWriter, envelopeHeaders, WALLET_PAYMENT_HEADER, type OutboxWriterOptions } from './outbox.writer';
-export { OutboxRelay, DEFAULT_OUTBOX_MAX_BATCH_BYTES, type OutboxRelayHooks, type OutboxRelayOptions, type OutboxRelayStats } from './outbox.relay';
+export { OutboxRelay, DEFAULT_OUTBOX_MAX_BATCH_BYTES, outboxOldestUnsentAgeSeconds, type OutboxRelayHooks, type OutboxRelayOptions, type OutboxRelayStats } from './outbox.relay';
 
 // The consumer: each event handled once, in the handler's transaction.
-export { DEFAULT_SESSION_TIMEOUT_MS, EventConsumer, type EventConsumerHooks, type EventConsumerOptions, type EventConsumerStats } from './event.consumer';
+export { DEFAULT_SESSION_TIMEOUT_MS, EventConsumer, type EventConsumerHooks, type EventConsumerObserver, type EventConsumerOptions, type EventConsumerStats } from './event.consumer';
 export { DeadLetterPublisher, type DeadLetter } from './dead-letter.publisher';
 export { EventRefused, type BeforeCommit, type EventHandler, type HandleOutcome, type MessageContext } from './event-handler';
 

@@ -416,6 +416,19 @@ export class OutboxRelay {
   }
 }
 
+/**
+ * Seconds since the oldest row of the schema's outbox still waiting for the relay was written (0 when none waits):
+ * how far behind Kafka the service's events are, whichever instance relays and whether or not it runs. One row
+ * read through the unsent-rows index.
+ */
+export async function outboxOldestUnsentAgeSeconds(dataSource: DataSource, schema: string): Promise<number> {
+  const outbox = qualified(assertSchemaName(schema), 'outbox');
+  const rows = (await dataSource.query(
+    `SELECT extract(epoch FROM now() - created_at)::float8 AS age FROM ${outbox} WHERE sent_at IS NULL ORDER BY id LIMIT 1`,
+  )) as Array<{ age: number }>;
+  return Math.max(0, rows[0]?.age ?? 0);
+}
+
 /** The broker's reason when it refused a send for its size (kafkajs' protocol error, possibly wrapped), else undefined. */
 function tooLargeRefusal(error: unknown): string | undefined {
   for (let e = error as { type?: unknown; message?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {

@@ -1,6 +1,6 @@
 import { combineStatements } from '@payments/database';
 import { EventValidationError } from '@payments/events';
-import { createProducer, ensureTopics, envelopeHeaders, MESSAGING_MIGRATIONS, MessagingTables1763769600000, OutboxPlainText1764700000000, OutboxRelay, OutboxWriter } from '../src';
+import { createProducer, ensureTopics, envelopeHeaders, MESSAGING_MIGRATIONS, MessagingTables1763769600000, OutboxPlainText1764700000000, OutboxRelay, OutboxWriter, outboxOldestUnsentAgeSeconds } from '../src';
 import { collectMessages, testKafka, uniqueTopic, waitFor } from '@payments/testing';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
@@ -11,9 +11,10 @@ describe('outbox writer, relay connection loss, pruning and tables', () => {
   const topic = uniqueTopic('outbox');
   let db: DataSource;
   let url: string;
+  let database: Awaited<ReturnType<typeof createDatabase>>;
 
   beforeAll(async () => {
-    const database = await createDatabase('outbox', cleanup);
+    database = await createDatabase('outbox', cleanup);
     url = database.url;
     db = await database.dataSource('svc', [...MESSAGING_MIGRATIONS, CreateThings1763769700000]);
   });
@@ -280,5 +281,19 @@ describe('outbox writer, relay connection loss, pruning and tables', () => {
     } finally {
       await runner.release();
     }
+  });
+
+  it("reports the age of the oldest unsent row (the outbox-age alert's series): 0 with none, growing while one waits", async () => {
+    const aged = await database.dataSource('aged', [...MESSAGING_MIGRATIONS]);
+    expect(await outboxOldestUnsentAgeSeconds(aged, 'aged')).toBe(0);
+    const envelope = thingHappened('thing_aged', 1);
+    await aged.transaction((manager) => new OutboxWriter({ schema: 'aged' }).append(manager, topic, [envelope]));
+    // As if the relay had been away for a minute and a half.
+    await aged.query(`UPDATE aged.outbox SET created_at = now() - interval '90 seconds' WHERE event_id = $1`, [envelope.id]);
+    const age = await outboxOldestUnsentAgeSeconds(aged, 'aged');
+    expect(age).toBeGreaterThanOrEqual(90);
+    expect(age).toBeLessThan(120);
+    await aged.query('DELETE FROM aged.outbox');
+    expect(await outboxOldestUnsentAgeSeconds(aged, 'aged')).toBe(0);
   });
 });

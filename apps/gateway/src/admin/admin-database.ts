@@ -28,6 +28,21 @@ export async function withWallets<T>(config: GatewayConfig, work: (wallets: Wall
   }
 }
 
+/**
+ * The database read-only, without migrations (the story command reads every owner's schema and writes nothing): a
+ * session whose transactions cannot write.
+ */
+export async function withReadOnlyDatabase<T>(config: GatewayConfig, work: (dataSource: DataSource) => Promise<T>): Promise<T> {
+  const options = dataSourceOptions(config, { entities: [], migrations: [] });
+  const dataSource = new DataSource({ ...options, extra: { max: 2, connectionTimeoutMillis: 5000, options: `${PG_SESSION_OPTIONS} -c default_transaction_read_only=on` } });
+  await dataSource.initialize();
+  try {
+    return await work(dataSource);
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
 async function withDatabase<T>(config: GatewayConfig, work: (dataSource: DataSource) => Promise<T>): Promise<T> {
   const options = dataSourceOptions(config, { entities: GATEWAY_ENTITIES, migrations: GATEWAY_MIGRATIONS });
   const dataSource = new DataSource({ ...options, extra: { max: 2, connectionTimeoutMillis: 5000, options: PG_SESSION_OPTIONS } });

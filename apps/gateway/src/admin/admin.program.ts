@@ -11,6 +11,8 @@ import type { MerchantAccounts } from '../merchants/merchant-accounts.service';
 import { KEY_ROLL_OVERLAPS, type KeyRollOverlap } from '../merchants/api-key-lifetime';
 import { PAYMENT_METHODS } from '../merchants/payment-methods';
 import { CommandOutput, keyJson, limitText, merchantJson } from './admin-output';
+import { readStory, storyOutput, type StorySchemas } from './story';
+import type { DataSource } from 'typeorm';
 
 /** Runs one command's work against the accounts and prints its output (JSON or text). */
 export type Runner = (work: (accounts: MerchantAccounts, users: AccountsRepository) => Promise<CommandOutput>, json: boolean) => Promise<void>;
@@ -18,10 +20,13 @@ export type Runner = (work: (accounts: MerchantAccounts, users: AccountsReposito
 /** Runs a wallet command's work against the wallets' table and the ledger. */
 export type WalletRunner = (work: (wallets: WalletsRepository, ledger: LedgerClient) => Promise<CommandOutput>, json: boolean) => Promise<void>;
 
+/** Runs a read-only command's work against the database (every owner's schema) with the owners' schema names. */
+export type ReadRunner = (work: (dataSource: DataSource, schemas: StorySchemas) => Promise<CommandOutput>, json: boolean) => Promise<void>;
+
 const KEYS_ONCE = 'Keys are shown only now: store them safely.';
 
 /** The operators' admin CLI (DESIGN §8). Every command accepts --json for stable, scriptable output. */
-export function adminProgram(run: Runner, runWallets?: WalletRunner): Command {
+export function adminProgram(run: Runner, runWallets?: WalletRunner, runRead?: ReadRunner): Command {
   const program = new Command('admin')
     .description('Operator commands for merchant accounts and API keys (the gateway database).')
     .showHelpAfterError();
@@ -196,6 +201,11 @@ export function adminProgram(run: Runner, runWallets?: WalletRunner): Command {
     );
 
   if (runWallets) addWalletCommands(program, runWallets);
+  if (runRead) {
+    withJson(program.command('story').description("a payment's whole story across the services' data: its session's events, provider attempts, the payment, ledger postings, refunds, webhook deliveries and attempts"))
+      .argument('<id>', 'a payment intent (pi_...), invoice (inv_...), payment (its number) or refund id')
+      .action((id: string, o: { json: boolean }) => runRead(async (dataSource, schemas) => storyOutput(await readStory(dataSource, schemas, id)), o.json));
+  }
 
   return program;
 }

@@ -4,8 +4,9 @@
 import 'reflect-metadata';
 import { loadConfig } from '@payments/config';
 import { GatewayConfig, GATEWAY_DEFAULTS } from '../config';
-import { withMerchantAccounts, withWallets } from './admin-database';
-import { adminProgram, Runner, WalletRunner } from './admin.program';
+import { withMerchantAccounts, withReadOnlyDatabase, withWallets } from './admin-database';
+import { storySchemas } from './story';
+import { adminProgram, ReadRunner, Runner, WalletRunner } from './admin.program';
 
 const run: Runner = async (work, json) => {
   const config = loadConfig(GatewayConfig, process.env, GATEWAY_DEFAULTS);
@@ -19,7 +20,14 @@ const runWallets: WalletRunner = async (work, json) => {
   process.stdout.write(json ? `${JSON.stringify(output.json)}\n` : `${output.lines.join('\n')}\n`);
 };
 
-adminProgram(run, runWallets)
+const runRead: ReadRunner = async (work, json) => {
+  const config = loadConfig(GatewayConfig, process.env, GATEWAY_DEFAULTS);
+  const schemas = storySchemas(process.env);
+  const output = await withReadOnlyDatabase(config, (dataSource) => work(dataSource, schemas));
+  process.stdout.write(json ? `${JSON.stringify(output.json)}\n` : `${output.lines.join('\n')}\n`);
+};
+
+adminProgram(run, runWallets, runRead)
   .parseAsync(process.argv)
   .catch((error: unknown) => {
     // Refusals (MerchantAccountError) and bad settings (ConfigError) explain themselves; others by message only.

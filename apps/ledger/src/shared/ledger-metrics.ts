@@ -21,3 +21,11 @@ export const walletPayments = new Counter({
   labelNames: ['outcome'] as const,
   registers: [metricsRegistry],
 });
+
+/** Background `ledger check` passes (LedgerCheckScheduler) by result: ok, problems (a broken invariant), error (it did not finish). */
+export const ledgerChecks = new Counter({
+  name: 'ledger_checks_total',
+  help: 'Background ledger checks by result (ok, problems, error); alert on any problems or error',
+  labelNames: ['result'] as const,
+  registers: [metricsRegistry],
+});

@@ -11,7 +11,7 @@ import type { StreamScope } from '../event-store/event-store';
 import { outcomeOf, ProviderUnavailable, type PaymentProvider } from '../providers/payment-provider';
 import type { PaymentProviders, ProviderMethod } from '../providers/payment-providers';
 import type { Clock } from '../shared/clock';
-import { providerAttemptOutcomes } from '../shared/sessions-metrics';
+import { providerAttemptOutcomes, providerVerifications } from '../shared/sessions-metrics';
 import { WALLET_PROVIDER, type ProviderAttempt, type ProviderAttemptsRepository } from './provider-attempts.repository';
 import type { ProviderRefunds } from './provider-refunds';
 
@@ -351,8 +351,11 @@ export class ProviderPayments {
 
   private async verify(provider: PaymentProvider, attempt: ProviderAttempt) {
     try {
-      return outcomeOf(await provider.verify(attempt.reference), { amountCents: attempt.amountCents, currency: 'USD' });
+      const outcome = outcomeOf(await provider.verify(attempt.reference), { amountCents: attempt.amountCents, currency: 'USD' });
+      providerVerifications.inc({ provider: attempt.provider, result: 'answered' });
+      return outcome;
     } catch (error) {
+      providerVerifications.inc({ provider: attempt.provider, result: error instanceof ProviderUnavailable ? 'unavailable' : 'unreadable' });
       // Unreachable, or an answer we cannot read: the outcome is not known yet, so the attempt stays open.
       this.logger.warn({ err: error, reference: attempt.reference, unavailable: error instanceof ProviderUnavailable }, 'provider verify gave no outcome; checked again later');
       return null;

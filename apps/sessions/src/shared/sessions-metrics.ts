@@ -28,6 +28,14 @@ export const providerAttemptOutcomes = new Counter({
   registers: [metricsRegistry],
 });
 
+/** Every verify asked of a provider: answered, or no outcome (unavailable: down or timed out; unreadable: an answer we could not read). */
+export const providerVerifications = new Counter({
+  name: 'sessions_provider_verifications_total',
+  help: 'Payment verifications asked of a provider, by result (answered, unavailable, unreadable); the attempt stays open and is verified again after the last two',
+  labelNames: ['provider', 'result'] as const,
+  registers: [metricsRegistry],
+});
+
 export const providerRefundOutcomes = new Counter({
   name: 'sessions_provider_refunds_total',
   help: 'Refunds asked of a provider, resolved, by outcome (completed, failed)',

@@ -5,7 +5,7 @@ import { failingTooLong, nextStep, signedWebhookHeaders, type NextStep } from '@
 import type { EntityManager } from 'typeorm';
 import type { AutoDisableReason, EndpointsRepository } from '../endpoints/endpoints.repository';
 import { isActive } from '../shared/endpoint-row';
-import { webhookAttemptDuration, webhookAttempts, webhookEndpointsDisabled } from '../shared/webhooks-metrics';
+import { webhookAttemptDuration, webhookAttempts, webhookEndpointAttempts, webhookEndpointsDisabled } from '../shared/webhooks-metrics';
 import type { WebhooksDatabase } from '../shared/webhooks-database';
 import type { AttemptRecord, ClaimedDelivery, DeliveriesRepository, Success } from './deliveries.repository';
 import { signingSecrets } from './signing-secrets';
@@ -79,7 +79,9 @@ export class DeliveryRunner {
       this.logger.warn({ delivery: claimed.id }, 'lease lost before the attempt was recorded; the attempt is kept as history only');
       return 'lease_lost';
     }
-    webhookAttempts.inc({ result: result.refused ? 'refused' : step.action });
+    const counted = result.refused ? 'refused' : step.action;
+    webhookAttempts.inc({ result: counted });
+    if (claimed.kind !== 'test') webhookEndpointAttempts.inc({ endpoint_id: endpoint.id, result: counted });
     if (record.next.status === 'pending') retryAt(record.next.nextAttemptAt);
     if (step.action !== 'succeeded') {
       this.logger.log(

@@ -8,6 +8,17 @@ export const webhookAttempts = new Counter({
   registers: [metricsRegistry],
 });
 
+/**
+ * The same attempts per endpoint (test events left out, as from the endpoint's health), for failure rates per
+ * endpoint: one series per endpoint and result, so as many series as endpoints that were sent to.
+ */
+export const webhookEndpointAttempts = new Counter({
+  name: 'webhook_endpoint_attempts_total',
+  help: 'Webhook delivery attempts per endpoint by result (succeeded, retry, failed, endpoint_gone, refused); test events not counted',
+  labelNames: ['endpoint_id', 'result'] as const,
+  registers: [metricsRegistry],
+});
+
 export const webhookAttemptDuration = new Histogram({
   name: 'webhook_attempt_duration_seconds',
   help: 'Time from sending a webhook to its answer (or error)',

@@ -6,6 +6,7 @@ import { ensureTopics, EventConsumer, type BeforeCommit, type EventHandler } fro
 import type { Kafka, Producer } from 'kafkajs';
 import { PinoLogger } from 'nestjs-pino';
 import type { DataSource } from 'typeorm';
+import { consumerLag, eventsDeadLettered } from '../metrics/metrics';
 import { KAFKA, KAFKA_PRODUCER } from './kafka.tokens';
 
 /** A handler, or a handler with a step that runs once per transaction before it commits (see BeforeCommit). */
@@ -50,6 +51,10 @@ export class EventConsumerHost implements OnApplicationBootstrap, BeforeApplicat
     this.topics = definition.topics(config.KAFKA_NAMESPACE);
     this.name = definition.name;
     this.readyOnceJoined = definition.readyOnceJoined ?? false;
+    // The partitions this instance reported lag for, dropped at a rebalance so a moved one is not reported twice.
+    const reported = new Set<string>();
+    // Series start at 0: Prometheus sees no increase in a counter whose first sample is already 1.
+    for (const topic of this.topics) eventsDeadLettered.inc({ consumer: definition.name, topic }, 0);
     this.consumer = new EventConsumer({
       kafka,
       producer,
@@ -63,6 +68,20 @@ export class EventConsumerHost implements OnApplicationBootstrap, BeforeApplicat
       sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
       ...(typeof handler === 'function' ? { handler } : { handler: handler.handle, beforeCommit: handler.beforeCommit }),
       logger,
+      observer: {
+        deadLettered: (topic) => eventsDeadLettered.inc({ consumer: definition.name, topic }),
+        lag: (topic, partition, messages) => {
+          reported.add(`${topic}\u0000${partition}`);
+          consumerLag.set({ consumer: definition.name, topic, partition: String(partition) }, messages);
+        },
+        rebalanced: () => {
+          for (const key of reported) {
+            const [topic, partition] = key.split('\u0000') as [string, string];
+            consumerLag.remove({ consumer: definition.name, topic, partition });
+          }
+          reported.clear();
+        },
+      },
       onFatal: (error) => {
         new Logger('EventConsumer').error({ err: error, consumer: definition.name }, 'consumer halted; exiting so the instance restarts');
         process.kill(process.pid, 'SIGTERM');

@@ -1,11 +1,11 @@
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ServiceConfig } from '@payments/config';
-import { OutboxRelay } from '@payments/messaging';
+import { OutboxRelay, outboxOldestUnsentAgeSeconds } from '@payments/messaging';
 import type { Producer } from 'kafkajs';
 import { PinoLogger } from 'nestjs-pino';
 import type { DataSource } from 'typeorm';
-import { outboxRowsParked } from '../metrics/metrics';
+import { outboxRowsParked, watchOutboxAge } from '../metrics/metrics';
 import { KAFKA_PRODUCER } from './kafka.tokens';
 
 /**
@@ -15,6 +15,7 @@ import { KAFKA_PRODUCER } from './kafka.tokens';
 @Injectable()
 export class OutboxRelayHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
   readonly relay: OutboxRelay;
+  private readonly unwatch: () => void;
 
   constructor(
     @InjectDataSource() dataSource: DataSource,
@@ -32,6 +33,8 @@ export class OutboxRelayHost implements OnApplicationBootstrap, BeforeApplicatio
       logger,
       hooks: { onParked: () => outboxRowsParked.inc({ schema: config.DB_SCHEMA }) },
     });
+    outboxRowsParked.inc({ schema: config.DB_SCHEMA }, 0); // from 0, so the first one shows as an increase
+    this.unwatch = watchOutboxAge(config.DB_SCHEMA, () => outboxOldestUnsentAgeSeconds(dataSource, config.DB_SCHEMA));
   }
 
   onApplicationBootstrap(): void {
@@ -39,6 +42,7 @@ export class OutboxRelayHost implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    this.unwatch();
     if (this.relay.stats().active) await this.relay.flush(10_000);
     await this.relay.stop();
   }

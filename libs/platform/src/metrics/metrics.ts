@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
  * How often the event-loop delay is sampled for the default metrics' nodejs_eventloop_lag_* figures. prom-client's
@@ -44,3 +44,55 @@ export const outboxRowsParked = new Counter({
   labelNames: ['schema'] as const,
   registers: [metricsRegistry],
 });
+
+/** Events a consumer parked on `<topic>.dlq` (topic: the one it came from); nothing reads the DLQ by itself. */
+export const eventsDeadLettered = new Counter({
+  name: 'events_dead_lettered_total',
+  help: 'Events parked on a dead-letter topic, by consumer and the topic they came from',
+  labelNames: ['consumer', 'topic'] as const,
+  registers: [metricsRegistry],
+});
+
+/** Per partition this instance consumes: messages not yet handled, as of its last fetch of that partition. */
+export const consumerLag = new Gauge({
+  name: 'kafka_consumer_lag',
+  help: 'Messages of a partition not yet handled by this consumer (set at each fetched batch; partitions handed to another member drop out)',
+  labelNames: ['consumer', 'topic', 'partition'] as const,
+  registers: [metricsRegistry],
+});
+
+const outboxAgeReaders = new Map<string, () => Promise<number>>();
+/** A scrape waits this long at most for the database; a slow or failed read leaves the last value. */
+const OUTBOX_AGE_READ_MS = 2000;
+
+/** Read from the database at each scrape, so it grows while the relay is stopped or failing too. */
+export const outboxOldestAge = new Gauge({
+  name: 'outbox_oldest_unsent_age_seconds',
+  help: 'Age of the oldest outbox row not yet sent to Kafka (0 when none waits)',
+  labelNames: ['schema'] as const,
+  registers: [metricsRegistry],
+  async collect() {
+    await Promise.all(
+      [...outboxAgeReaders].map(async ([schema, read]) => {
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, OUTBOX_AGE_READ_MS, undefined)));
+        try {
+          const age = await Promise.race([read(), late]);
+          if (age !== undefined) this.set({ schema }, age);
+        } catch {
+          // The database is away: readiness says so; the gauge keeps its last value.
+        } finally {
+          clearTimeout(timer);
+        }
+      }),
+    );
+  },
+});
+
+/** Reports `schema`'s outbox age at every scrape until the returned function is called. */
+export function watchOutboxAge(schema: string, read: () => Promise<number>): () => void {
+  outboxAgeReaders.set(schema, read);
+  return () => {
+    outboxAgeReaders.delete(schema);
+  };
+}
