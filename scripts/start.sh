@@ -36,9 +36,6 @@ for entry in "${owners[@]}"; do
     command_urls[$name]+="${command_urls[$name]:+,}tcp://127.0.0.1:$((command + step))"
   done
 done
-# The chain watcher (a process of the sessions app: a slow or failing JSON-RPC node never slows payment commands)
-# when crypto has chains to watch; one instance, as it is active on one instance per chain anyway.
-[ -n "${CRYPTO_CHAINS:-}" ] && [ "${CRYPTO_CHAINS}" != "[]" ] && services+=(chain-watcher:3005:sessions:9005:)
 # Where the gateway sends each owner's commands (refunds asks sessions, sessions posts wallet payments and
 # top-ups to the ledger), unless the caller says.
 export SESSIONS_URL=${SESSIONS_URL:-${command_urls[sessions]}} LEDGER_URL=${LEDGER_URL:-${command_urls[ledger]}}
@@ -76,6 +73,9 @@ if [ -z "${CRYPTO_CHAINS:-}" ]; then
   bash scripts/chain.sh start
   set -a; . .cache/chain/crypto.env; set +a
 fi
+# The chain watcher (a process of the sessions app: a slow or failing JSON-RPC node never slows payment commands)
+# when crypto has chains to watch; one instance, as it is active on one instance per chain anyway.
+if [ -n "${CRYPTO_CHAINS:-}" ] && [ "${CRYPTO_CHAINS}" != "[]" ]; then services+=(chain-watcher:3005:sessions:9005:); fi
 npm run build
 
 mkdir -p "$run"

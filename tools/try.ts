@@ -2,23 +2,30 @@
 // starts the example receiver (examples/webhook-receiver) on a free local port, adds it as a webhook endpoint,
 // creates a payment intent (or an invoice), simulates the result, prints each step as it happens and the webhook
 // as the receiver verified it, then removes the endpoint. Exit 0 when the webhook arrived verified, 1 otherwise
-// (the failed step says what to do).
-//   npm run try [-- --invoice] [-- --fail] [-- --json]
+// (the failed step says what to do). `--crypto` pays the intent on the local chain `npm start` runs instead of a
+// simulate: the customer's choice of token on the checkout, the deposit address, a real token transfer from the
+// chain's funded development account, and the webhook once the chain watcher has counted it at its confirmations.
+//   npm run try [-- --invoice] [-- --fail] [-- --crypto] [-- --json]
 // Settings: GATEWAY_URL (default http://127.0.0.1:3000), DATABASE_URL (the demo merchant's database, as the
-// services'), TRY_API_KEY (a test key to use instead of the demo merchant's).
+// services'), TRY_API_KEY (a test key to use instead of the demo merchant's), TRY_CHAIN_FILE (--crypto's chain and
+// tokens, as scripts/chain.sh writes them; default .cache/chain/chain.json).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { centsToTokenUnits } from '@payments/chain';
 import { Payments, PaymentsError, type WithResponse } from '@payments/node';
+import { rpc, sendToken } from '@payments/testing';
 
 const root = join(__dirname, '..');
 const args = new Set(process.argv.slice(2));
-const unknown = [...args].filter((a) => !['--invoice', '--fail', '--json'].includes(a));
+const unknown = [...args].filter((a) => !['--invoice', '--fail', '--crypto', '--json'].includes(a));
 const json = args.has('--json');
 const invoice = args.has('--invoice');
 const fail = args.has('--fail');
+const crypto = args.has('--crypto');
 const base = (process.env.GATEWAY_URL ?? 'http://127.0.0.1:3000').replace(/\/$/, '');
 const WEBHOOK_WAIT_MS = 30_000;
 const started = Date.now();
@@ -143,7 +150,8 @@ function startReceiver(port: number, secret: string): { child: ChildProcess; nex
 }
 
 async function main(): Promise<number> {
-  if (unknown.length > 0) throw new StepFailed('options', `unknown option ${unknown.join(' ')}`, 'use --invoice, --fail and --json');
+  if (unknown.length > 0) throw new StepFailed('options', `unknown option ${unknown.join(' ')}`, 'use --invoice, --fail, --crypto and --json');
+  if (crypto && (invoice || fail)) throw new StepFailed('options', '--crypto pays a payment intent', 'use --crypto alone (with --json if wanted)');
   let receiver: ChildProcess | undefined;
   let endpoint: { id: string; payments: Payments } | undefined;
   try {
@@ -175,29 +183,27 @@ async function main(): Promise<number> {
     say('receiver', `example receiver (examples/webhook-receiver) listening on ${url}`, { url });
 
     const path = invoice ? '/api/v1/invoices' : '/api/v1/payment-intents';
-    const params = { amount: '25.00', currency: 'USD', description: 'npm run try' } as const;
+    const params = { amount: '25.00', currency: 'USD' as const, description: 'npm run try', ...(crypto ? { methods: ['crypto' as const] } : {}) };
     const session = await api<{ id: string; status: string; checkout_url: string }>('create', 'POST', path, () =>
       invoice ? payments.invoices.create(params) : payments.paymentIntents.create(params),
     );
     say('create', `POST ${path} → ${session.status} ${session.body.id} (${session.body.status})`, { status: session.status, id: session.body.id, object: surface });
     say('checkout', `checkout URL: ${session.body.checkout_url}`, { checkout_url: session.body.checkout_url });
 
-    const result = invoice ? (fail ? 'failed' : 'paid') : fail ? 'failed' : 'succeeded';
-    const simulatedAt = Date.now();
-    const simulated = await api<{ status: string }>('simulate', 'POST', `${path}/${session.body.id}/simulate`, () =>
-      invoice ? payments.invoices.simulate(session.body.id, { result: fail ? 'failed' : 'paid' }) : payments.paymentIntents.simulate(session.body.id, { result: fail ? 'failed' : 'succeeded' }),
-    );
-    const object = simulated.body;
-    say('simulate', `POST ${path}/${session.body.id}/simulate {"result":"${result}"} → ${simulated.status} ${object.status}`, { status: simulated.status, id: session.body.id, result: object.status });
+    if (crypto) {
+      await payInCrypto(session.body.id, payments, (paidAt) => (simulatedAt = paidAt));
+    } else {
+      await simulate(session.body.id, path, payments);
+    }
 
     const arrival = await rx.next((l) => (l.received === expected && l.object === session.body.id) || l.rejected !== undefined, WEBHOOK_WAIT_MS);
     if (!arrival) {
-      throw new StepFailed('webhook', `no ${expected} webhook within ${WEBHOOK_WAIT_MS / 1000} s`, 'is the webhook-dispatcher running? see .cache/run/webhook-dispatcher.log');
+      throw new StepFailed('webhook', `no ${expected} webhook within ${WEBHOOK_WAIT_MS / 1000} s`, crypto ? 'is the chain watcher running? see .cache/run/chain-watcher.log' : 'is the webhook-dispatcher running? see .cache/run/webhook-dispatcher.log');
     }
     if (arrival.rejected) throw new StepFailed('webhook', `the receiver refused a webhook: ${arrival.rejected} ${arrival.detail ?? ''}`, 'the endpoint secret and the receiver disagree; see examples/webhook-receiver/README.md');
     const latency = arrival.at - simulatedAt;
     const header = arrival.scheme === 'invoice' ? 'Service-Signature' : 'X-Service-Signature';
-    say('webhook', `webhook ${arrival.received} ${arrival.event_id} for ${arrival.object}: signature verified (${header}), ${latency} ms after simulate`, {
+    say('webhook', `webhook ${arrival.received} ${arrival.event_id} for ${arrival.object}: signature verified (${header}), ${latency} ms after ${crypto ? 'the transfer was mined' : 'simulate'}`, {
       type: arrival.received,
       event_id: arrival.event_id,
       object: arrival.object,
@@ -215,6 +221,59 @@ async function main(): Promise<number> {
   }
   say('done', `done in ${((Date.now() - started) / 1000).toFixed(1)} s`, { seconds: (Date.now() - started) / 1000 });
   return 0;
+}
+
+/** When the payment was made: the simulate sent, or the customer's transfer mined. */
+let simulatedAt = Date.now();
+
+async function simulate(id: string, path: string, payments: Payments): Promise<void> {
+  const result = invoice ? (fail ? 'failed' : 'paid') : fail ? 'failed' : 'succeeded';
+  simulatedAt = Date.now();
+  const simulated = await api<{ status: string }>('simulate', 'POST', `${path}/${id}/simulate`, () =>
+    invoice ? payments.invoices.simulate(id, { result: fail ? 'failed' : 'paid' }) : payments.paymentIntents.simulate(id, { result: fail ? 'failed' : 'succeeded' }),
+  );
+  say('simulate', `POST ${path}/${id}/simulate {"result":"${result}"} → ${simulated.status} ${simulated.body.status}`, { status: simulated.status, id, result: simulated.body.status });
+}
+
+interface LocalChain {
+  rpc_url: string;
+  chain_id: number;
+  tokens: Array<{ symbol: string; address: `0x${string}`; decimals: number }>;
+}
+
+/**
+ * The customer's side of a crypto payment on the local chain `npm start` runs (.cache/chain/chain.json): the token
+ * chosen on the checkout, the intent's deposit address, and the amount sent from the chain's funded development
+ * account. Calls `mined` with the time the transfer was mined.
+ */
+async function payInCrypto(id: string, payments: Payments, mined: (at: number) => void): Promise<void> {
+  const file = process.env.TRY_CHAIN_FILE ?? join(root, '.cache', 'chain', 'chain.json');
+  if (!existsSync(file)) throw new StepFailed('chain', 'no local chain: .cache/chain/chain.json is missing', 'run `npm start` (it starts a local chain with test tokens)');
+  const chain = JSON.parse(readFileSync(file, 'utf8')) as LocalChain;
+  const token = chain.tokens[0]!;
+  const chainId = await rpc<string>(chain.rpc_url, 'eth_chainId', []).catch(() => null);
+  if (chainId === null) throw new StepFailed('chain', `the local chain at ${chain.rpc_url} does not answer`, 'run `npm start` (it starts the chain), or `bash scripts/chain.sh start`');
+
+  const chose = await fetch(`${base}/checkout/${id}/crypto/address`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ network: String(chain.chain_id), token: token.address, attempt: randomBytes(8).toString('hex') }).toString(),
+    redirect: 'manual',
+  });
+  const deposit = chose.headers.get('location') ?? '';
+  if (chose.status !== 303 || !deposit.includes('/crypto?')) {
+    throw new StepFailed('address', `the checkout did not give a deposit address (${chose.status} → ${deposit || 'no page'})`, 'are the services started with the local chain (`npm start` prints "Crypto chain")? see .cache/run/sessions.log');
+  }
+  const intent = await api('address', 'GET', `/api/v1/payment-intents/${id}`, () => payments.paymentIntents.retrieve(id));
+  const address = intent.body.crypto.address as `0x${string}` | null;
+  if (!address) throw new StepFailed('address', `intent ${id} has no deposit address`, 'see .cache/run/sessions.log');
+  say('address', `the customer chose ${token.symbol} on chain ${chain.chain_id} at ${base}${deposit}: deposit address ${address}`, { address, token: token.address, chain_id: chain.chain_id });
+
+  const [whole, cents] = intent.body.amount.split('.') as [string, string];
+  const units = centsToTokenUnits(BigInt(whole) * 100n + BigInt(cents), token.decimals);
+  const hash = await sendToken(chain.rpc_url, token.address, address, units);
+  mined(Date.now());
+  say('transfer', `sent ${intent.body.amount} ${token.symbol} (${units} units) to ${address}: transaction ${hash}, mined; the chain watcher counts it at its confirmations`, { tx: hash, units: String(units) });
 }
 
 main().then(

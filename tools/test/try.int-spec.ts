@@ -1,6 +1,9 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startStack, type Stack } from '@payments/testing';
+import { HDKey } from '@scure/bip32';
+import { deployTestToken, startAnvil, startStack, tokenBalance, type RunningAnvil, type Stack } from '@payments/testing';
 
 const root = join(__dirname, '..', '..');
 
@@ -81,5 +84,58 @@ describe('npm run try', () => {
     expect(badKey.code).toBe(1);
     expect(badKey.stderr).toContain('FAILED at step "endpoint"');
     expect(await runTry(env, '--bogus')).toMatchObject({ code: 1 });
+  });
+});
+
+// `--crypto`: the same first run paid on a real chain (anvil) as `npm start` runs it, the watcher counting it.
+describe('npm run try -- --crypto', () => {
+  let anvil: RunningAnvil;
+  let stack: Stack;
+  let dir: string;
+  let env: Record<string, string>;
+  let token: `0x${string}`;
+
+  beforeAll(async () => {
+    anvil = await startAnvil({ blockTimeSeconds: 1 });
+    token = await deployTestToken(anvil.rpcUrl, { name: 'Try USD', symbol: 'TUSDC', decimals: 6 });
+    dir = mkdtempSync(join(tmpdir(), 'try-chain-'));
+    writeFileSync(join(dir, 'chain.json'), JSON.stringify({ rpc_url: anvil.rpcUrl, chain_id: anvil.chainId, tokens: [{ symbol: 'TUSDC', address: token, decimals: 6 }] }));
+    const xpub = (account: number) => HDKey.fromMasterSeed(Buffer.alloc(32, account + 1)).derive(`m/44'/60'/${account}'`).publicExtendedKey;
+    stack = await startStack(['sessions', 'webhook-dispatcher', 'chain-watcher', 'gateway'], {
+      WEBHOOK_ALLOW_INSECURE_TARGETS: '1',
+      CRYPTO_CHAINS: JSON.stringify([{ name: 'local', chain_id: anvil.chainId, rpc_url: anvil.rpcUrl, confirmations: 2, tokens: [{ symbol: 'TUSDC', address: token, decimals: 6 }] }]),
+      CRYPTO_XPUB_TEST: xpub(1),
+      CRYPTO_XPUB_LIVE: xpub(2),
+    });
+    env = { GATEWAY_URL: stack.gatewayUrl, DATABASE_URL: stack.db.url, TRY_CHAIN_FILE: join(dir, 'chain.json') };
+  }, 180_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+    await anvil?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('chooses the token on the checkout, sends the amount to the deposit address and shows the verified webhook', async () => {
+    const run = await runTry(env, '--crypto', '--json');
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const steps = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(steps.map((s) => s.step)).toEqual(['services', 'demo', 'endpoint', 'receiver', 'create', 'checkout', 'address', 'transfer', 'webhook', 'cleanup', 'done']);
+    const address = steps.find((s) => s.step === 'address')!.address as `0x${string}`;
+    expect(address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(steps.find((s) => s.step === 'transfer')).toMatchObject({ units: '25000000' });
+    expect(steps.find((s) => s.step === 'webhook')).toMatchObject({ type: 'payment_intent.succeeded', signature_verified: true });
+    // The money is on the chain at the intent's own address, once.
+    expect(await tokenBalance(anvil.rpcUrl, token, address)).toBe(25_000_000n);
+    const intent = await stack.call('GET', `/api/v1/payment-intents/${String(steps.find((s) => s.step === 'create')!.id)}`, { key: (await stack.admin('demo')).test_key });
+    expect(intent.body).toMatchObject({ status: 'succeeded', crypto: { address, received_amount: '25.00', remaining_amount: '0.00', overpayment_amount: '0.00' } });
+  });
+
+  it('says what to do when there is no local chain', async () => {
+    const run = await runTry({ ...env, TRY_CHAIN_FILE: join(dir, 'missing.json') }, '--crypto');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('try: FAILED at step "chain"');
+    expect(run.stderr).toContain('npm start');
   });
 });
