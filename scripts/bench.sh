@@ -16,7 +16,7 @@ bash scripts/infra-up.sh
 npm run build >/dev/null
 
 seconds=${BENCH_SECONDS:-30}
-which=${BENCH:-transport outbox api webhooks webhooks-e2e ledger refunds checkout dashboard wallet}
+which=${BENCH:-transport outbox api webhooks webhooks-e2e ledger refunds checkout dashboard wallet crypto}
 echo "bench: $(date -u +%FT%TZ) on $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, node $(node --version), load $(cut -d' ' -f1-3 /proc/loadavg)"
 for b in $which; do
   case "$b" in
@@ -30,6 +30,7 @@ for b in $which; do
     checkout) node -r ./tools/swc-register.js bench/checkout.ts --seconds "$seconds" ;;
     dashboard) node -r ./tools/swc-register.js bench/dashboard.ts --seconds "$seconds" ;;
     wallet) node -r ./tools/swc-register.js bench/wallet.ts --seconds "$seconds" ;;
-    *) echo "bench: unknown benchmark $b (transport, outbox, api, webhooks, webhooks-e2e, ledger, refunds, checkout, dashboard, wallet)" >&2; exit 2 ;;
+    crypto) node -r ./tools/swc-register.js bench/crypto.ts --seconds "$seconds" ;;
+    *) echo "bench: unknown benchmark $b (transport, outbox, api, webhooks, webhooks-e2e, ledger, refunds, checkout, dashboard, wallet, crypto)" >&2; exit 2 ;;
   esac
 done
