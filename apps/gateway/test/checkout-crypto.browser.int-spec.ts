@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { HDKey } from 'viem/accounts';
 import {
   deployTestToken,
@@ -18,6 +18,7 @@ import {
   type TestMerchant,
 } from '@payments/testing';
 import { checkPage, createUser, signIn } from './dashboard.harness';
+import { isolatedTab, type IsolatedTabOptions } from './support/isolated-tab';
 
 // Live crypto on the hosted checkout in a real browser (Debian's chromium, driven by playwright-core), on a real
 // local chain: anvil with a 6- and an 18-decimal test token, the chain watcher process, sessions and the gateway.
@@ -48,19 +49,8 @@ describe('hosted checkout: live crypto in the browser', () => {
     return res.body as { id: string; checkout_url: string };
   }
 
-  async function tab(options: { locale?: string; javaScript?: boolean } = {}): Promise<{ context: BrowserContext; page: Page; foreign: string[] }> {
-    const context = await browser.newContext({
-      viewport: { width: 360, height: 780 },
-      javaScriptEnabled: options.javaScript ?? true,
-      ...(options.locale ? { locale: options.locale, extraHTTPHeaders: { 'accept-language': options.locale } } : {}),
-    });
-    const foreign: string[] = [];
-    await context.route((url) => !url.href.startsWith(stack.gatewayUrl), (route) => {
-      foreign.push(route.request().url());
-      return route.abort();
-    });
-    return { context, page: await context.newPage(), foreign };
-  }
+  /** A 360 px tab that records any request leaving the gateway (the page must make none). */
+  const tab = (options: IsolatedTabOptions = {}) => isolatedTab(browser, stack.gatewayUrl, { width: 360, height: 780, ...options });
 
   const pageUrl = (id: string) => `${stack.gatewayUrl}/checkout/${id}`;
 

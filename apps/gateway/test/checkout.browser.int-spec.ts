@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { REPO_ROOT, startStack, TestWebhookReceiver, waitFor, type Stack, type TestMerchant } from '@payments/testing';
 import { formatMoney, parseMoneyString } from '@payments/money';
+import { isolatedTab, type IsolatedTabOptions } from './support/isolated-tab';
 
 /** A MoneyString as exact cents. */
 function centsOf(money: string): number {
@@ -39,20 +40,7 @@ describe('hosted checkout in the browser', () => {
   }
 
   /** A browser tab that records any request leaving the gateway (the page must make none). */
-  async function tab(options: { locale?: string; width?: number; javaScript?: boolean } = {}): Promise<{ context: BrowserContext; page: Page; foreign: string[] }> {
-    const context = await browser.newContext({
-      viewport: { width: options.width ?? 800, height: 900 },
-      javaScriptEnabled: options.javaScript ?? true,
-      ...(options.locale ? { locale: options.locale, extraHTTPHeaders: { 'accept-language': options.locale } } : {}),
-    });
-    // Nothing else leaves the machine: any other request would be a third-party request.
-    const foreign: string[] = [];
-    await context.route((url) => !url.href.startsWith(stack.gatewayUrl), (route) => {
-      foreign.push(route.request().url());
-      return route.abort();
-    });
-    return { context, page: await context.newPage(), foreign };
-  }
+  const tab = (options: IsolatedTabOptions = {}) => isolatedTab(browser, stack.gatewayUrl, options);
 
   const pageUrl = (id: string) => `${stack.gatewayUrl}/checkout/${id}`;
 
