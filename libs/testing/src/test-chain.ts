@@ -215,6 +215,26 @@ export async function tokenBalance(rpcUrl: string, token: Address, owner: Addres
   return (await testChainClient(rpcUrl)).readContract({ address: token, abi: ERC20_TEST_ABI, functionName: 'balanceOf', args: [owner] });
 }
 
+/** The signed bytes of a transaction the node has seen, to broadcast again once a reorg dropped it. */
+export async function rawTransaction(rpcUrl: string, hash: Hex): Promise<Hex> {
+  const raw = await rpc<Hex | null>(rpcUrl, 'eth_getRawTransactionByHash', [hash]);
+  if (!raw) throw new Error(`the node does not know the transaction ${hash}`);
+  return raw;
+}
+
+/**
+ * Broadcasts a signed transaction again (eth_sendRawTransaction), as a node puts a transaction of dropped blocks
+ * back in its pool: the same hash, mined anew (at once on an automining anvil). Waits for its block unless told.
+ */
+export async function resendTransaction(rpcUrl: string, raw: Hex, options: { wait?: boolean } = {}): Promise<Hex> {
+  const hash = await rpc<Hex>(rpcUrl, 'eth_sendRawTransaction', [raw]);
+  if (options.wait ?? true) {
+    const receipt = await (await testChainClient(rpcUrl)).waitForTransactionReceipt({ hash });
+    if (receipt.status !== 'success') throw new Error(`the transaction ${hash} reverted when sent again`);
+  }
+  return hash;
+}
+
 /** Mines `n` empty blocks at once (anvil_mine). */
 export async function mineBlocks(rpcUrl: string, n: number): Promise<void> {
   await rpc(rpcUrl, 'anvil_mine', [`0x${n.toString(16)}`]);
@@ -248,14 +268,23 @@ export interface ReorgTransfer {
   blockOffset: number;
 }
 
+/** A signed transaction (rawTransaction) to mine again into the replacement blocks of a reorg: the same hash. */
+export interface ReorgRawTransaction {
+  raw: Hex;
+  /** As ReorgTransfer's. */
+  blockOffset: number;
+}
+
 /**
  * Replaces the last `depth` blocks by as many new ones (anvil_reorg): same height, other hashes. The transactions
  * of the dropped blocks are gone (not mined again) unless given in `transfers`, which are mined into the new
- * blocks at their offsets: a transfer that "moves" to another block, or vanishes when left out.
+ * blocks at their offsets, in the order given: a transfer that "moves" to another block (or, given as a signed
+ * transaction, the very same transaction at another place), or vanishes when left out.
  */
-export async function reorgChain(rpcUrl: string, depth: number, options: { transfers?: readonly ReorgTransfer[] } = {}): Promise<ChainHead> {
+export async function reorgChain(rpcUrl: string, depth: number, options: { transfers?: ReadonlyArray<ReorgTransfer | ReorgRawTransaction> } = {}): Promise<ChainHead> {
   const pairs = (options.transfers ?? []).map((t) => {
     if (t.blockOffset < 0 || t.blockOffset >= depth) throw new Error(`blockOffset ${t.blockOffset} is outside the ${depth} new blocks`);
+    if ('raw' in t) return [t.raw, t.blockOffset];
     const tx = {
       from: anvilDevAccount(t.from ?? 0).address,
       to: t.token,

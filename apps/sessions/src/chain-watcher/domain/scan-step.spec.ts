@@ -196,7 +196,7 @@ describe('scanStep', () => {
     expect(watcher.recorded.map((t) => t.blockNumber)).toEqual([6n]);
   });
 
-  it('reports a counted transfer a reorg takes back, once, and never counts it again', async () => {
+  it('reports a counted transfer a reorg takes back, once, and counts it no more while it stays gone', async () => {
     const node = new MemoryChain(5);
     const watcher = new Watcher(node);
     await watcher.catchUp();
@@ -219,6 +219,51 @@ describe('scanStep', () => {
     expect(watcher.reversed).toHaveLength(1);
     expect(watcher.recorded).toHaveLength(1);
     expect(watcher.stateOf(tx(1))?.state).toBe('reversed');
+  });
+
+  it('hands a reversed transfer that is mined again to sessions again, under its key (sessions counts it once)', async () => {
+    const node = new MemoryChain(5);
+    const watcher = new Watcher(node);
+    await watcher.catchUp();
+    const transfer = { txHash: tx(1), to: ALICE, units: 3_000_000n };
+    node.mine(1, [transfer]);
+    node.mine(3);
+    await watcher.catchUp();
+    node.reorg(4);
+    await watcher.catchUp();
+    expect(watcher.reversed).toHaveLength(1);
+
+    node.mine(1, [transfer]);
+    await watcher.catchUp();
+    expect(watcher.stateOf(tx(1))).toMatchObject({ state: 'seen', blockNumber: 9n, droppedFrom: null });
+    node.mine(2);
+    await watcher.catchUp();
+    expect(watcher.recorded.map((t) => [t.txHash, t.logIndex, t.blockNumber])).toEqual([
+      [tx(1), 0, 5n],
+      [tx(1), 0, 9n],
+    ]);
+    expect(watcher.results.flatMap((r) => r.notes).filter((n) => n.level === 'error' && /in the chain again/.test(n.message))).toHaveLength(1);
+    node.mine(5);
+    await watcher.catchUp();
+    expect(watcher.recorded).toHaveLength(2);
+    expect(watcher.reversed).toHaveLength(1);
+  });
+
+  it('a counted transaction a reorg puts behind another one (another log index) stays the same transfer: never counted twice, never reversed', async () => {
+    const node = new MemoryChain(5);
+    const watcher = new Watcher(node);
+    await watcher.catchUp();
+    const transfer = { txHash: tx(1), to: ALICE, units: 3_000_000n };
+    node.mine(1, [transfer]);
+    node.mine(2);
+    await watcher.catchUp();
+    node.reorg(3, [{ txHash: tx(2), to: STRANGER, units: 1n }, transfer], 3);
+    node.mine(5);
+    await watcher.catchUp();
+    expect(watcher.recorded.map((t) => [t.txHash, t.logIndex])).toEqual([[tx(1), 0]]);
+    expect(watcher.reversed).toHaveLength(0);
+    expect(watcher.stateOf(tx(1))).toMatchObject({ state: 'counted', blockNumber: 5n, droppedFrom: null });
+    expect(watcher.stateOf(tx(1), 1)).toBeUndefined();
   });
 
   it('follows a reorg deeper than the kept hashes as far as they go, with an error', async () => {

@@ -210,7 +210,7 @@ function takeLog(state: WatchState, log: ChainTransfer, watched: ReadonlyMap<str
   const owner = watched.get(to);
   if (!owner) return;
   const key = transferKey(log);
-  const known = state.transfers.get(key);
+  const known = state.transfers.get(key) ?? droppedCopyOf(state, log, to);
   const blockHash = log.blockHash.toLowerCase() as Hex;
   if (!known) {
     state.transfers.set(key, {
@@ -234,12 +234,30 @@ function takeLog(state: WatchState, log: ChainTransfer, watched: ReadonlyMap<str
   if (known.state === 'counted' && known.blockNumber === null) {
     notes.push({ level: 'info', message: 'a counted transfer was included again after a reorg: it stays counted once', data });
   } else if (known.state === 'reversed') {
-    notes.push({ level: 'error', message: 'a transfer reported reversed is in the chain again: not counted again (reconcile by hand)', data });
+    // The money is at the address again: handed to sessions again once confirmed, under the same key. Sessions
+    // counts it once: an unpaid intent stopped counting it at the reversal, a paid one kept it counted.
+    notes.push({ level: 'error', message: 'a transfer reported reversed is in the chain again: recorded again once confirmed (an operator may have settled its reversal)', data });
+    known.state = 'seen';
   }
-  // The same key in another block is the same transfer (a reorg moved it), never a new one.
+  // The same transfer in another block (a reorg moved it), never a new one.
   known.blockNumber = log.blockNumber;
   known.blockHash = blockHash;
-  if (known.state === 'counted') known.droppedFrom = null;
+  known.droppedFrom = null;
+}
+
+/**
+ * A counted transfer whose block a reorg dropped, included again at another place in a block: the same transaction
+ * (hash) has the same logs in the same order, but a log index counts the logs of the whole block, so it may differ.
+ * Matched by hash, token, recipient and units, it keeps the key it was counted under; a new key would count it
+ * twice (sessions keys transfers by it).
+ */
+function droppedCopyOf(state: WatchState, log: ChainTransfer, to: Hex): TrackedTransfer | undefined {
+  const txHash = log.txHash.toLowerCase();
+  const token = log.token.toLowerCase();
+  for (const t of state.transfers.values()) {
+    if (t.blockNumber === null && t.state !== 'seen' && t.txHash === txHash && t.token === token && t.to === to && t.units === log.units) return t;
+  }
+  return undefined;
 }
 
 function confirmed(chain: CryptoChain, t: TrackedTransfer, block?: bigint): ConfirmedTransfer {
