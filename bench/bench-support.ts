@@ -52,8 +52,13 @@ export async function startWholeSystem(
   common: Record<string, string>,
   services: RunningService[],
   replicas = START_REPLICAS,
-  perApp: Partial<Record<AppName, Record<string, string>>> = {},
+  callerPerApp: Partial<Record<AppName, Record<string, string>>> = {},
 ): Promise<WholeSystem> {
+  // BENCH_SERVICE_ENV (JSON, app → settings) lets a run compare a setting, e.g. '{"ledger":{"PROCESS_NICE":"0"}}'.
+  const fromEnv = JSON.parse(process.env.BENCH_SERVICE_ENV ?? '{}') as Partial<Record<AppName, Record<string, string>>>;
+  const perApp = Object.fromEntries(
+    [...new Set([...Object.keys(fromEnv), ...Object.keys(callerPerApp)])].map((app) => [app, { ...fromEnv[app as AppName], ...callerPerApp[app as AppName] }]),
+  ) as Partial<Record<AppName, Record<string, string>>>;
   // LOG_LEVEL explicitly: startService's own default is warn (quiet tests), not the services' default.
   const settings: Record<string, string> = { COMMAND_HOST: '127.0.0.1', WEBHOOK_ALLOW_INSECURE_TARGETS: '1', NODE_ENV: 'development', LOG_LEVEL: 'info', ...common };
   const start = async (app: Exclude<AppName, 'gateway'>, env: Record<string, string> = {}) => {
