@@ -1,5 +1,7 @@
-// A merchant's server as the fault suite plays it: every call carries an Idempotency-Key and is retried with the
-// same key on a network error, a 5xx, 429 or "in progress", until it has an answer (bounded). Each create and
+// A merchant's server as the fault suite plays it, calling the API through the merchant's client (`@payments/node`):
+// every call carries an Idempotency-Key and is retried with the same key on a network error, a time-out, a 5xx, 429
+// or "in progress", until it has an answer (bounded by a deadline); the client's hooks tell the suite of every failed
+// attempt and of the calls in flight. The customer's side (checkout forms) is the browser's: plain fetch. Each create and
 // simulate that succeeds is stamped, so the suite can tell when a fault stopped and when it ended. Every fourth
 // payment is made by the customer at Lahza (the stand-in) through the checkout instead of a simulate, every other
 // one of those in live mode: its refund goes through Lahza (pending until Lahza has processed it), the rest are
@@ -10,6 +12,7 @@
 // live, whose refund is refused (no outbound transfers), the test ones are refunded at once.
 import { randomUUID } from 'node:crypto';
 import { centsToTokenUnits } from '@payments/chain';
+import { ConflictError, Payments, PaymentsError, type ClientOptions, type PaymentIntent, type WithResponse } from '@payments/node';
 import { sendToken, tokenBalance, type LahzaStandIn, type WalletCustomer } from '@payments/testing';
 
 export type Environment = 'test' | 'live';
@@ -38,8 +41,19 @@ export interface PaymentOutcome {
   refundWasPending: boolean;
 }
 
-const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
 const GIVE_UP_AFTER_MS = 120_000;
+/**
+ * A merchant under faults: every 5xx a proxy or a dying process can answer is retried (safe: the same key makes a
+ * repeat the first request), quickly (100 ms doubling to 1 s, Retry-After honoured), as often as fits in 120 s.
+ */
+const UNDER_FAULTS: Omit<ClientOptions, 'apiKey' | 'baseUrl' | 'hooks'> = {
+  maxRetries: Infinity,
+  retryDeadlineMs: GIVE_UP_AFTER_MS,
+  retryStatuses: [429, 500, 502, 503, 504],
+  timeoutMs: 15_000,
+  retryBaseDelayMs: 100,
+  maxBackoffMs: 1000,
+};
 
 /** A call that failed and was retried (a merchant's server would have seen it fail). */
 export interface FailedCall {
@@ -76,6 +90,31 @@ export class MerchantClient {
     private readonly chain?: ChaosChain,
   ) {}
 
+  /** A client per environment's key and gateway address (the address is read at each call). */
+  private readonly clients = new Map<string, Payments>();
+
+  private api(environment: Environment): Payments {
+    const baseUrl = this.gatewayUrl();
+    const key = `${environment} ${baseUrl}`;
+    let client = this.clients.get(key);
+    if (!client) {
+      client = new Payments({
+        apiKey: this.keys[environment],
+        baseUrl,
+        ...UNDER_FAULTS,
+        hooks: {
+          onRequest: () => void this.inFlight++,
+          onResponse: (attempt) => {
+            this.inFlight--;
+            if (attempt.error) this.failedCalls.push({ at: Date.now(), status: attempt.status ?? 0, what: `${attempt.method} ${attempt.path}` });
+          },
+        },
+      });
+      this.clients.set(key, client);
+    }
+    return client;
+  }
+
   /** The customer's transfers go one at a time from one account, so their nonces follow each other. */
   private sending: Promise<unknown> = Promise.resolve();
 
@@ -84,58 +123,69 @@ export class MerchantClient {
    * it answers. A live refund goes through Lahza: pending until Lahza has processed it, then completed.
    */
   async pay(index: number): Promise<PaymentOutcome> {
+    try {
+      return await this.payOnce(index);
+    } catch (error) {
+      // The API's message alone is too little to trace a failure: add its status, code, attempts and Request-Id.
+      if (!(error instanceof PaymentsError)) throw error;
+      throw new Error(`payment ${index}: ${error.status ?? 'no answer'} ${error.code} after ${error.attempts ?? 1} attempts: ${error.message} (Request-Id ${error.requestId ?? 'none'})`);
+    }
+  }
+
+  private async payOnce(index: number): Promise<PaymentOutcome> {
     const key = randomUUID();
-    let retries = 0;
-    const onRetry = () => retries++;
+    const tally: Tally = { retries: 0 };
+    const counted = <T>(call: Promise<WithResponse<T>>) => countRetries(tally, call);
     const atLahza = this.lahza !== undefined && index % 4 === 3;
     const fromWallet = this.wallets !== undefined && index % 4 === 1;
     const inCrypto = this.chain !== undefined && index % 4 === 2;
     const environment: Environment = (atLahza && index % 8 === 7) || (fromWallet && index % 8 === 5) || (inCrypto && index % 8 === 6) ? 'live' : 'test';
     const amount = amountOf(index);
-    const created = await this.call('POST', '/api/v1/payment-intents', key, { amount, currency: 'USD', external_ref: `chaos-${index}` }, onRetry, environment);
+    const api = () => this.api(environment);
+    const created = await counted(api().paymentIntents.create({ amount, currency: 'USD', external_ref: `chaos-${index}` }, { idempotencyKey: key }));
     const createdAt = Date.now();
     this.createSuccesses.push(createdAt);
-    const intentId = String(created.id);
-    const lahzaReference = atLahza ? await this.payAtLahza(intentId, environment, onRetry) : null;
+    const intentId = created.id;
+    const lahzaReference = atLahza ? await this.payAtLahza(intentId, environment, tally) : null;
     const walletId = fromWallet ? this.wallets![environment].walletId : null;
     let depositAddress: string | null = null;
     const paid = lahzaReference
-      ? await this.settled(`/api/v1/payment-intents/${intentId}`, 'processing', environment, onRetry)
+      ? await this.settled(() => counted(api().paymentIntents.retrieve(intentId)), 'processing', `intent ${intentId}`)
       : fromWallet
-        ? await this.payFromWallet(intentId, environment, onRetry)
+        ? await this.payFromWallet(intentId, environment, tally)
         : inCrypto
-          ? await this.payInCrypto(intentId, amount, environment, onRetry, (address) => (depositAddress = address))
-          : await this.call('POST', `/api/v1/payment-intents/${intentId}/simulate`, `simulate-${key}`, { result: 'succeeded' }, onRetry);
-    if (paid.status !== 'succeeded') throw new Error(`payment of ${intentId} answered ${String(paid.status)}`);
+          ? await this.payInCrypto(intentId, amount, environment, tally, (address) => (depositAddress = address))
+          : await counted(api().paymentIntents.simulate(intentId, { result: 'succeeded' }, { idempotencyKey: `simulate-${key}` }));
+    if (paid.status !== 'succeeded' || !paid.payment_id) throw new Error(`payment of ${intentId} answered ${paid.status}`);
     const succeededAt = Date.now();
-    const paymentId = String(paid.payment_id);
+    const paymentId = paid.payment_id;
     if (inCrypto && environment === 'live') {
       // Returning stablecoins needs an outbound transfer the service does not make: the refund is refused, never half-made.
-      const refused = await this.call('POST', `/api/v1/payments/${paymentId}/refunds`, `refund-${key}`, { amount: refundOf(index) }, onRetry, environment).then(
+      const refused = await counted(api().refunds.create(paymentId, { amount: refundOf(index) }, { idempotencyKey: `refund-${key}` })).then(
         (answer) => new Error(`a refund of live crypto payment ${paymentId} was made: ${JSON.stringify(answer)}`),
-        (error: Error) => (error.message.includes('409') && error.message.includes('invalid_state') ? null : error),
+        (error: Error) => (error instanceof ConflictError && error.code === 'invalid_state' ? null : error),
       );
       if (refused) throw refused;
-      return { index, environment, intentId, paymentId, refundId: null, refundAmount: '0.00', createdAt, succeededAt, retries, lahzaReference, walletId, depositAddress, amount, refundWasPending: false };
+      return { index, environment, intentId, paymentId, refundId: null, refundAmount: '0.00', createdAt, succeededAt, retries: tally.retries, lahzaReference, walletId, depositAddress, amount, refundWasPending: false };
     }
     const refundAmount = refundOf(index);
-    const asked = await this.call('POST', `/api/v1/payments/${paymentId}/refunds`, `refund-${key}`, { amount: refundAmount, reason: `chaos-${index}` }, onRetry, environment);
+    const asked = await counted(api().refunds.create(paymentId, { amount: refundAmount, reason: `chaos-${index}` }, { idempotencyKey: `refund-${key}` }));
     // Live Lahza refunds answer pending and complete once Lahza has processed them (the suite's Lahza does so within a second).
     const expected = environment === 'live' ? 'pending' : 'completed';
     if ((asked.status !== expected && asked.status !== 'completed') || asked.amount !== refundAmount) throw new Error(`refund of ${paymentId} answered ${JSON.stringify(asked)}`);
-    const refunded = asked.status === 'completed' ? asked : await this.settled(`/api/v1/refunds/${String(asked.id)}`, 'pending', environment, onRetry);
-    if (refunded.status !== 'completed') throw new Error(`refund ${String(asked.id)} of ${paymentId} ended ${JSON.stringify(refunded)}`);
+    const refunded = asked.status === 'completed' ? asked : await this.settled(() => counted(api().refunds.retrieve(asked.id)), 'pending', `refund ${asked.id}`);
+    if (refunded.status !== 'completed') throw new Error(`refund ${asked.id} of ${paymentId} ended ${JSON.stringify(refunded)}`);
     const refundWasPending = asked.status === 'pending';
-    return { index, environment, intentId, paymentId, refundId: String(refunded.id), refundAmount, createdAt, succeededAt, retries, lahzaReference, walletId, depositAddress, amount, refundWasPending };
+    return { index, environment, intentId, paymentId, refundId: refunded.id, refundAmount, createdAt, succeededAt, retries: tally.retries, lahzaReference, walletId, depositAddress, amount, refundWasPending };
   }
 
   /** Reads the object until it leaves `state` (bounded). */
-  private async settled(path: string, state: string, environment: Environment, onRetry: () => void): Promise<Record<string, unknown>> {
+  private async settled<T extends { status: string }>(read: () => Promise<T>, state: T['status'], what: string): Promise<T> {
     const started = Date.now();
     for (;;) {
-      const object = await this.call('GET', path, undefined, undefined, onRetry, environment);
+      const object = await read();
       if (object.status !== state) return object;
-      if (Date.now() - started > GIVE_UP_AFTER_MS) throw new Error(`${path} is still ${state} after ${GIVE_UP_AFTER_MS} ms`);
+      if (Date.now() - started > GIVE_UP_AFTER_MS) throw new Error(`${what} is still ${state} after ${GIVE_UP_AFTER_MS} ms`);
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
@@ -145,7 +195,7 @@ export class MerchantClient {
    * the intent has succeeded: a click whose answer was lost to a fault is clicked again, and the session's one open
    * attempt makes it one payment; an attempt the ledger did not answer is finished by sessions' background check.
    */
-  private async payFromWallet(intentId: string, environment: Environment, onRetry: () => void): Promise<Record<string, unknown>> {
+  private async payFromWallet(intentId: string, environment: Environment, tally: Tally): Promise<PaymentIntent> {
     const customer = this.wallets![environment];
     const started = Date.now();
     const attempt = randomUUID();
@@ -168,12 +218,12 @@ export class MerchantClient {
       }
       if (location?.includes('wallet=insufficient')) throw new Error(`the wallet ${customer.walletId} ran short paying ${intentId}`);
       if (location !== null && !location.includes('wallet=unavailable')) {
-        const intent = await this.settled(`/api/v1/payment-intents/${intentId}`, 'processing', environment, onRetry);
+        const intent = await this.settled(() => countRetries(tally, this.api(environment).paymentIntents.retrieve(intentId)), 'processing', `intent ${intentId}`);
         if (intent.status === 'succeeded') return intent;
       }
       this.failedCalls.push({ at: Date.now(), status: 0, what: `the wallet pay button of ${intentId}` });
       if (Date.now() - started > GIVE_UP_AFTER_MS) throw new Error(`the wallet payment of ${intentId} did not succeed within ${GIVE_UP_AFTER_MS} ms`);
-      onRetry();
+      tally.retries++;
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
@@ -185,7 +235,7 @@ export class MerchantClient {
    * chain for a while, as a customer's wallet app re-broadcasts; so the customer never pays twice. Answers the intent
    * once it has succeeded (the watcher counted the transfer at its confirmations).
    */
-  private async payInCrypto(intentId: string, amount: string, environment: Environment, onRetry: () => void, onAddress: (address: string) => void): Promise<Record<string, unknown>> {
+  private async payInCrypto(intentId: string, amount: string, environment: Environment, tally: Tally, onAddress: (address: string) => void): Promise<PaymentIntent> {
     const chain = this.chain!;
     const started = Date.now();
     const giveUp = (what: string) => {
@@ -207,12 +257,12 @@ export class MerchantClient {
       if (chose) break;
       this.failedCalls.push({ at: Date.now(), status: 0, what: `the crypto choice of ${intentId}` });
       giveUp('the crypto choice');
-      onRetry();
+      tally.retries++;
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
-    const address = (await this.get(intentId, environment)).crypto as { address?: string } | undefined;
-    if (!address?.address) throw new Error(`intent ${intentId} has no deposit address after the customer chose crypto`);
-    const to = address.address as `0x${string}`;
+    const address = (await this.get(intentId, environment)).crypto?.address;
+    if (!address) throw new Error(`intent ${intentId} has no deposit address after the customer chose crypto`);
+    const to = address as `0x${string}`;
     onAddress(to);
     const [whole, cents] = amount.split('.') as [string, string];
     const units = centsToTokenUnits(BigInt(whole) * 100n + BigInt(cents), chain.decimals);
@@ -237,7 +287,7 @@ export class MerchantClient {
       if (Date.now() - sentAt > 8_000) {
         const held = await tokenBalance(chain.rpcUrl, chain.token, to).catch(() => null);
         if (held !== null && held < units) {
-          onRetry();
+          tally.retries++;
           await send();
           sentAt = Date.now();
         }
@@ -251,7 +301,7 @@ export class MerchantClient {
    * return to the checkout (until it answers; if the return is lost to a fault, sessions' background check still
    * settles the attempt). Answers Lahza's transaction reference.
    */
-  private async payAtLahza(intentId: string, environment: Environment, onRetry: () => void): Promise<string> {
+  private async payAtLahza(intentId: string, environment: Environment, tally: Tally): Promise<string> {
     const started = Date.now();
     const checkout = () => `${this.gatewayUrl()}/checkout/${intentId}`;
     const retryUntil = async (what: string, attempt: () => Promise<string | null>): Promise<string> => {
@@ -263,7 +313,7 @@ export class MerchantClient {
         if (result !== null) return result;
         this.failedCalls.push({ at: Date.now(), status: 0, what: `${what} of ${intentId}` });
         if (Date.now() - started > GIVE_UP_AFTER_MS) throw new Error(`${what} of ${intentId} had no answer within ${GIVE_UP_AFTER_MS} ms`);
-        onRetry();
+        tally.retries++;
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     };
@@ -289,62 +339,36 @@ export class MerchantClient {
     return reference;
   }
 
-  async get(intentId: string, environment: Environment): Promise<Record<string, unknown>> {
-    return this.call('GET', `/api/v1/payment-intents/${intentId}`, undefined, undefined, () => undefined, environment);
+  async get(intentId: string, environment: Environment): Promise<PaymentIntent> {
+    return this.api(environment).paymentIntents.retrieve(intentId);
   }
 
   /** The available balance in one environment, as a MoneyString. */
   async balance(environment: Environment): Promise<string> {
-    const balance = await this.call('GET', '/api/v1/balance', undefined, undefined, () => undefined, environment);
-    return (balance.available as Array<{ amount: string }>)[0]!.amount;
+    return (await this.api(environment).balance.retrieve()).available[0]!.amount;
   }
 
   async createEndpoint(url: string, environment: Environment): Promise<{ id: string; secret: string }> {
-    return (await this.call('POST', '/api/v1/webhook-endpoints', randomUUID(), { url, events: ['payment_intent.succeeded', 'refund.completed'] }, () => undefined, environment)) as never;
+    const endpoint = await this.api(environment).webhookEndpoints.create({ url, events: ['payment_intent.succeeded', 'refund.completed'] });
+    if (!endpoint.secret) throw new Error(`the endpoint for ${url} was created without its secret`);
+    return { id: endpoint.id, secret: endpoint.secret };
   }
+}
 
-  private async call(
-    method: string,
-    path: string,
-    idempotencyKey: string | undefined,
-    body: unknown,
-    onRetry: () => void,
-    environment: Environment = 'test',
-  ): Promise<Record<string, unknown>> {
-    const started = Date.now();
-    let delay = 100;
-    for (;;) {
-      let status = 0;
-      let answer: Record<string, unknown> = {};
-      this.inFlight++;
-      try {
-        const res = await fetch(`${this.gatewayUrl()}${path}`, {
-          method,
-          headers: {
-            authorization: `Bearer ${this.keys[environment]}`,
-            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-            ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
-          },
-          body: body === undefined ? undefined : JSON.stringify(body),
-          signal: AbortSignal.timeout(15_000),
-        });
-        status = res.status;
-        answer = (await res.json().catch(() => ({}))) as Record<string, unknown>;
-      } catch {
-        status = 0; // network error or timeout: the same key makes the retry safe
-      } finally {
-        this.inFlight--;
-      }
-      if (status >= 200 && status < 300) return answer;
-      const code = (answer.error as { code?: string } | undefined)?.code;
-      const retryable = status === 0 || RETRYABLE_STATUS.has(status) || code === 'idempotency_request_in_progress';
-      this.failedCalls.push({ at: Date.now(), status, what: `${method} ${path}` });
-      if (!retryable) throw new Error(`${method} ${path} answered ${status} ${JSON.stringify(answer)}`);
-      if (Date.now() - started > GIVE_UP_AFTER_MS) throw new Error(`${method} ${path} had no answer within ${GIVE_UP_AFTER_MS} ms (last ${status})`);
-      onRetry();
-      await new Promise((resolve) => setTimeout(resolve, delay));
-      delay = Math.min(delay * 2, 1000);
-    }
+/** Retries made within one payment, its API calls' and the customer's. */
+interface Tally {
+  retries: number;
+}
+
+/** Adds a call's retries (its attempts less the first) to the payment's, whether the call answered or failed. */
+async function countRetries<T>(tally: Tally, call: Promise<WithResponse<T>>): Promise<WithResponse<T>> {
+  try {
+    const answer = await call;
+    tally.retries += answer.lastResponse.attempts - 1;
+    return answer;
+  } catch (error) {
+    if (error instanceof PaymentsError) tally.retries += (error.attempts ?? 1) - 1;
+    throw error;
   }
 }
 

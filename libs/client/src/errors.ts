@@ -10,6 +10,8 @@ export interface ErrorDetails {
   headers?: Headers;
   /** The Idempotency-Key the request carried (POST). */
   idempotencyKey?: string;
+  /** Attempts the call made, retries included. */
+  attempts?: number;
   cause?: unknown;
 }
 
@@ -23,6 +25,8 @@ export class PaymentsError extends Error {
   readonly requestId: string | undefined;
   readonly headers: Headers | undefined;
   readonly idempotencyKey: string | undefined;
+  /** Attempts the call made before it gave up, retries included (undefined outside a call: webhook checks). */
+  readonly attempts: number | undefined;
 
   constructor(details: ErrorDetails) {
     super(details.message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -33,6 +37,7 @@ export class PaymentsError extends Error {
     this.requestId = details.requestId;
     this.headers = details.headers;
     this.idempotencyKey = details.idempotencyKey;
+    this.attempts = details.attempts;
   }
 }
 
@@ -71,7 +76,10 @@ export class RateLimitError extends PaymentsError {
 export class ServiceUnavailableError extends PaymentsError {}
 /** 500 `internal_error`, or any other status the API does not document. */
 export class ApiError extends PaymentsError {}
-/** No answer: the connection failed or was lost (`code` `connection_error`) or timed out (`timeout`). */
+/**
+ * No answer: the connection failed or was lost (`code` `connection_error`), timed out (`timeout`), or the caller's
+ * signal aborted the call (`aborted`, seen by hooks only: the call rejects with the signal's reason).
+ */
 export class ConnectionError extends PaymentsError {}
 /** A webhook that does not verify (signature, timestamp or body); `code` says which check failed. */
 export class WebhookSignatureError extends PaymentsError {}
@@ -84,7 +92,7 @@ function numberHeader(headers: Headers | undefined, name: string): number | unde
 }
 
 /** The typed error for a failed answer. */
-export function errorFromAnswer(status: number, body: unknown, headers: Headers, idempotencyKey?: string): PaymentsError {
+export function errorFromAnswer(status: number, body: unknown, headers: Headers, idempotencyKey?: string, attempts?: number): PaymentsError {
   const error = (body as { error?: { code?: unknown; message?: unknown; param?: unknown; request_id?: unknown } } | undefined)?.error;
   const code = typeof error?.code === 'string' ? error.code : `http_${status}`;
   const details: ErrorDetails = {
@@ -95,6 +103,7 @@ export function errorFromAnswer(status: number, body: unknown, headers: Headers,
     requestId: headers.get('request-id') ?? (typeof error?.request_id === 'string' ? error.request_id : undefined),
     headers,
     idempotencyKey,
+    attempts,
   };
   if (code === 'idempotency_key_reused' || code === 'idempotency_request_in_progress') return new IdempotencyError(details);
   switch (status) {

@@ -1,7 +1,7 @@
 // @payments/node: the payment service's typed client for merchants' Node servers.
 export { Payments } from './client';
 export { Payments as default } from './client';
-export { type ClientOptions, type RequestOptions, type ResponseMeta, type WithResponse } from './http';
+export { type AttemptEvent, type AttemptResultEvent, type ClientHooks, type ClientOptions, type RequestOptions, type ResponseMeta, type WithResponse } from './http';
 export { AutoPagingList } from './pagination';
 export {
   ApiError,

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { ApiError, ConnectionError, IdempotencyError, InvalidRequestError, RateLimitError, ServiceUnavailableError } from './errors';
 import { Payments } from './client';
+import type { AttemptEvent, AttemptResultEvent, ClientOptions } from './http';
 
 // The retry rules against a local HTTP stand-in that answers what each test scripts (429/503 with Retry-After, a
 // 409 in progress, a dropped connection, a slow answer): which answers are retried, with the same key, and that a
@@ -45,7 +46,7 @@ describe('client retries', () => {
     seen = [];
   });
 
-  const client = (options: { maxRetries?: number; timeoutMs?: number; maxRetryDelayMs?: number } = {}) =>
+  const client = (options: Partial<ClientOptions> = {}) =>
     new Payments({ apiKey: 'pay_test_k.secret', baseUrl, retryBaseDelayMs: 10, ...options });
   const answer = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${seen.length}`, ...headers });
@@ -80,7 +81,7 @@ describe('client retries', () => {
     script = (_req, res) => answer(res, 429, error('rate_limited'), { 'retry-after': '0', 'ratelimit-limit': '25', 'ratelimit-remaining': '0', 'ratelimit-reset': '1' });
     const failure = await create(client({ maxRetries: 2 })).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(RateLimitError);
-    expect(failure).toMatchObject({ status: 429, code: 'rate_limited', limit: 25, remaining: 0, reset: 1, retryAfter: 0, requestId: 'req_3' });
+    expect(failure).toMatchObject({ status: 429, code: 'rate_limited', limit: 25, remaining: 0, reset: 1, retryAfter: 0, requestId: 'req_3', attempts: 3 });
     expect(seen).toHaveLength(3);
   });
 
@@ -127,5 +128,96 @@ describe('client retries', () => {
     await create();
     expect(seen[0]).toMatchObject({ method: 'GET', url: '/api/v1/payment-intents/pi_test_1', idempotencyKey: undefined });
     expect(seen[1]!.idempotencyKey).not.toBe(seen[2]!.idempotencyKey);
+  });
+
+  it.each([500, 502, 504])('retries a %i with the same key when retryStatuses names it', async (status) => {
+    script = (_req, res, attempt) => (attempt === 1 ? answer(res, status, error('internal_error')) : answer(res, 201, intent));
+    const created = await create(client({ retryStatuses: [429, 500, 502, 503, 504] }));
+    expect(created.lastResponse.attempts).toBe(2);
+    expect(seen[1]!.idempotencyKey).toBe(seen[0]!.idempotencyKey);
+  });
+
+  it('retryStatuses replaces the default: a 503 not named is not retried', async () => {
+    script = (_req, res) => answer(res, 503, error('service_unavailable'), { 'retry-after': '0' });
+    await expect(create(client({ retryStatuses: [500] }))).rejects.toBeInstanceOf(ServiceUnavailableError);
+    expect(seen).toHaveLength(1);
+  });
+
+  it.each([400, 404, 409, 422, 200, 600])('refuses %i in retryStatuses (a repeat answers the same)', async (status) => {
+    expect(() => client({ retryStatuses: [503, status] })).toThrow(RangeError);
+    await expect(client().paymentIntents.create({ amount: '1.00', currency: 'USD' }, { retryStatuses: [status] })).rejects.toThrow(RangeError);
+    expect(seen).toHaveLength(0);
+  });
+
+  it('gives up at retryDeadlineMs however many retries are left, with the attempts it made', async () => {
+    script = (_req, res) => answer(res, 503, error('service_unavailable'));
+    const failure = await create(client({ maxRetries: Infinity, retryDeadlineMs: 300, retryBaseDelayMs: 20, maxBackoffMs: 40 })).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(ServiceUnavailableError);
+    expect(seen.length).toBeGreaterThan(1);
+    expect((failure as ServiceUnavailableError).attempts).toBe(seen.length);
+    // No attempt starts past the deadline.
+    expect(seen.at(-1)!.at - seen[0]!.at).toBeLessThanOrEqual(300);
+  });
+
+  it('maxBackoffMs caps the client\'s own backoff, a Retry-After is still waited out', async () => {
+    script = (req, res, attempt) => (attempt === 1 ? req.socket.destroy() : attempt === 2 ? answer(res, 503, error('service_unavailable'), { 'retry-after': '1' }) : answer(res, 201, intent));
+    // A 10 s backoff would not fit the deadline: the retry after the lost connection shows the cap applied.
+    const created = await create(client({ retryBaseDelayMs: 10_000, maxBackoffMs: 20, retryDeadlineMs: 5000 }));
+    expect(created.lastResponse.attempts).toBe(3);
+    expect(seen[2]!.at - seen[1]!.at).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('tells hooks of every attempt: its start, and its end with the failure and whether a retry follows', async () => {
+    const events: Array<['request', AttemptEvent] | ['response', AttemptResultEvent]> = [];
+    let inFlight = 0;
+    let most = 0;
+    const hooks = {
+      onRequest: (e: AttemptEvent) => {
+        events.push(['request', e]);
+        most = Math.max(most, ++inFlight);
+      },
+      onResponse: (e: AttemptResultEvent) => {
+        events.push(['response', e]);
+        inFlight--;
+      },
+    };
+    script = (req, res, attempt) => (attempt === 1 ? req.socket.destroy() : attempt === 2 ? answer(res, 503, error('service_unavailable'), { 'retry-after': '0' }) : answer(res, 201, intent));
+    const created = await create(client({ hooks }));
+    const key = created.lastResponse.idempotencyKey;
+    const base = { method: 'POST', path: '/api/v1/payment-intents', idempotencyKey: key };
+    expect(events.map(([kind, e]) => [kind, e.attempt])).toEqual([['request', 1], ['response', 1], ['request', 2], ['response', 2], ['request', 3], ['response', 3]]);
+    expect(events[0]![1]).toEqual({ ...base, attempt: 1 });
+    expect(events[1]![1]).toMatchObject({ ...base, status: undefined, retrying: true, error: expect.any(ConnectionError) });
+    expect(events[3]![1]).toMatchObject({ ...base, status: 503, requestId: 'req_2', retrying: true, error: expect.any(ServiceUnavailableError) });
+    expect(events[5]![1]).toMatchObject({ ...base, status: 201, requestId: 'req_3', retrying: false, error: undefined, retryInMs: undefined });
+    expect([inFlight, most]).toEqual([0, 1]);
+
+    // The last failure is the one the caller gets, with no retry after it; a GET's path carries its query.
+    events.length = 0;
+    seen = [];
+    script = (_req, res) => answer(res, 404, error('not_found'));
+    const failure = await client({ hooks })
+      .payments.list({ limit: 5 })
+      .then(() => undefined, (e: unknown) => e);
+    expect(events).toHaveLength(2);
+    expect(events[1]![1]).toMatchObject({ method: 'GET', path: '/api/v1/payments?limit=5', attempt: 1, status: 404, retrying: false, idempotencyKey: undefined });
+    expect((events[1]![1] as AttemptResultEvent).error).toBe(failure);
+  });
+
+  it('ends an aborted attempt for hooks too, and a hook that throws does not fail the call', async () => {
+    const ended: AttemptResultEvent[] = [];
+    script = (_req, res) => later(1000, () => answer(res, 201, intent));
+    const abort = new AbortController();
+    const call = client({ hooks: { onResponse: (e) => void ended.push(e) } }).paymentIntents.create({ amount: '1.00', currency: 'USD' }, { signal: abort.signal });
+    setTimeout(() => abort.abort(new Error('changed my mind')), 100);
+    await expect(call).rejects.toThrow('changed my mind');
+    expect(ended).toHaveLength(1);
+    expect(ended[0]).toMatchObject({ status: undefined, retrying: false, error: expect.objectContaining({ code: 'aborted' }) });
+
+    script = (_req, res) => answer(res, 201, intent);
+    const throwing = () => {
+      throw new Error('observer broke');
+    };
+    expect((await create(client({ hooks: { onRequest: throwing, onResponse: throwing } }))).id).toBe('pi_test_1');
   });
 });
