@@ -76,7 +76,8 @@ describe('buildAsyncApiDocument', () => {
       expect(headers.properties.traceparent!.description).toContain('W3C Trace Context');
       expect(headers.properties.tracestate).toMatchObject({ type: 'string' });
     }
-    expect(new RegExp(doc.components.messages['refund.completed']!.headers.properties!.traceparent!.pattern!).test('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')).toBe(true);
+    const { traceparent } = (doc.components.messages['refund.completed']!.headers as { properties: Record<string, { pattern: string }> }).properties;
+    expect(new RegExp(traceparent!.pattern).test('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')).toBe(true);
   });
 
   it('has no dangling $ref', () => {

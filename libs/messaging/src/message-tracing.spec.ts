@@ -34,7 +34,7 @@ describe('trace context in outbox rows and Kafka headers', () => {
       message: { key: Buffer.from('pi_1'), value: null, headers, offset: '7', timestamp: '0', attributes: 0 } as never,
       where: { topic: 'ns.sessions.events.v1', partition: 0, offset: '7' },
       headers,
-      envelope: event,
+      envelope: event as ValidMessage['envelope'],
     };
   };
 

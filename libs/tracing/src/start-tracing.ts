@@ -26,7 +26,7 @@ export function startTracing(service: string, options: StartTracingOptions = {},
     process.exit(1);
   }
   if (!settings) return false;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when tracing is on
+  // Required here, not imported: with tracing off the SDK is never loaded.
   const { startSdk } = require('./sdk') as typeof import('./sdk');
   running = startSdk(settings, { publicIngress: options.publicIngress ?? false, fastify: options.fastify ?? false });
   setTracingEnabled(true);

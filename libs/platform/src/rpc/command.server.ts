@@ -177,7 +177,7 @@ export class CommandServer extends Server implements CustomTransportStrategy {
       if (span && failed) span.setAttribute('payments.error_code', (reply as Extract<RpcReply, { ok: false }>).error.code);
       if (span) {
         // Within the span: the line carries its trace id (debug, so a service at info writes nothing per command).
-        otelContext.with(otelTrace.setSpan(parent!, span), () => this.logger.debug({ command: pattern, command_id: request.command_id, ok: !failed }, 'command handled'));
+        otelContext.with(otelTrace.setSpan(parent!, span), () => this.logger.debug?.({ command: pattern, command_id: request.command_id, ok: !failed }, 'command handled'));
         span.end();
       }
       answer(socket, id, 200, reply);
