@@ -44,10 +44,14 @@ interface OtlpExport {
  */
 export class TestTraceCollector {
   readonly spans: CollectedSpan[] = [];
+  /** Spans received in all (kept in `spans` unless the collector only counts: a benchmark's sink). */
+  received = 0;
   /** Requests to paths other than /v1/traces (nothing else should be exported). */
   readonly otherPaths: string[] = [];
   private server?: Server;
   private url = '';
+
+  constructor(private readonly options: { keepSpans?: boolean } = {}) {}
 
   async listen(): Promise<string> {
     const server = createServer((req, res) => {
@@ -89,6 +93,8 @@ export class TestTraceCollector {
       const resource = flatten(resourceSpans.resource?.attributes);
       for (const scopeSpans of resourceSpans.scopeSpans ?? []) {
         for (const span of scopeSpans.spans ?? []) {
+          this.received += 1;
+          if (this.options.keepSpans === false) continue;
           this.spans.push({
             service: String(resource['service.name'] ?? ''),
             traceId: span.traceId,

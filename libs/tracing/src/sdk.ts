@@ -30,11 +30,20 @@ const UNTRACED_PATHS = /^\/(health|metrics|asyncapi\.json)(\/|\?|$)/;
 /** A webhook to a merchant: the attempt has its own span, and our trace context is not theirs to receive. */
 const WEBHOOK_SIGNATURE = /^(x-)?service-signature$/i;
 
+/**
+ * OTEL_NODE_DISABLED_INSTRUMENTATIONS (comma-separated: http, undici, pg, ioredis, fastify) leaves those out, to
+ * trade detail for cost; the spans of our own (commands, events, webhook attempts) are always made.
+ */
+function disabledInstrumentations(): Set<string> {
+  return new Set((process.env.OTEL_NODE_DISABLED_INSTRUMENTATIONS ?? '').split(',').map((name) => name.trim().toLowerCase()).filter(Boolean));
+}
+
 export function startSdk(settings: TracingSettings, options: SdkOptions): { shutdown(): Promise<void> } {
+  const disabled = disabledInstrumentations();
   const ratio = new TraceIdRatioBasedSampler(settings.ratio);
   const sampler = new ParentBasedSampler(options.publicIngress ? { root: ratio, remoteParentSampled: ratio, remoteParentNotSampled: ratio } : { root: ratio });
-  const instrumentations: Instrumentation[] = [
-    new HttpInstrumentation({
+  const instrumentations: Array<Instrumentation | false> = [
+    !disabled.has('http') && new HttpInstrumentation({
       ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.test(request.url ?? ''),
       // Outgoing calls of our own (e.g. to a provider) belong to a request's trace; alone they are not worth one.
       requireParentforOutgoingSpans: true,
@@ -44,15 +53,15 @@ export function startSdk(settings: TracingSettings, options: SdkOptions): { shut
         if (typeof requestId === 'string') span.setAttribute('payments.request_id', requestId);
       },
     }),
-    new UndiciInstrumentation({
+    !disabled.has('undici') && new UndiciInstrumentation({
       requireParentforSpans: true,
       ignoreRequestHook: (request) => hasWebhookSignature(request.headers),
     }),
     // Background pollers (the relay, the delivery worker) query all the time; only queries of traced work count.
-    new PgInstrumentation({ requireParentSpan: true }),
-    new IORedisInstrumentation({ requireParentSpan: true }),
+    !disabled.has('pg') && new PgInstrumentation({ requireParentSpan: true }),
+    !disabled.has('ioredis') && new IORedisInstrumentation({ requireParentSpan: true }),
   ];
-  if (options.fastify) {
+  if (options.fastify && !disabled.has('fastify')) {
     const fastify = new FastifyOtelInstrumentation({ registerOnInitialization: true, ignorePaths: (route) => UNTRACED_PATHS.test(route.url) });
     // @fastify/otel 0.21 is built on @opentelemetry/instrumentation 0.222 (its own copy): the same interface.
     instrumentations.push(fastify as unknown as Instrumentation);
@@ -61,7 +70,7 @@ export function startSdk(settings: TracingSettings, options: SdkOptions): { shut
     serviceName: settings.serviceName,
     sampler,
     traceExporter: settings.protocol === 'http/json' ? new JsonTraceExporter() : new ProtobufTraceExporter(),
-    instrumentations,
+    instrumentations: instrumentations.filter((i): i is Instrumentation => i !== false),
     // traceparent and tracestate only (no baggage): what the AsyncAPI document promises consumers.
     textMapPropagator: new W3CTraceContextPropagator(),
     // Traces only: metrics are Prometheus' (the operations port), logs are JSON lines on stdout.
