@@ -5,13 +5,15 @@
 // an ordinary rate (--ordinary, default 100/s, even pace) with their CPU above the idle stack's. Also the VM's bare HTTP figure (the gateway's /health/live),
 // the command hop's own cost (ping through the gateway to sessions, minus bare HTTP), create at one connection
 // and at half its own peak rate (open loop). Prints figures and the goals beside them; asserts nothing.
-// Usage: node -r ./tools/swc-register.js bench/api.ts [--seconds 30] [--connections 64] [--rate N] [--ordinary 100] [--services all|two]
+// With --tracing R it measures create throughput twice instead, tracing off and on at sampling ratio R (every
+// service exporting OTLP/JSON to a local sink that counts and drops), and prints both and the cost.
+// Usage: node -r ./tools/swc-register.js bench/api.ts [--seconds 30] [--connections 64] [--rate N] [--ordinary 100] [--services all|two] [--tracing 0.1]
 import { randomUUID } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import autocannon, { Result } from 'autocannon';
 import Redis from 'ioredis';
 import { Pool } from 'pg';
-import { createTestDatabase, freePort, startStack, uniqueName, type RunningService } from '@payments/testing';
+import { createTestDatabase, freePort, startStack, TestTraceCollector, uniqueName, type RunningService } from '@payments/testing';
 import { admin, START_REPLICAS, startWholeSystem } from './bench-support';
 import { cpuPerRequest, cpuSnapshot, idleCores, serverCpuMsPerRequest, serverTicks, TICKS_PER_SECOND, type CpuSnapshot } from './cpu';
 import { flushSummary, startFlushProbe } from './flush-probe';
@@ -34,6 +36,8 @@ const twoServices = servicesIndex > 0 && process.argv[servicesIndex + 1] === 'tw
 // `live` is GET /health/live (the VM's bare HTTP figure); `self` and `ping` are the gateway's ping diagnostic on
 // its operations port, answered by the gateway itself and by sessions (one command, no database): they differ by
 // what the command hop costs.
+const tracingIndex = process.argv.indexOf('--tracing');
+const tracingRatio = tracingIndex > 0 ? process.argv[tracingIndex + 1] : undefined;
 const onlyIndex = process.argv.indexOf('--only');
 const only = onlyIndex > 0 ? process.argv[onlyIndex + 1] : undefined;
 const runs = (phase: string) => only === undefined || only === phase;
@@ -195,19 +199,66 @@ async function breakdown(system: System, name: string, run: () => Promise<Result
   return { ...result, serverCpuMs: serverCpuMsPerRequest(cpu0, cpu1, result.requests.total), cpu: [cpu0, cpu1] };
 }
 
+const createBody = JSON.stringify({ amount: '74.00', currency: 'USD', external_ref: 'bench', description: 'bench' });
+
+function createRequestFor(gatewayUrl: string, auth: string) {
+  return {
+    url: `${gatewayUrl}/api/v1/payment-intents`,
+    requests: [
+      {
+        method: 'POST' as const,
+        setupRequest: (req: autocannon.Request) => ({ ...req, body: createBody, headers: { authorization: auth, 'content-type': 'application/json', 'idempotency-key': randomUUID() } }),
+      },
+    ],
+  };
+}
+
+/** Create throughput of a system started afresh with `env`, warmed up as the create phase is. */
+async function createThroughput(env: Record<string, string>, name: string): Promise<Result & { serverCpuMs: number }> {
+  const system = await startSystem(env);
+  const pool = new Pool({ connectionString: system.databaseUrl, max: 1 });
+  try {
+    const createRequest = createRequestFor(system.gatewayUrl, `Bearer ${await system.testKey()}`);
+    await autocannon({ ...createRequest, connections, amount: 2000 });
+    await pool.query('ANALYZE');
+    return await breakdown(system, name, () => run(createRequest), 'payment-intents.create', 'payment-intents"');
+  } finally {
+    await pool.end();
+    await system.stop();
+  }
+}
+
+/** Tracing off, then on at `ratio` (exported to a local sink), on systems started afresh: what it costs a create. */
+async function compareTracing(passThrough: Record<string, string>, ratio: string): Promise<void> {
+  const sink = new TestTraceCollector({ keepSpans: false });
+  await sink.listen();
+  try {
+    const off = await createThroughput(passThrough, 'create, tracing off');
+    const on = await createThroughput({ ...passThrough, ...sink.settings(ratio), OTEL_BSP_SCHEDULE_DELAY: '1000' }, `create, tracing on at ${ratio}`);
+    const cost = (1 - on.requests.average / off.requests.average) * 100;
+    console.log(`tracing off: ${Math.round(off.requests.average)} creates/s, ${off.serverCpuMs.toFixed(2)} ms CPU per create`);
+    console.log(`tracing on at ${ratio} sampling: ${Math.round(on.requests.average)} creates/s, ${on.serverCpuMs.toFixed(2)} ms CPU per create, ${sink.received} spans exported`);
+    console.log(`  tracing costs ${cost.toFixed(1)} % of create throughput — ${goal(cost <= 5, '≤ 5 %')} (one run each: compare a few runs before concluding)`);
+  } finally {
+    await sink.close();
+  }
+}
+
 async function main(): Promise<void> {
   console.log(`bench api: ${connections} connections, ${seconds} s each, ${new Date().toISOString()}`);
-  // Settings under test can be passed through the environment (e.g. COMMAND_CONNECTIONS=8).
+  // Settings under test can be passed through the environment (e.g. COMMAND_CONNECTIONS=8, or OTEL_* to trace to
+  // a collector of one's own).
   const passThrough = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => /^(KAFKA_|DB_POOL|COMMAND_)/.test(k) && k !== 'KAFKA_BROKERS'),
+    Object.entries(process.env).filter(([k]) => /^(KAFKA_|DB_POOL|COMMAND_|OTEL_)/.test(k) && k !== 'KAFKA_BROKERS'),
   ) as Record<string, string>;
+  if (tracingRatio !== undefined) return compareTracing(passThrough, tracingRatio);
   const system = await startSystem(passThrough);
   console.log(`system: ${system.label}`);
   const base = await baseline(system.databaseUrl);
   try {
     const auth = `Bearer ${await system.testKey()}`;
     let baselineRps = 0;
-    const body = JSON.stringify({ amount: '74.00', currency: 'USD', external_ref: 'bench', description: 'bench' });
+    const body = createBody;
 
     if (runs('baseline')) {
       const baseResult = await run({ url: `${base.url}/`, method: 'POST', body, headers: { 'content-type': 'application/json' } });
@@ -215,15 +266,7 @@ async function main(): Promise<void> {
       baselineRps = baseResult.requests.average;
     }
 
-    const createRequest = {
-      url: `${system.gatewayUrl}/api/v1/payment-intents`,
-      requests: [
-        {
-          method: 'POST' as const,
-          setupRequest: (req: autocannon.Request) => ({ ...req, body, headers: { authorization: auth, 'content-type': 'application/json', 'idempotency-key': randomUUID() } }),
-        },
-      ],
-    };
+    const createRequest = createRequestFor(system.gatewayUrl, auth);
     if (runs('create') || runs('create-1') || runs('create-half') || runs('ordinary')) {
       // Unmeasured warm-up (compiled code, pooled connections), then planner statistics for the tables it filled:
       // a deployment's tables have them, fresh ones get them only at autovacuum's first ANALYZE.

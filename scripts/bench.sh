@@ -6,7 +6,9 @@
 # each owner, one gateway, info logging), with this VM's bare HTTP figure beside them; api, webhooks-e2e, ledger,
 # refunds and checkout can also measure a named part (--services, see each file's usage line). transport, outbox
 # and webhooks measure one part alone, outside the services (the command transport, the outbox relay and
-# consumer, the dispatcher's delivery worker): breakdowns, not figures of record.
+# consumer, the dispatcher's delivery worker): breakdowns, not figures of record. BENCH_TRACING=0.1 makes api
+# compare create throughput with tracing off and on at that sampling ratio (BENCH=api BENCH_TRACING=0.1).
+# OTEL_* settings in the environment are passed to the services api starts.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -22,7 +24,7 @@ for b in $which; do
   case "$b" in
     transport) node -r ./tools/swc-register.js bench/transport.ts ;;
     outbox) node -r ./tools/swc-register.js bench/outbox-latency.ts --rate 1000 --seconds "$seconds" ;;
-    api) node -r ./tools/swc-register.js bench/api.ts --seconds "$seconds" --connections 64 ;;
+    api) node -r ./tools/swc-register.js bench/api.ts --seconds "$seconds" --connections 64 ${BENCH_TRACING:+--tracing "$BENCH_TRACING"} ;;
     webhooks) if [ -f bench/webhooks.ts ]; then node -r ./tools/swc-register.js bench/webhooks.ts --seconds "$seconds"; fi ;;
     webhooks-e2e) node -r ./tools/swc-register.js bench/webhooks-e2e.ts --seconds "$seconds" --rate 300 ;;
     ledger) node -r ./tools/swc-register.js bench/ledger.ts --seconds "$seconds" ;;

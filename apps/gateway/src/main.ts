@@ -1,3 +1,4 @@
+import './tracing';
 import 'reflect-metadata';
 import { bootstrapService } from '@payments/platform';
 import { GatewayConfig, GATEWAY_DEFAULTS } from './config';

@@ -1,3 +1,4 @@
+import './tracing';
 import 'reflect-metadata';
 import { bootstrapService } from '@payments/platform';
 import { RefundsConfig, REFUNDS_DEFAULTS } from './config';

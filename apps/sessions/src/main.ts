@@ -1,3 +1,4 @@
+import './tracing';
 import 'reflect-metadata';
 import { bootstrapService } from '@payments/platform';
 import { SessionsConfig, SESSIONS_DEFAULTS } from './config';

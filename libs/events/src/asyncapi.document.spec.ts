@@ -69,6 +69,17 @@ describe('buildAsyncApiDocument', () => {
     expect(message.bindings.kafka.key).toMatchObject({ type: 'string' });
   });
 
+  it("documents the W3C trace context in every message's headers, for consumers that join the publisher's trace", () => {
+    for (const message of Object.values(doc.components.messages)) {
+      const headers = message.headers as { properties: Record<string, { type: string; pattern?: string; description?: string }> };
+      expect(headers.properties.traceparent).toMatchObject({ type: 'string', pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$' });
+      expect(headers.properties.traceparent!.description).toContain('W3C Trace Context');
+      expect(headers.properties.tracestate).toMatchObject({ type: 'string' });
+    }
+    const { traceparent } = (doc.components.messages['refund.completed']!.headers as { properties: Record<string, { pattern: string }> }).properties;
+    expect(new RegExp(traceparent!.pattern).test('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')).toBe(true);
+  });
+
   it('has no dangling $ref', () => {
     const refs = refsIn(doc);
     expect(refs.length).toBeGreaterThan(30);

@@ -47,6 +47,16 @@ const HEADERS_SCHEMA: JsonSchema = {
     'correlation-id': { type: 'string' },
     'causation-id': { type: 'string' },
     'wallet-payment': { type: 'string', enum: ['true'], description: "Set when data.payment names the customer wallet it was paid from (whether, never which)." },
+    traceparent: {
+      type: 'string',
+      pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$',
+      description:
+        'W3C Trace Context (https://www.w3.org/TR/trace-context/) of the publishing span, present while the publisher traces. ' +
+        "Extract it (any OpenTelemetry W3C propagator) and make your consumer's span its child or link it, to join the trace " +
+        "of the request that caused the event (a payment's create, its simulation, the ledger's posting and the webhook are one trace). " +
+        'Its sampled flag says whether the publisher recorded the trace.',
+    },
+    tracestate: { type: 'string', description: 'W3C Trace Context tracestate accompanying traceparent, when the publisher has one.' },
   },
 };
 

@@ -173,6 +173,7 @@ export class EventConsumer {
       options.handler,
       options.beforeCommit,
       types || skips ? (item) => !item.skipped && (types === undefined || types.has(item.envelope.type)) : undefined,
+      this.logger,
     );
   }
 

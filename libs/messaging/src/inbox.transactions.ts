@@ -1,7 +1,10 @@
+import { tracingEnabled } from '@payments/tracing';
 import type { DataSource } from 'typeorm';
 import type { ValidMessage } from './consumer-message.decoder';
 import { messageContext, type BeforeCommit, type EventHandler, type HandleOutcome } from './event-handler';
 import type { InboxStore } from './inbox.store';
+import type { MessagingLogger } from './messaging.logger';
+import { ConsumeSpan } from './message-tracing';
 
 export type RunResult = { committed: true; outcomes: HandleOutcome[] } | { committed: false; failedAt?: number; error: unknown };
 
@@ -17,6 +20,8 @@ export class InboxTransactions {
     private readonly beforeCommit: BeforeCommit = async () => undefined,
     /** Whether the handler acts on an event at all (see EventConsumerOptions.eventTypes and skips). */
     private readonly acts: (item: ValidMessage) => boolean = () => true,
+    /** While tracing, a debug line per event handled, within its span (so it carries the trace id). */
+    private readonly logger?: MessagingLogger,
   ) {}
 
   /**
@@ -27,6 +32,9 @@ export class InboxTransactions {
     const acting = run.filter((item) => this.acts(item));
     if (acting.length === 0) return { committed: true, outcomes: run.map(() => 'ignored') };
     const progress: { failedAt?: number } = {};
+    // A span per event handled; all end with the transaction (its commit is part of handling them).
+    const spans: ConsumeSpan[] | undefined = tracingEnabled() ? [] : undefined;
+    let failure: unknown;
     try {
       const outcomes = await this.dataSource.transaction(async (manager) => {
         const fresh = await this.inbox.claim(manager, acting.map((item) => item.envelope.id));
@@ -42,7 +50,16 @@ export class InboxTransactions {
             continue;
           }
           progress.failedAt = i;
-          await this.handler(item.envelope, manager, messageContext(item, 1));
+          if (spans) {
+            const span = new ConsumeSpan(item, 1);
+            spans.push(span);
+            await span.run(async () => {
+              await this.handler(item.envelope, manager, messageContext(item, 1));
+              this.handled(item, 1);
+            });
+          } else {
+            await this.handler(item.envelope, manager, messageContext(item, 1));
+          }
           progress.failedAt = undefined;
           outcomes.push('handled');
         }
@@ -51,19 +68,41 @@ export class InboxTransactions {
       });
       return { committed: true, outcomes };
     } catch (error) {
+      failure = error;
       return { committed: false, failedAt: progress.failedAt, error };
+    } finally {
+      if (spans) for (const span of spans) span.end(failure);
     }
+  }
+
+  private handled(item: ValidMessage, attempt: number): void {
+    this.logger?.debug({ ...item.where, eventId: item.envelope.id, eventType: item.envelope.type, attempt }, 'event handled');
   }
 
   /** One event in its own transaction (the `attempt`-th try). */
   async one(item: ValidMessage, attempt: number): Promise<HandleOutcome> {
     if (!this.acts(item)) return 'ignored';
-    return this.dataSource.transaction(async (manager) => {
-      const fresh = await this.inbox.claim(manager, [item.envelope.id]);
-      if (fresh.size === 0) return 'duplicate';
-      await this.handler(item.envelope, manager, messageContext(item, attempt));
-      await this.beforeCommit(manager);
-      return 'handled';
-    });
+    const handle = () =>
+      this.dataSource.transaction(async (manager) => {
+        const fresh = await this.inbox.claim(manager, [item.envelope.id]);
+        if (fresh.size === 0) return 'duplicate' as const;
+        await this.handler(item.envelope, manager, messageContext(item, attempt));
+        await this.beforeCommit(manager);
+        return 'handled' as const;
+      });
+    if (!tracingEnabled()) return handle();
+    const span = new ConsumeSpan(item, attempt);
+    try {
+      const outcome = await span.run(async () => {
+        const outcome = await handle();
+        if (outcome === 'handled') this.handled(item, attempt);
+        return outcome;
+      });
+      span.end();
+      return outcome;
+    } catch (error) {
+      span.end(error);
+      throw error;
+    }
   }
 }

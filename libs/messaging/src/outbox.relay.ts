@@ -1,7 +1,9 @@
 import type { Message, Producer } from 'kafkajs';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
+import { tracingEnabled } from '@payments/tracing';
 import { ACKS_ALL } from './kafka.factory';
+import { endSpans, startPublishSpans } from './message-tracing';
 import { errorMessage, jsonLogger, type MessagingLogger } from './messaging.logger';
 import { registerLocalRelay } from './outbox.signal';
 import { pgClientConfig } from '@payments/database';
@@ -306,12 +308,15 @@ export class OutboxRelay {
       byTopic.set(row.topic, messages);
     }
     const ids = rows.map((row) => row.id);
+    const spans = tracingEnabled() ? [...byTopic].flatMap(([topic, messages]) => startPublishSpans(topic, messages)) : undefined;
     try {
       await this.options.producer.sendBatch({
         acks: ACKS_ALL,
         topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
       });
+      if (spans) endSpans(spans);
     } catch (error) {
+      if (spans) endSpans(spans, error);
       const refusal = tooLargeRefusal(error);
       if (refusal === undefined) throw error;
       // The broker (or the topic) allows less than this relay assumed. Alone, the row can never be sent: park it.

@@ -1,8 +1,10 @@
 import { validateEnvelope, type EventEnvelope } from '@payments/events';
+import { tracingEnabled } from '@payments/tracing';
 import type { DataSource, EntityManager } from 'typeorm';
 import { outboxNotifyStatement, signalCommittedOutboxWrite, signalOutboxWrite } from './outbox.signal';
 import { assertSchemaName, qualified } from '@payments/database';
 import type { SqlStatement } from '@payments/database';
+import { addOutboxTraceHeaders } from './message-tracing';
 
 const ROWS_PER_INSERT = 1000;
 
@@ -99,7 +101,10 @@ export class OutboxWriter {
     for (const envelope of envelopes) {
       const n = params.length;
       values.push(`($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5})`);
-      params.push(envelope.id, topic, envelope.aggregate_id, JSON.stringify(envelope), JSON.stringify(envelopeHeaders(envelope)));
+      const headers = envelopeHeaders(envelope);
+      // The trace this write belongs to, kept with the row: the relay publishes it later, from another context.
+      if (tracingEnabled()) addOutboxTraceHeaders(headers, envelope);
+      params.push(envelope.id, topic, envelope.aggregate_id, JSON.stringify(envelope), JSON.stringify(headers));
     }
     return { text: `INSERT INTO ${qualified(schema, 'outbox')} (event_id, topic, key, payload, headers) VALUES ${values.join(', ')}`, params };
   }

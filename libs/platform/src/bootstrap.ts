@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { getPriority, setPriority } from 'node:os';
 import { ConfigError, loadConfig, parseCommandSecrets, ServiceConfig, trustProxyOption } from '@payments/config';
 import { buildAsyncApiDocument } from '@payments/events';
+import { shutdownTracing } from '@payments/tracing';
 import { Logger } from 'nestjs-pino';
 import pino, { type Logger as PinoInstance } from 'pino';
 import { DatabaseOptions } from './database/database.module';
@@ -153,6 +154,8 @@ function handleShutdownSignals(app: NestFastifyApplication, timeoutMs: number, c
     Promise.resolve(commands?.close())
       .then(() => app.close())
       .then(() => operations.close())
+      // The spans of the last requests, exported before the process goes.
+      .then(() => shutdownTracing())
       .then(
         () => process.exit(0),
         (error: unknown) => {

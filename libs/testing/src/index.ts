@@ -27,6 +27,8 @@ export { startTestDnsServer, type TestDnsServer, type TestDnsServerOptions } fro
 export { HangingUpProxy, PrivateKafka, PrivatePostgres } from './private-infra';
 export { LahzaStandIn, localCertificate, type LahzaStandInOptions, type LocalCertificate, type StandInRefund } from './lahza-standin';
 export { TestWebhookReceiver, type TestWebhookReceiverOptions, type WebhookArrival } from './webhook-receiver';
+export { TestTraceCollector, type CollectedSpan } from './trace-collector';
+export { startInMemoryTracing, type InMemoryTracing } from './in-memory-tracing';
 export { startTestSmtpServer, TestSmtpServer, type ReceivedMail, type TestSmtpServerOptions } from './smtp-server';
 export { signInWalletCustomer, type WalletCustomer } from './wallet-customer';
 export { PgCountingProxy, tallyMinus, type PgTally } from './pg-counting-proxy';

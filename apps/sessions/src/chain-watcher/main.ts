@@ -1,5 +1,6 @@
 // The chain watcher: a process of its own beside the sessions service (same code, same schema), so a slow or
 // failing JSON-RPC node never slows a payment command. Entry: dist/apps/sessions/src/chain-watcher/main.js.
+import './tracing';
 import 'reflect-metadata';
 import { readCryptoSettings, type CryptoSettings } from '@payments/chain';
 import { ConfigError } from '@payments/config';

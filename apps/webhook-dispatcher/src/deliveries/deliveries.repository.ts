@@ -35,7 +35,8 @@ export interface ClaimedDelivery {
     | 'previous_secret_encrypted'
     | 'previous_secret_expires_at'
   >;
-  event: { id: string; type: string; scheme: WebhookScheme; body: string };
+  /** `traceContext`: the trace the event arrived in (JSON of traceparent/tracestate), which each attempt joins. */
+  event: { id: string; type: string; scheme: WebhookScheme; body: string; traceContext?: string | null };
   /** Its endpoint was failing when claimed (it gets fewer slots). */
   degraded: boolean;
 }
@@ -90,6 +91,7 @@ interface ClaimRow {
   event_type: string;
   scheme: WebhookScheme;
   body: string;
+  trace_context: string | null;
   degraded: boolean;
 }
 
@@ -149,7 +151,7 @@ export function claimSql(t: (table: string) => string): string {
        RETURNING d.id, d.kind, d.attempt_count, ep.id AS endpoint_id, ep.merchant_id, ep.environment, ep.url,
                  ep.status AS endpoint_status, ep.deleted_at, ep.auto_disabled_at, ep.secret_encrypted,
                  ep.previous_secret_encrypted, ep.previous_secret_expires_at, (ep.failing_since IS NOT NULL) AS degraded,
-                 ev.id AS event_id, ev.type AS event_type, ev.scheme, ev.body`;
+                 ev.id AS event_id, ev.type AS event_type, ev.scheme, ev.body, ev.trace_context`;
 }
 
 /**
@@ -232,7 +234,7 @@ export class DeliveriesRepository {
         previous_secret_encrypted: row.previous_secret_encrypted,
         previous_secret_expires_at: row.previous_secret_expires_at,
       },
-      event: { id: row.event_id, type: row.event_type, scheme: row.scheme, body: row.body },
+      event: { id: row.event_id, type: row.event_type, scheme: row.scheme, body: row.body, traceContext: row.trace_context },
       degraded: row.degraded,
     }));
   }
@@ -456,6 +458,7 @@ export class DeliveriesRepository {
         column((e) => e.occurredAt),
         column((e) => e.scheme),
         column((e) => e.body),
+        column((e) => e.traceContext ?? null),
       ],
     })) as Array<{ event_id: string; endpoint_id: string | null; failing: boolean | null }>;
     for (const event of events) outcomes.set(event.id, { stored: false, deliveries: 0 });
@@ -479,17 +482,17 @@ export class DeliveriesRepository {
   }
 
   /**
-   * Stores events given as columns ($1..$9, in their order; one already there is skipped) and answers one row per
+   * Stores events given as columns ($1..$10, in their order; one already there is skipped) and answers one row per
    * stored event and endpoint it goes to, or with a null endpoint when none takes it.
    */
   private storeEventsSql(): string {
     const t = (name: string) => this.db.table(name);
     return `WITH input AS (
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::timestamptz[], $8::text[], $9::text[])
-           WITH ORDINALITY AS i(id, merchant_id, environment, type, aggregate_id, sequence, occurred_at, scheme, body, n)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::timestamptz[], $8::text[], $9::text[], $10::text[])
+           WITH ORDINALITY AS i(id, merchant_id, environment, type, aggregate_id, sequence, occurred_at, scheme, body, trace_context, n)
        ), stored AS (
-         INSERT INTO ${t('events')} (id, merchant_id, environment, type, aggregate_id, sequence, occurred_at, scheme, body)
-         SELECT id, merchant_id, environment, type, aggregate_id, sequence, occurred_at, scheme, body FROM input ORDER BY n
+         INSERT INTO ${t('events')} (id, merchant_id, environment, type, aggregate_id, sequence, occurred_at, scheme, body, trace_context)
+         SELECT id, merchant_id, environment, type, aggregate_id, sequence, occurred_at, scheme, body, trace_context FROM input ORDER BY n
          ON CONFLICT (id) DO NOTHING
          RETURNING id
        )

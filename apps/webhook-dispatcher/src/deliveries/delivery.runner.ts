@@ -1,6 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { newEnvelope, type EndpointAutoDisabled } from '@payments/events';
+import { SpanKind, type Span } from '@opentelemetry/api';
 import { TurnBatcher, type OutboxWriter } from '@payments/messaging';
+import { contextFromHeaders, inSpan, tracingEnabled } from '@payments/tracing';
 import { failingTooLong, nextStep, signedWebhookHeaders, type NextStep } from '@payments/webhooks';
 import type { EntityManager } from 'typeorm';
 import type { AutoDisableReason, EndpointsRepository } from '../endpoints/endpoints.repository';
@@ -51,6 +53,26 @@ export class DeliveryRunner {
    * the time of the next attempt once a retry is recorded.
    */
   async run(claimed: ClaimedDelivery, sent: () => void = () => undefined, retryAt: (at: Date) => void = () => undefined): Promise<AttemptResult> {
+    if (!tracingEnabled()) return this.runAttempt(claimed, sent, retryAt);
+    // Each attempt is a span of the trace the event arrived in (stored with it), whenever the attempt happens.
+    return inSpan(
+      'webhook attempt',
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'payments.delivery_id': claimed.id,
+          'payments.endpoint_id': claimed.endpoint.id,
+          'payments.event_id': claimed.event.id,
+          'payments.event_type': claimed.event.type,
+          'payments.attempt': claimed.attemptCount + 1,
+        },
+      },
+      contextFromHeaders(parseTraceContext(claimed.event.traceContext)),
+      (span) => this.runAttempt(claimed, sent, retryAt, span),
+    );
+  }
+
+  private async runAttempt(claimed: ClaimedDelivery, sent: () => void, retryAt: (at: Date) => void, span?: Span): Promise<AttemptResult> {
     const endpoint = claimed.endpoint;
     // A test event may go to a disabled endpoint (to check it works again); nothing goes to a deleted one.
     const deliverable = claimed.kind === 'test' ? endpoint.deleted_at === null : isActive(endpoint);
@@ -79,11 +101,17 @@ export class DeliveryRunner {
       this.logger.warn({ delivery: claimed.id }, 'lease lost before the attempt was recorded; the attempt is kept as history only');
       return 'lease_lost';
     }
+    if (span) {
+      if (result.statusCode !== null) span.setAttribute('http.response.status_code', result.statusCode);
+      span.setAttribute('payments.outcome', step.action);
+    }
     const counted = result.refused ? 'refused' : step.action;
     webhookAttempts.inc({ result: counted });
     if (claimed.kind !== 'test') webhookEndpointAttempts.inc({ endpoint_id: endpoint.id, result: counted });
     if (record.next.status === 'pending') retryAt(record.next.nextAttemptAt);
-    if (step.action !== 'succeeded') {
+    if (step.action === 'succeeded') {
+      this.logger.debug({ delivery: claimed.id, endpoint: endpoint.id, event: claimed.event.id, attempt: attemptNumber }, 'webhook delivered');
+    } else {
       this.logger.log(
         { delivery: claimed.id, endpoint: endpoint.id, attempt: attemptNumber, status: result.statusCode, error: result.error, next: step },
         'webhook attempt failed',
@@ -176,5 +204,14 @@ export class DeliveryRunner {
     ]);
     webhookEndpointsDisabled.inc({ reason });
     this.logger.warn({ endpoint: endpointId, merchant: endpoint.merchant_id, reason }, 'webhook endpoint disabled');
+  }
+}
+
+function parseTraceContext(stored: string | null | undefined): Record<string, unknown> | undefined {
+  if (!stored) return undefined;
+  try {
+    return JSON.parse(stored) as Record<string, unknown>;
+  } catch {
+    return undefined; // unreadable: the attempt starts a trace of its own
   }
 }

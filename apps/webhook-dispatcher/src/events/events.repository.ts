@@ -16,6 +16,8 @@ export interface StoredEvent {
   body: string;
   /** Set only for a test event: it belongs to that endpoint and is never replayed. */
   endpointId?: string | null;
+  /** The trace the event arrived in (JSON of traceparent/tracestate), while tracing is on: its attempts join it. */
+  traceContext?: string | null;
 }
 
 /** Public events as received, with the body merchants get; kept for resends and replays. */

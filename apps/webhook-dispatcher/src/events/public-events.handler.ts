@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { eventTypes, type EventEnvelope } from '@payments/events';
+import { traceHeadersOf, tracingEnabled } from '@payments/tracing';
 import { renderWebhook } from '@payments/webhooks';
 import type { EntityManager } from 'typeorm';
 import { DeliveriesRepository } from '../deliveries/deliveries.repository';
@@ -39,6 +40,8 @@ export class PublicEventsHandler {
       occurredAt: envelope.occurred_at,
       scheme: rendered.scheme,
       body: rendered.body,
+      // Handled within the event's consumer span: the deliveries, made later by the worker, continue its trace.
+      traceContext: tracingEnabled() ? traceContextJson() : null,
     };
     const pending = this.pending.get(manager);
     if (!pending) this.pending.set(manager, [event]);
@@ -56,4 +59,9 @@ export class PublicEventsHandler {
     if (repeated.length > 0) this.logger.debug({ eventIds: repeated }, 'events already stored; no new deliveries');
     return outcomes as Map<string, PublicEventOutcome>;
   }
+}
+
+function traceContextJson(): string | null {
+  const headers = traceHeadersOf();
+  return headers ? JSON.stringify(headers) : null;
 }

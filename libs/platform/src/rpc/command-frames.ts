@@ -86,6 +86,12 @@ export interface CommandFrame {
   timeout_ms: number;
   correlation_id: string;
   body: unknown;
+  /**
+   * The caller's W3C trace context, when it traces: the owner's span joins the caller's trace. Optional both ways:
+   * an owner ignores fields it does not know, and a frame without them starts no trace of its own upstream.
+   */
+  traceparent?: string;
+  tracestate?: string;
 }
 
 /**

@@ -1,4 +1,6 @@
 import { Logger } from '@nestjs/common';
+import { context as otelContext, SpanKind, trace as otelTrace, type Context } from '@opentelemetry/api';
+import { injectTraceHeaders, markFailed, tracer, tracingEnabled } from '@payments/tracing';
 import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
 import { randomUUID } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
@@ -403,7 +405,8 @@ export class CommandClient extends ClientProxy {
 
   protected publish(packet: ReadPacket<CommandPacket>, callback: (packet: WritePacket) => void): () => void {
     const cancel: Cancellation = { cancelled: false };
-    this.dispatch(packet.pattern as string, packet.data, cancel).then(
+    const sent = tracingEnabled() ? this.tracedDispatch(packet.pattern as string, packet.data, cancel, otelContext.active()) : this.dispatch(packet.pattern as string, packet.data, cancel);
+    sent.then(
       (response) => callback({ response, isDisposed: true }),
       (err: unknown) => callback({ err, isDisposed: true }),
     );
@@ -418,7 +421,22 @@ export class CommandClient extends ClientProxy {
     return Promise.reject(new Error('events travel on Kafka, not on the command transport'));
   }
 
-  private async dispatch(pattern: string, command: CommandPacket, cancel: Cancellation): Promise<unknown> {
+  /** One client span per command (retries to other instances included); the owner's span is its child. */
+  private async tracedDispatch(pattern: string, command: CommandPacket, cancel: Cancellation, parent: Context): Promise<unknown> {
+    const span = tracer().startSpan(pattern, { kind: SpanKind.CLIENT, attributes: { 'rpc.system': 'payments-commands', 'rpc.method': pattern } }, parent);
+    const trace: Record<string, string> = {};
+    injectTraceHeaders(trace, otelTrace.setSpan(parent, span));
+    try {
+      return await this.dispatch(pattern, command, cancel, trace);
+    } catch (error) {
+      markFailed(span, error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
+  private async dispatch(pattern: string, command: CommandPacket, cancel: Cancellation, trace?: { traceparent?: string; tracestate?: string }): Promise<unknown> {
     const service = this.services.get(serviceOfPattern(pattern));
     const instances = service ? await service.current() : [];
     if (!service || instances.length === 0) throw new CommandUnavailableError(`no instance of the owner of ${pattern}`);
@@ -434,7 +452,7 @@ export class CommandClient extends ClientProxy {
       const instance = this.pick(service, instances, inFlight);
       if (!instance) return false;
       attempts++;
-      const frame: CommandFrame = { pattern, command_id: command.command_id, timeout_ms: remaining, correlation_id: command.correlation_id, body: command.body };
+      const frame: CommandFrame = { pattern, command_id: command.command_id, timeout_ms: remaining, correlation_id: command.correlation_id, body: command.body, ...trace };
       // The window in two halves: the command alone, then the command and a ping.
       inFlight.push(attempt(instance, JSON.stringify(frame), Math.min(this.answerWindowMs, Math.floor(remaining / 2)) / 2));
       return true;

@@ -1,4 +1,6 @@
 import { BaseRpcContext, CustomTransportStrategy, Server } from '@nestjs/microservices';
+import { context as otelContext, SpanKind, trace as otelTrace, type Span } from '@opentelemetry/api';
+import { contextFromHeaders, markFailed, tracer, tracingEnabled } from '@payments/tracing';
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import { lastValueFrom } from 'rxjs';
 import { commandHandleDuration } from '../metrics/metrics';
@@ -162,12 +164,28 @@ export class CommandServer extends Server implements CustomTransportStrategy {
     };
     // Timed here rather than by a Nest interceptor, whose async-context binding cost more than the timing.
     const stop = commandHandleDuration.startTimer({ command: pattern });
+    // The caller's trace continues here (a frame without trace context, from a caller that does not trace, starts
+    // a trace of its own when sampled).
+    const parent = tracingEnabled() ? contextFromHeaders(frame) : undefined;
+    const span: Span | undefined = parent && tracer().startSpan(pattern, { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'payments-commands', 'rpc.method': pattern } }, parent);
+    const run = () => handler(request, new CommandContext([pattern, request.command_id]));
     try {
-      const result = await handler(request, new CommandContext([pattern, request.command_id]));
+      const result = await (parent && span ? otelContext.with(otelTrace.setSpan(parent, span), run) : run());
       const reply = await lastValueFrom(this.transformToObservable(result));
-      stop({ outcome: (reply as RpcReply | undefined)?.ok === false ? 'error' : 'ok' });
+      const failed = (reply as RpcReply | undefined)?.ok === false;
+      stop({ outcome: failed ? 'error' : 'ok' });
+      if (span && failed) span.setAttribute('payments.error_code', (reply as Extract<RpcReply, { ok: false }>).error.code);
+      if (span) {
+        // Within the span: the line carries its trace id (debug, so a service at info writes nothing per command).
+        otelContext.with(otelTrace.setSpan(parent!, span), () => this.logger.debug?.({ command: pattern, command_id: request.command_id, ok: !failed }, 'command handled'));
+        span.end();
+      }
       answer(socket, id, 200, reply);
     } catch (error) {
+      if (span) {
+        markFailed(span, error);
+        span.end();
+      }
       stop({ outcome: 'failed' });
       // serveCommand shapes every expected failure; reaching here is a bug in a handler.
       this.logger.error({ err: error, command: pattern }, `command ${pattern} failed`);

@@ -1,0 +1,91 @@
+// The OpenTelemetry SDK and instrumentations. Only startTracing requires this file, and only when an endpoint is
+// set: with tracing off none of these modules is loaded.
+import { FastifyOtelInstrumentation } from '@fastify/otel';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import type { Instrumentation } from '@opentelemetry/instrumentation';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TracingSettings } from './tracing-settings';
+
+export interface SdkOptions {
+  /**
+   * The service answers the public (the gateway): a traceparent a caller sends is followed for the trace id, but
+   * whether it is recorded is our ratio's decision, not the caller's (a client could otherwise have every request
+   * of its own recorded).
+   */
+  publicIngress: boolean;
+  /** Spans of Fastify's routes and hooks (@fastify/otel), for the service that serves its API with Fastify. */
+  fastify: boolean;
+}
+
+/** Probes and scrapes on the operations port: a root span each would only be noise (and cost). */
+const UNTRACED_PATHS = /^\/(health|metrics|asyncapi\.json)(\/|\?|$)/;
+/** A webhook to a merchant: the attempt has its own span, and our trace context is not theirs to receive. */
+const WEBHOOK_SIGNATURE = /^(x-)?service-signature$/i;
+
+/**
+ * OTEL_NODE_DISABLED_INSTRUMENTATIONS (comma-separated: http, undici, pg, ioredis, fastify) leaves those out, to
+ * trade detail for cost; the spans of our own (commands, events, webhook attempts) are always made.
+ */
+function disabledInstrumentations(): Set<string> {
+  return new Set((process.env.OTEL_NODE_DISABLED_INSTRUMENTATIONS ?? '').split(',').map((name) => name.trim().toLowerCase()).filter(Boolean));
+}
+
+export function startSdk(settings: TracingSettings, options: SdkOptions): { shutdown(): Promise<void> } {
+  const disabled = disabledInstrumentations();
+  const ratio = new TraceIdRatioBasedSampler(settings.ratio);
+  const sampler = new ParentBasedSampler(options.publicIngress ? { root: ratio, remoteParentSampled: ratio, remoteParentNotSampled: ratio } : { root: ratio });
+  const instrumentations: Array<Instrumentation | false> = [
+    !disabled.has('http') && new HttpInstrumentation({
+      ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.test(request.url ?? ''),
+      // Outgoing calls of our own (e.g. to a provider) belong to a request's trace; alone they are not worth one.
+      requireParentforOutgoingSpans: true,
+      // The Request-Id the merchant sees (echoed or issued by the gateway) finds the trace.
+      applyCustomAttributesOnSpan: (span, request, response) => {
+        const requestId = (response as ServerResponse).getHeader?.('request-id') ?? (request as IncomingMessage & { id?: unknown }).id;
+        if (typeof requestId === 'string') span.setAttribute('payments.request_id', requestId);
+      },
+    }),
+    !disabled.has('undici') && new UndiciInstrumentation({
+      requireParentforSpans: true,
+      ignoreRequestHook: (request) => hasWebhookSignature(request.headers),
+    }),
+    // Background pollers (the relay, the delivery worker) query all the time; only queries of traced work count.
+    !disabled.has('pg') && new PgInstrumentation({ requireParentSpan: true }),
+    !disabled.has('ioredis') && new IORedisInstrumentation({ requireParentSpan: true }),
+  ];
+  if (options.fastify && !disabled.has('fastify')) {
+    const fastify = new FastifyOtelInstrumentation({ registerOnInitialization: true, ignorePaths: (route) => UNTRACED_PATHS.test(route.url) });
+    // @fastify/otel 0.21 is built on @opentelemetry/instrumentation 0.222 (its own copy): the same interface.
+    instrumentations.push(fastify as unknown as Instrumentation);
+  }
+  const sdk = new NodeSDK({
+    serviceName: settings.serviceName,
+    sampler,
+    traceExporter: settings.protocol === 'http/json' ? new JsonTraceExporter() : new ProtobufTraceExporter(),
+    instrumentations: instrumentations.filter((i): i is Instrumentation => i !== false),
+    // traceparent and tracestate only (no baggage): what the AsyncAPI document promises consumers.
+    textMapPropagator: new W3CTraceContextPropagator(),
+    // Traces only: metrics are Prometheus' (the operations port), logs are JSON lines on stdout.
+    metricReaders: [],
+    logRecordProcessors: [],
+  });
+  sdk.start();
+  return sdk;
+}
+
+function hasWebhookSignature(headers: string | Array<string | string[]>): boolean {
+  if (typeof headers === 'string') return headers.split('\r\n').some((line) => WEBHOOK_SIGNATURE.test(line.slice(0, line.indexOf(':'))));
+  for (let i = 0; i < headers.length; i += 2) {
+    const name = headers[i];
+    if (typeof name === 'string' && WEBHOOK_SIGNATURE.test(name)) return true;
+  }
+  return false;
+}
