@@ -188,11 +188,23 @@ export class Transport {
         options.signal?.removeEventListener('abort', onAbort);
       }
 
+      const parsed = res === undefined ? undefined : parseJson(text);
+      if (res?.ok && parsed === UNREADABLE) {
+        // A success whose body is not the object (cut short, or a proxy's page): the answer is lost, as if the
+        // connection had dropped, and the repeat is as harmless (every POST has its key).
+        error = new ConnectionError({
+          code: 'invalid_response',
+          message: `${method} ${path}: answered ${res.status} with a body that is not JSON`,
+          idempotencyKey,
+          attempts: attempt,
+          cause: undefined,
+        });
+        res = undefined;
+      }
       let delay: number | undefined;
       if (res === undefined) {
         delay = this.backoff(attempt);
       } else {
-        const parsed = parseJson(text);
         const requestId = res.headers.get('request-id') ?? undefined;
         if (res.ok) {
           const meta: ResponseMeta = {
@@ -203,12 +215,13 @@ export class Transport {
             idempotentReplayed: res.headers.get('idempotent-replayed') === 'true',
             attempts: attempt,
           };
-          const value = (parsed ?? {}) as object;
+          const value = (parsed ?? {}) as object; // an empty body (e.g. 204) is an empty object
           Object.defineProperty(value, 'lastResponse', { value: meta, enumerable: false });
           ended({ status: res.status, requestId, error: undefined, retrying: false, retryInMs: undefined });
           return value as WithResponse<T>;
         }
-        error = errorFromAnswer(res.status, parsed, res.headers, idempotencyKey, attempt);
+        // An error's body that is not JSON (a proxy's page) still has its status, which the error is made from.
+        error = errorFromAnswer(res.status, parsed === UNREADABLE ? undefined : parsed, res.headers, idempotencyKey, attempt);
         // A Retry-After longer than the client may wait gives undefined: never sooner than asked, so the error goes to the caller.
         delay = isRetryable(error, retryStatuses) ? this.delayFor(res.headers, attempt) : undefined;
       }
@@ -280,12 +293,15 @@ function queryString(query: object | undefined): string {
   return text ? `?${text}` : '';
 }
 
+/** What parseJson gives for a body that is not JSON. */
+const UNREADABLE = Symbol('unreadable body');
+
 function parseJson(text: string): unknown {
   if (!text) return undefined;
   try {
     return JSON.parse(text);
   } catch {
-    return undefined;
+    return UNREADABLE;
   }
 }
 

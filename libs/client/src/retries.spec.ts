@@ -110,6 +110,24 @@ describe('client retries', () => {
     expect(seen[1]!.idempotencyKey).toBe(seen[0]!.idempotencyKey);
   });
 
+  it('retries a success whose body is not JSON (a lost answer) with the same key, and says so when none is readable', async () => {
+    const cutShort = (res: ServerResponse) => {
+      res.writeHead(201, { 'content-type': 'application/json' });
+      res.end('{"id":"pi_test_1","obj');
+    };
+    script = (_req, res, attempt) => (attempt === 1 ? cutShort(res) : answer(res, 201, intent));
+    const created = await create();
+    expect(created).toMatchObject(intent);
+    expect(created.lastResponse.attempts).toBe(2);
+    expect(seen[1]!.idempotencyKey).toBe(seen[0]!.idempotencyKey);
+    seen = [];
+    script = (_req, res) => cutShort(res);
+    const failure = await create(client({ maxRetries: 1 })).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(ConnectionError);
+    expect(failure).toMatchObject({ code: 'invalid_response', status: undefined });
+    expect(seen).toHaveLength(2);
+  });
+
   it('retries a timed-out attempt, and says so when none answer', async () => {
     script = (_req, res, attempt) => (attempt === 1 ? later(1500, () => answer(res, 201, intent)) : answer(res, 201, intent));
     expect((await create(client({ timeoutMs: 300 }))).lastResponse.attempts).toBe(2);
