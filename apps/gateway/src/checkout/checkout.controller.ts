@@ -15,7 +15,7 @@ import type { WalletCodeError, WalletFormContext, WalletSection } from './page/w
 import { SessionsClient } from '../sessions-client/sessions.client';
 import { checkoutView, cryptoDepositView, sessionState, type CheckoutView, type PayNotice } from './page/checkout-view';
 import { cryptoOptionsOf, findCryptoOption } from './checkout-crypto';
-import { isWalletMethod, renderCheckout } from './page/checkout-page';
+import { isWalletMethod, renderCheckout, type PageContext } from './page/checkout-page';
 import { chooseLanguage, type Language } from './page/messages';
 import { securityHeaders } from './page/security-headers';
 
@@ -80,9 +80,7 @@ export class CheckoutController {
     const wallet = 'page' in found || view.page !== 'pay' || !view.methods.some(isWalletMethod) ? null : await this.walletSection(found, language, request, reply);
     // The wallet's own message says why (not enough balance) and what to do: the general "declined" would repeat it.
     if (view.page === 'pay' && wallet?.section.state === 'signed_in' && wallet.section.notice === 'insufficient') view.notice = null;
-    const nonce = randomBytes(16).toString('base64');
-    const html = renderCheckout(view, { lang: language, nonce, path: `/checkout/${encodeURIComponent(id)}`, now: new Date(), attempt: randomBytes(12).toString('hex'), wallet });
-    await reply.code(status).headers(securityHeaders(nonce)).send(html);
+    await this.sendCheckout(reply, status, view, id, language, wallet);
   }
 
   @Post(':id/pay')
@@ -245,9 +243,7 @@ export class CheckoutController {
     const view = cryptoDepositView(found, await this.merchantName(found.merchant_id), option, this.depositHref(id, option));
     // Paid (the receipt), expired, no address yet: the session's own page says what it is now.
     if (view.page !== 'crypto') return void reply.redirect(back, 303);
-    const nonce = randomBytes(16).toString('base64');
-    const html = renderCheckout(view, { lang: language, nonce, path: `/checkout/${encodeURIComponent(id)}`, now: new Date(), attempt: randomBytes(12).toString('hex') });
-    await reply.code(200).headers(securityHeaders(nonce)).send(html);
+    await this.sendCheckout(reply, 200, view, id, language);
   }
 
   /** What the deposit page's script compares with what it showed: status and what was received so far. */
@@ -322,6 +318,13 @@ export class CheckoutController {
   }
 
   /** The wallet in place of `togo`: the sign-in forms, or the signed-in wallet's balance and pay button. */
+  /** A session's page with its own script nonce and a fresh attempt id for its forms. */
+  private async sendCheckout(reply: FastifyReply, status: number, view: CheckoutView, id: string, lang: Language, wallet?: PageContext['wallet']): Promise<void> {
+    const nonce = randomBytes(16).toString('base64');
+    const html = renderCheckout(view, { lang, nonce, path: `/checkout/${encodeURIComponent(id)}`, now: new Date(), attempt: randomBytes(12).toString('hex'), wallet });
+    await reply.code(status).headers(securityHeaders(nonce)).send(html);
+  }
+
   private async walletSection(found: CheckoutSession, lang: Language, request: FastifyRequest, reply: FastifyReply): Promise<{ section: WalletSection; form: WalletFormContext }> {
     const environment = found.environment;
     const state = await this.walletAuth.state(request, reply, environment);
