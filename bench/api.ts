@@ -14,7 +14,7 @@ import autocannon, { Result } from 'autocannon';
 import Redis from 'ioredis';
 import { Pool } from 'pg';
 import { createTestDatabase, freePort, startStack, TestTraceCollector, uniqueName, type RunningService } from '@payments/testing';
-import { admin, START_REPLICAS, startWholeSystem } from './bench-support';
+import { admin, bareHttp, START_REPLICAS, startWholeSystem } from './bench-support';
 import { cpuPerRequest, cpuSnapshot, idleCores, serverCpuMsPerRequest, serverTicks, TICKS_PER_SECOND, type CpuSnapshot } from './cpu';
 import { flushSummary, startFlushProbe } from './flush-probe';
 import { openLoop } from './open-loop';
@@ -221,6 +221,7 @@ async function createThroughput(env: Record<string, string>, name: string): Prom
     const createRequest = createRequestFor(system.gatewayUrl, `Bearer ${await system.testKey()}`);
     await autocannon({ ...createRequest, connections, amount: 2000 });
     await pool.query('ANALYZE');
+    console.log(`  this VM's bare HTTP (gateway /health/live): ${Math.round(await bareHttp(system.gatewayUrl))} req/s`);
     return await breakdown(system, name, () => run(createRequest), 'payment-intents.create', 'payment-intents"');
   } finally {
     await pool.end();

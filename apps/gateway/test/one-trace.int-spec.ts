@@ -1,3 +1,5 @@
+import { ROOT_CONTEXT } from '@opentelemetry/api';
+import { SamplingDecision, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { startStack, TestTraceCollector, TestWebhookReceiver, waitFor, type CollectedSpan, type Stack, type TestMerchant } from '@payments/testing';
 
@@ -5,10 +7,21 @@ const SERVER = 2;
 const CLIENT = 3;
 const PRODUCER = 4;
 const CONSUMER = 5;
+const RATIO = 0.5;
 
-// The services run as processes with tracing on, exporting to a collector of the test's own: a payment's create
-// and simulation (sent in the merchant's own trace), the ledger's posting and the webhook are one trace, parented
-// across the command transport and Kafka, and the services' log lines carry its id.
+/** A trace id the stack's ratio records (true) or leaves out (false): the same decision the gateway makes. */
+function traceIdSampled(sampled: boolean): string {
+  const sampler = new TraceIdRatioBasedSampler(RATIO);
+  for (;;) {
+    const traceId = randomBytes(16).toString('hex');
+    if ((sampler.shouldSample(ROOT_CONTEXT, traceId).decision === SamplingDecision.RECORD_AND_SAMPLED) === sampled) return traceId;
+  }
+}
+
+// The services run as processes with tracing on at 50 % sampling, exporting to a collector of the test's own: a
+// payment's create and simulation (sent in the merchant's own trace), the ledger's posting and the webhook are one
+// trace, parented across the command transport and Kafka, and the services' log lines carry its id. A payment whose
+// trace the ratio leaves out costs no span anywhere: nothing is recorded and no trace context travels on.
 describe('one trace from the merchant to the webhook', () => {
   let stack: Stack;
   let merchant: TestMerchant;
@@ -22,7 +35,7 @@ describe('one trace from the merchant to the webhook', () => {
       WEBHOOK_ALLOW_INSECURE_TARGETS: '1',
       RATE_LIMIT_TEST_PER_SEC: '10000',
       LOG_LEVEL: 'debug',
-      ...collector.settings(),
+      ...collector.settings(String(RATIO)),
     });
     merchant = await stack.createMerchant({ verified: true });
     const endpoint = await stack.call('POST', '/api/v1/webhook-endpoints', {
@@ -41,8 +54,8 @@ describe('one trace from the merchant to the webhook', () => {
   });
 
   it('create → simulate → posting → webhook delivered is one trace across gateway, sessions, ledger and dispatcher', async () => {
-    // The merchant's own trace context, sent with both requests.
-    const traceId = randomBytes(16).toString('hex');
+    // The merchant's own trace context, sent with both requests, with a trace id the ratio records.
+    const traceId = traceIdSampled(true);
     const merchantSpanId = randomBytes(8).toString('hex');
     const headers = { traceparent: `00-${traceId}-${merchantSpanId}-01` };
     const post = async (path: string, body: object) => {
@@ -108,7 +121,38 @@ describe('one trace from the merchant to the webhook', () => {
       expect({ app, traced: traced.length > 0 }).toEqual({ app, traced: true });
       expect(traced.every((line) => typeof line.span_id === 'string' && byId.has(line.span_id))).toBe(true);
     }
+    // The recorded trace's context travelled with its events (stored for the later attempts).
+    const webhooks = await stack.db.dataSource('webhooks');
+    const stored = (await webhooks.query(`SELECT trace_context FROM webhooks.events WHERE aggregate_id = $1 AND type = 'payment_intent.succeeded'`, [created.body.id])) as Array<{ trace_context: string | null }>;
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.trace_context).toContain(traceId);
+
     // Traces only: no metrics or logs are exported.
     expect(collector.otherPaths).toEqual([]);
+  });
+
+  it('a payment whose trace the ratio leaves out makes no span in any service, though its caller asked to record it', async () => {
+    const traceId = traceIdSampled(false);
+    const headers = { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` };
+    // Whatever the services export in the meantime (background work is not traced) would show here.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const before = collector.received;
+    const post = async (path: string, body: object) => {
+      const res = await stack.call('POST', path, { key: merchant.test_key, body, headers: { ...headers, 'Idempotency-Key': randomUUID() } });
+      expect(res.status).toBeLessThan(300);
+      return res;
+    };
+    const created = await post('/api/v1/payment-intents', { amount: '26.00', currency: 'USD' });
+    await post(`/api/v1/payment-intents/${created.body.id}/simulate`, { result: 'succeeded', method: 'togo' });
+    await waitFor(() => receiver.arrivals.some((a) => a.objectId === created.body.id), 60_000, 'the webhook');
+    // The exporters send every 100 ms: a second is ample for any span of this payment to arrive.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(collector.trace(traceId)).toEqual([]);
+    expect(collector.received).toBe(before);
+    // No trace context travelled with its events either: the dispatcher stored none for the webhook's event.
+    const webhooks = await stack.db.dataSource('webhooks');
+    const stored = (await webhooks.query(`SELECT type, trace_context FROM webhooks.events WHERE aggregate_id = $1`, [created.body.id])) as Array<{ type: string; trace_context: string | null }>;
+    expect(stored.map((row) => row.type)).toContain('payment_intent.succeeded');
+    expect(stored.every((row) => row.trace_context === null)).toBe(true);
   });
 });

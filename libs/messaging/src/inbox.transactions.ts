@@ -50,9 +50,9 @@ export class InboxTransactions {
             continue;
           }
           progress.failedAt = i;
-          if (spans) {
-            const span = new ConsumeSpan(item, 1);
-            spans.push(span);
+          const span = spans && ConsumeSpan.of(item, 1);
+          if (span) {
+            spans!.push(span);
             await span.run(async () => {
               await this.handler(item.envelope, manager, messageContext(item, 1));
               this.handled(item, 1);
@@ -90,8 +90,8 @@ export class InboxTransactions {
         await this.beforeCommit(manager);
         return 'handled' as const;
       });
-    if (!tracingEnabled()) return handle();
-    const span = new ConsumeSpan(item, attempt);
+    const span = tracingEnabled() ? ConsumeSpan.of(item, attempt) : undefined;
+    if (!span) return handle();
     try {
       const outcome = await span.run(async () => {
         const outcome = await handle();

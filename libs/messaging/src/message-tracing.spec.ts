@@ -57,7 +57,7 @@ describe('trace context in outbox rows and Kafka headers', () => {
     const published = message.headers as Record<string, string>;
     expect(published.traceparent).toBe(`00-${publish.spanContext().traceId}-${publish.spanContext().spanId}-01`);
 
-    const consume = new ConsumeSpan(consumed(published), 1);
+    const consume = ConsumeSpan.of(consumed(published), 1)!;
     await consume.run(async () => expect(trace.getSpan(context.active())).toBe(consume.span));
     consume.end();
     const process = tracing.span('process ns.sessions.events.v1');
@@ -71,7 +71,7 @@ describe('trace context in outbox rows and Kafka headers', () => {
     const headers: Record<string, string> = {};
     context.with(trace.setSpan(ROOT_CONTEXT, producer), () => addOutboxTraceHeaders(headers, envelope()));
     const item = consumed(headers);
-    const consume = new ConsumeSpan(item, 1);
+    const consume = ConsumeSpan.of(item, 1)!;
     const caused = envelopeHeaders(envelope(item.envelope.id));
     addOutboxTraceHeaders(caused, envelope(item.envelope.id));
     expect(caused.traceparent).toContain(consume.span.spanContext().spanId);
@@ -88,12 +88,19 @@ describe('trace context in outbox rows and Kafka headers', () => {
     expect(message.headers).toEqual({ 'event-id': 'evt_1' });
   });
 
-  it('a message without trace context is handled in a span of its own (a new trace)', () => {
-    const consume = new ConsumeSpan(consumed({}), 1);
-    consume.end(new Error('boom'));
+  it('a message without trace context (its trace was not sampled) gets no span: unsampled work costs no tracing', () => {
+    expect(ConsumeSpan.of(consumed({}), 1)).toBeUndefined();
+    expect(tracing.spans()).toEqual([]);
+  });
+
+  it("a failed handler marks the event's span failed with the error's type", () => {
+    const producer = tracer().startSpan('publish');
+    const headers: Record<string, string> = {};
+    context.with(trace.setSpan(ROOT_CONTEXT, producer), () => addOutboxTraceHeaders(headers, envelope()));
+    ConsumeSpan.of(consumed(headers), 2)!.end(new Error('boom'));
     const span = tracing.span('process ns.sessions.events.v1');
-    expect(span.parentSpanContext).toBeUndefined();
     expect(span.status.code).toBe(2);
     expect(span.attributes['error.type']).toBe('Error');
+    expect(span.attributes['payments.attempt']).toBe(2);
   });
 });

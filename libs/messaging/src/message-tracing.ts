@@ -1,6 +1,6 @@
 import { context, ROOT_CONTEXT, SpanKind, trace, type Context, type Span } from '@opentelemetry/api';
 import type { EventEnvelope } from '@payments/events';
-import { contextFromHeaders, injectTraceHeaders, markFailed, tracer } from '@payments/tracing';
+import { contextFromHeaders, injectTraceHeaders, markFailed, tracedContextOf, tracer } from '@payments/tracing';
 import type { Message } from 'kafkajs';
 import type { ValidMessage } from './consumer-message.decoder';
 
@@ -67,11 +67,17 @@ export class ConsumeSpan {
   readonly span: Span;
   readonly context: Context;
 
-  constructor(
+  /** The span for `item`, or undefined when it carries no trace context (its trace was not sampled). */
+  static of(item: ValidMessage, attempt: number): ConsumeSpan | undefined {
+    const parent = tracedContextOf(item.headers);
+    return parent && new ConsumeSpan(item, attempt, parent);
+  }
+
+  private constructor(
     private readonly item: ValidMessage,
     attempt: number,
+    parent: Context,
   ) {
-    const parent = contextFromHeaders(item.headers);
     this.span = tracer().startSpan(
       `process ${item.where.topic}`,
       {

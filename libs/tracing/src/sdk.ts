@@ -1,7 +1,7 @@
 // The OpenTelemetry SDK and instrumentations. Only startTracing requires this file, and only when an endpoint is
 // set: with tracing off none of these modules is loaded.
 import { FastifyOtelInstrumentation } from '@fastify/otel';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { isTracingSuppressed, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
@@ -10,7 +10,8 @@ import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import { ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
+import { ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler, type Sampler, type SamplingResult } from '@opentelemetry/sdk-trace-base';
+import { context, ROOT_CONTEXT, SpanKind, type Context } from '@opentelemetry/api';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TracingSettings } from './tracing-settings';
 
@@ -38,13 +39,45 @@ function disabledInstrumentations(): Set<string> {
   return new Set((process.env.OTEL_NODE_DISABLED_INSTRUMENTATIONS ?? '').split(',').map((name) => name.trim().toLowerCase()).filter(Boolean));
 }
 
+/**
+ * Whether a request to the public service is recorded, decided before any span exists: a request left out runs with
+ * tracing suppressed, so it makes no span, computes no attributes and sends no trace context on (every later hop
+ * then skips tracing too). A caller's traceparent gives the trace id, and the decision is the ratio's on that id, so
+ * a client sending one trace id with its create and its simulate gets both recorded or neither; whether the caller
+ * recorded it does not decide (a client could otherwise have every request of its own recorded).
+ */
+export function ingressSampled(ratio: TraceIdRatioBasedSampler, share: number, traceparent: string | string[] | undefined): boolean {
+  const traceId = typeof traceparent === 'string' ? TRACEPARENT.exec(traceparent.trim())?.[1] : undefined;
+  if (traceId === undefined || /^0+$/.test(traceId)) return Math.random() < share;
+  return ratio.shouldSample(ROOT_CONTEXT, traceId).decision === SamplingDecision.RECORD_AND_SAMPLED;
+}
+
+const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}/;
+
+/**
+ * The public service's sampler: an incoming request that reached the SDK was chosen by ingressSampled, so its server
+ * span is recorded; any other span follows its parent, and one without a parent is left out (the public service
+ * starts no trace of its own outside a request).
+ */
+class IngressChosen implements Sampler {
+  shouldSample(_context: Context, _traceId: string, _name: string, kind: SpanKind): SamplingResult {
+    return { decision: kind === SpanKind.SERVER ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD };
+  }
+
+  toString(): string {
+    return 'IngressChosen';
+  }
+}
+
 export function startSdk(settings: TracingSettings, options: SdkOptions): { shutdown(): Promise<void> } {
   const disabled = disabledInstrumentations();
   const ratio = new TraceIdRatioBasedSampler(settings.ratio);
-  const sampler = new ParentBasedSampler(options.publicIngress ? { root: ratio, remoteParentSampled: ratio, remoteParentNotSampled: ratio } : { root: ratio });
+  const chosen = new IngressChosen();
+  const sampler = new ParentBasedSampler(options.publicIngress ? { root: chosen, remoteParentSampled: chosen, remoteParentNotSampled: chosen } : { root: ratio });
   const instrumentations: Array<Instrumentation | false> = [
     !disabled.has('http') && new HttpInstrumentation({
-      ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.test(request.url ?? ''),
+      ignoreIncomingRequestHook: (request) =>
+        UNTRACED_PATHS.test(request.url ?? '') || (options.publicIngress && !ingressSampled(ratio, settings.ratio, request.headers.traceparent)),
       // Outgoing calls of our own (e.g. to a provider) belong to a request's trace; alone they are not worth one.
       requireParentforOutgoingSpans: true,
       // The Request-Id the merchant sees (echoed or issued by the gateway) finds the trace.
@@ -62,7 +95,15 @@ export function startSdk(settings: TracingSettings, options: SdkOptions): { shut
     !disabled.has('ioredis') && new IORedisInstrumentation({ requireParentSpan: true }),
   ];
   if (options.fastify && !disabled.has('fastify')) {
-    const fastify = new FastifyOtelInstrumentation({ registerOnInitialization: true, ignorePaths: (route) => UNTRACED_PATHS.test(route.url) });
+    // The route's span and its handler's; a span per lifecycle hook (a dozen per request here) cost more than it told.
+    // A request the ingress left out runs with tracing suppressed (its context follows it through every await), and
+    // @fastify/otel is told to pass it over: otherwise it would still make its (non-recording) spans, and the pg and
+    // ioredis instrumentations, finding a span, would wrap every query of the request.
+    const fastify = new FastifyOtelInstrumentation({
+      registerOnInitialization: true,
+      instrumentHooks: false,
+      ignorePaths: (route) => UNTRACED_PATHS.test(route.url) || isTracingSuppressed(context.active()),
+    });
     // @fastify/otel 0.21 is built on @opentelemetry/instrumentation 0.222 (its own copy): the same interface.
     instrumentations.push(fastify as unknown as Instrumentation);
   }

@@ -42,6 +42,24 @@ export function traceHeadersOf(ctx: Context = context.active()): TraceHeaders | 
 }
 
 /**
+ * The remote parent carried by `carrier`, or undefined when it carries none. Trace context travels only with work
+ * that is recorded (unsampled requests propagate nothing), so a hop without it makes no span at all: that keeps
+ * tracing's cost to the sampled share of the traffic.
+ */
+export function tracedContextOf(carrier: { readonly traceparent?: unknown; readonly tracestate?: unknown } | null | undefined): Context | undefined {
+  if (!carrier || typeof carrier.traceparent !== 'string') return undefined;
+  const parent = contextFromHeaders(carrier);
+  // An unreadable traceparent (an old frame, a foreign producer) counts as none.
+  const spanContext = trace.getSpanContext(parent);
+  return spanContext && isSpanContextValid(spanContext) ? parent : undefined;
+}
+
+/** Whether `ctx` holds a span being recorded (a sampled trace): only then does a hop start spans and send context. */
+export function recordingIn(ctx: Context = context.active()): boolean {
+  return trace.getSpan(ctx)?.isRecording() === true;
+}
+
+/**
  * The remote parent carried by `carrier` (any object with traceparent/tracestate string fields); ROOT_CONTEXT when
  * it carries none or an unreadable one (an old frame, a message from a service without tracing).
  */

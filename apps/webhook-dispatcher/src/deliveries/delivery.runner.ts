@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { newEnvelope, type EndpointAutoDisabled } from '@payments/events';
 import { SpanKind, type Span } from '@opentelemetry/api';
 import { TurnBatcher, type OutboxWriter } from '@payments/messaging';
-import { contextFromHeaders, inSpan, tracingEnabled } from '@payments/tracing';
+import { inSpan, tracedContextOf, tracingEnabled } from '@payments/tracing';
 import { failingTooLong, nextStep, signedWebhookHeaders, type NextStep } from '@payments/webhooks';
 import type { EntityManager } from 'typeorm';
 import type { AutoDisableReason, EndpointsRepository } from '../endpoints/endpoints.repository';
@@ -53,8 +53,10 @@ export class DeliveryRunner {
    * the time of the next attempt once a retry is recorded.
    */
   async run(claimed: ClaimedDelivery, sent: () => void = () => undefined, retryAt: (at: Date) => void = () => undefined): Promise<AttemptResult> {
-    if (!tracingEnabled()) return this.runAttempt(claimed, sent, retryAt);
-    // Each attempt is a span of the trace the event arrived in (stored with it), whenever the attempt happens.
+    // Each attempt is a span of the trace the event arrived in (stored with it), whenever the attempt happens; an
+    // event that arrived untraced (not sampled) gets none.
+    const parent = tracingEnabled() ? tracedContextOf(parseTraceContext(claimed.event.traceContext)) : undefined;
+    if (!parent) return this.runAttempt(claimed, sent, retryAt);
     return inSpan(
       'webhook attempt',
       {
@@ -67,7 +69,7 @@ export class DeliveryRunner {
           'payments.attempt': claimed.attemptCount + 1,
         },
       },
-      contextFromHeaders(parseTraceContext(claimed.event.traceContext)),
+      parent,
       (span) => this.runAttempt(claimed, sent, retryAt, span),
     );
   }
@@ -212,6 +214,6 @@ function parseTraceContext(stored: string | null | undefined): Record<string, un
   try {
     return JSON.parse(stored) as Record<string, unknown>;
   } catch {
-    return undefined; // unreadable: the attempt starts a trace of its own
+    return undefined; // unreadable: the attempt is not traced
   }
 }

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { context as otelContext, SpanKind, trace as otelTrace, type Context } from '@opentelemetry/api';
-import { injectTraceHeaders, markFailed, tracer, tracingEnabled } from '@payments/tracing';
+import { injectTraceHeaders, markFailed, recordingIn, tracer, tracingEnabled } from '@payments/tracing';
 import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
 import { randomUUID } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
@@ -405,7 +405,8 @@ export class CommandClient extends ClientProxy {
 
   protected publish(packet: ReadPacket<CommandPacket>, callback: (packet: WritePacket) => void): () => void {
     const cancel: Cancellation = { cancelled: false };
-    const sent = tracingEnabled() ? this.tracedDispatch(packet.pattern as string, packet.data, cancel, otelContext.active()) : this.dispatch(packet.pattern as string, packet.data, cancel);
+    // Only a recorded trace is carried on: an unsampled request sends no context and costs no span.
+    const sent = tracingEnabled() && recordingIn() ? this.tracedDispatch(packet.pattern as string, packet.data, cancel, otelContext.active()) : this.dispatch(packet.pattern as string, packet.data, cancel);
     sent.then(
       (response) => callback({ response, isDisposed: true }),
       (err: unknown) => callback({ err, isDisposed: true }),

@@ -1,6 +1,6 @@
 import { BaseRpcContext, CustomTransportStrategy, Server } from '@nestjs/microservices';
 import { context as otelContext, SpanKind, trace as otelTrace, type Span } from '@opentelemetry/api';
-import { contextFromHeaders, markFailed, tracer, tracingEnabled } from '@payments/tracing';
+import { markFailed, tracedContextOf, tracer, tracingEnabled } from '@payments/tracing';
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import { lastValueFrom } from 'rxjs';
 import { commandHandleDuration } from '../metrics/metrics';
@@ -164,9 +164,8 @@ export class CommandServer extends Server implements CustomTransportStrategy {
     };
     // Timed here rather than by a Nest interceptor, whose async-context binding cost more than the timing.
     const stop = commandHandleDuration.startTimer({ command: pattern });
-    // The caller's trace continues here (a frame without trace context, from a caller that does not trace, starts
-    // a trace of its own when sampled).
-    const parent = tracingEnabled() ? contextFromHeaders(frame) : undefined;
+    // The caller's trace continues here; a frame without trace context (work not sampled) makes no span.
+    const parent = tracingEnabled() ? tracedContextOf(frame) : undefined;
     const span: Span | undefined = parent && tracer().startSpan(pattern, { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'payments-commands', 'rpc.method': pattern } }, parent);
     const run = () => handler(request, new CommandContext([pattern, request.command_id]));
     try {
