@@ -1,7 +1,7 @@
-import { ROOT_CONTEXT } from '@opentelemetry/api';
-import { SamplingDecision, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
+import { ROOT_CONTEXT, SpanKind, trace, type Context } from '@opentelemetry/api';
+import { SamplingDecision, TraceIdRatioBasedSampler, type Sampler } from '@opentelemetry/sdk-trace-base';
 import { randomBytes } from 'node:crypto';
-import { ingressSampled } from './sdk';
+import { ingressSampled, samplerFor } from './sdk';
 
 // The public service decides per request, before any span exists, whether it is recorded.
 describe('ingressSampled', () => {
@@ -37,5 +37,35 @@ describe('ingressSampled', () => {
     expect(ingressSampled(new TraceIdRatioBasedSampler(0), 0, undefined)).toBe(false);
     expect(ingressSampled(new TraceIdRatioBasedSampler(1), 1, traceparent(id))).toBe(true);
     expect(ingressSampled(new TraceIdRatioBasedSampler(1), 1, undefined)).toBe(true);
+  });
+});
+
+describe('samplerFor', () => {
+  const remote = (sampled: boolean) =>
+    trace.setSpanContext(ROOT_CONTEXT, { traceId: randomBytes(16).toString('hex'), spanId: randomBytes(8).toString('hex'), traceFlags: sampled ? 1 : 0, isRemote: true });
+  const decide = (sampler: Sampler, parent: Context, kind: SpanKind) =>
+    sampler.shouldSample(parent, randomBytes(16).toString('hex'), 'span', kind, {}, []).decision === SamplingDecision.RECORD_AND_SAMPLED;
+
+  it('the public service records the request span the ingress chose, whatever the ratio, and no other span of its own', () => {
+    const sampler = samplerFor(0, true, true);
+    expect(decide(sampler, ROOT_CONTEXT, SpanKind.SERVER)).toBe(true);
+    expect(decide(sampler, remote(false), SpanKind.SERVER)).toBe(true);
+    expect(decide(sampler, ROOT_CONTEXT, SpanKind.CLIENT)).toBe(false);
+    expect(decide(sampler, remote(false), SpanKind.CONSUMER)).toBe(false);
+    // Under a recorded parent (a consumed event of a recorded trace), recorded.
+    expect(decide(sampler, remote(true), SpanKind.CONSUMER)).toBe(true);
+  });
+
+  it('without the ingress decision (HTTP instrumentation off), the ratio decides the request span', () => {
+    expect(decide(samplerFor(0, true, false), ROOT_CONTEXT, SpanKind.SERVER)).toBe(false);
+    expect(decide(samplerFor(0, true, false), remote(true), SpanKind.SERVER)).toBe(false);
+    expect(decide(samplerFor(1, true, false), ROOT_CONTEXT, SpanKind.SERVER)).toBe(true);
+  });
+
+  it('internal services follow their parent, and the ratio for a span without one', () => {
+    expect(decide(samplerFor(0, false, true), remote(true), SpanKind.SERVER)).toBe(true);
+    expect(decide(samplerFor(1, false, true), remote(false), SpanKind.SERVER)).toBe(false);
+    expect(decide(samplerFor(0, false, true), ROOT_CONTEXT, SpanKind.CONSUMER)).toBe(false);
+    expect(decide(samplerFor(1, false, true), ROOT_CONTEXT, SpanKind.CONSUMER)).toBe(true);
   });
 });

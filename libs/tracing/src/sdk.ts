@@ -10,7 +10,7 @@ import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import { ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler, type Sampler, type SamplingResult } from '@opentelemetry/sdk-trace-base';
+import { AlwaysOnSampler, ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler, type Sampler, type SamplingResult } from '@opentelemetry/sdk-trace-base';
 import { context, ROOT_CONTEXT, SpanKind, type Context } from '@opentelemetry/api';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TracingSettings } from './tracing-settings';
@@ -55,8 +55,8 @@ export function ingressSampled(ratio: TraceIdRatioBasedSampler, share: number, t
 const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}/;
 
 /**
- * The public service's sampler: an incoming request that reached the SDK was chosen by ingressSampled, so its server
- * span is recorded; any other span follows its parent, and one without a parent is left out (the public service
+ * The public service's sampler for spans without a recorded parent: an incoming request that reached the SDK was
+ * chosen by ingressSampled, so its server span is recorded; any other such span is left out (the public service
  * starts no trace of its own outside a request).
  */
 class IngressChosen implements Sampler {
@@ -69,11 +69,24 @@ class IngressChosen implements Sampler {
   }
 }
 
+/**
+ * Parent-based everywhere: a span under a recorded parent is recorded. Spans without a recorded parent: in internal
+ * services the ratio decides (none are made there in practice: untraced work makes no spans); in the public service,
+ * when the ingress decides (the HTTP instrumentation is on), its request span is recorded and nothing else; without
+ * it, the ratio decides on the first span of a request.
+ */
+export function samplerFor(share: number, publicIngress: boolean, ingressDecides: boolean): Sampler {
+  const ratio = new TraceIdRatioBasedSampler(share);
+  if (!publicIngress) return new ParentBasedSampler({ root: ratio });
+  if (!ingressDecides) return new ParentBasedSampler({ root: ratio, remoteParentSampled: ratio, remoteParentNotSampled: ratio });
+  const chosen = new IngressChosen();
+  return new ParentBasedSampler({ root: chosen, remoteParentSampled: new AlwaysOnSampler(), remoteParentNotSampled: chosen });
+}
+
 export function startSdk(settings: TracingSettings, options: SdkOptions): { shutdown(): Promise<void> } {
   const disabled = disabledInstrumentations();
   const ratio = new TraceIdRatioBasedSampler(settings.ratio);
-  const chosen = new IngressChosen();
-  const sampler = new ParentBasedSampler(options.publicIngress ? { root: chosen, remoteParentSampled: chosen, remoteParentNotSampled: chosen } : { root: ratio });
+  const sampler = samplerFor(settings.ratio, options.publicIngress, !disabled.has('http'));
   const instrumentations: Array<Instrumentation | false> = [
     !disabled.has('http') && new HttpInstrumentation({
       ignoreIncomingRequestHook: (request) =>
