@@ -53,20 +53,24 @@ describe('one trace from the merchant to the webhook', () => {
     await collector.close();
   });
 
+  /** A create and its simulation, both sent with the merchant's `traceparent`; resolves once the webhook arrived. */
+  async function payInTrace(traceparent: string, amount: string) {
+    const post = async (path: string, body: object) => {
+      const res = await stack.call('POST', path, { key: merchant.test_key, body, headers: { traceparent, 'Idempotency-Key': randomUUID() } });
+      expect(res.status).toBeLessThan(300);
+      return res;
+    };
+    const created = await post('/api/v1/payment-intents', { amount, currency: 'USD' });
+    const simulated = await post(`/api/v1/payment-intents/${created.body.id}/simulate`, { result: 'succeeded', method: 'togo' });
+    await waitFor(() => receiver.arrivals.some((a) => a.objectId === created.body.id), 60_000, 'the webhook');
+    return { created, simulated };
+  }
+
   it('create → simulate → posting → webhook delivered is one trace across gateway, sessions, ledger and dispatcher', async () => {
     // The merchant's own trace context, sent with both requests, with a trace id the ratio records.
     const traceId = traceIdSampled(true);
     const merchantSpanId = randomBytes(8).toString('hex');
-    const headers = { traceparent: `00-${traceId}-${merchantSpanId}-01` };
-    const post = async (path: string, body: object) => {
-      const res = await stack.call('POST', path, { key: merchant.test_key, body, headers: { ...headers, 'Idempotency-Key': randomUUID() } });
-      expect(res.status).toBeLessThan(300);
-      return res;
-    };
-    const created = await post('/api/v1/payment-intents', { amount: '25.00', currency: 'USD' });
-    const simulated = await post(`/api/v1/payment-intents/${created.body.id}/simulate`, { result: 'succeeded', method: 'togo' });
-
-    await waitFor(() => receiver.arrivals.some((a) => a.objectId === created.body.id), 60_000, 'the webhook');
+    const { created, simulated } = await payInTrace(`00-${traceId}-${merchantSpanId}-01`, '25.00');
     const spans = () => collector.trace(traceId);
     const named = (service: string, kind: number, name?: RegExp) => spans().filter((s) => s.service === service && s.kind === kind && (!name || name.test(s.name)));
     await waitFor(
@@ -133,18 +137,10 @@ describe('one trace from the merchant to the webhook', () => {
 
   it('a payment whose trace the ratio leaves out makes no span in any service, though its caller asked to record it', async () => {
     const traceId = traceIdSampled(false);
-    const headers = { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` };
     // Whatever the services export in the meantime (background work is not traced) would show here.
     await new Promise((resolve) => setTimeout(resolve, 500));
     const before = collector.received;
-    const post = async (path: string, body: object) => {
-      const res = await stack.call('POST', path, { key: merchant.test_key, body, headers: { ...headers, 'Idempotency-Key': randomUUID() } });
-      expect(res.status).toBeLessThan(300);
-      return res;
-    };
-    const created = await post('/api/v1/payment-intents', { amount: '26.00', currency: 'USD' });
-    await post(`/api/v1/payment-intents/${created.body.id}/simulate`, { result: 'succeeded', method: 'togo' });
-    await waitFor(() => receiver.arrivals.some((a) => a.objectId === created.body.id), 60_000, 'the webhook');
+    const { created } = await payInTrace(`00-${traceId}-${randomBytes(8).toString('hex')}-01`, '26.00');
     // The exporters send every 100 ms: a second is ample for any span of this payment to arrive.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(collector.trace(traceId)).toEqual([]);
