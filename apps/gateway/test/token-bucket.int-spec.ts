@@ -15,14 +15,20 @@ describe('token bucket and leases (real Redis)', () => {
 
   it('takes as many tokens as asked while the bucket holds them, then what is left, then none', async () => {
     const key = uniqueName('bucket');
-    // A limit of 10 per second refills 0.01 tokens a millisecond: nothing whole between these calls.
+    // A limit of 10 per second refills 0.01 tokens a millisecond: nothing whole between these calls on a quiet
+    // machine. A busy one can pause between them, so what refilled meanwhile is allowed for, never more.
+    const refilledSince = (start: number) => ((Date.now() - start) * 10) / 1000;
+    const start = Date.now();
     const first = await bucket.take(key, 10, 4);
     expect(first.taken).toBe(4);
     expect(first.left).toBeCloseTo(6, 0);
     const second = await bucket.take(key, 10, 8);
-    expect(second.taken).toBe(6);
+    expect(second.taken).toBeGreaterThanOrEqual(6);
+    expect(second.taken).toBeLessThanOrEqual(Math.min(8, 6 + Math.floor(refilledSince(start))));
     expect(second.left).toBeLessThan(1);
-    expect((await bucket.take(key, 10, 1)).taken).toBe(0);
+    const afterSecond = Date.now();
+    const third = await bucket.take(key, 10, 1);
+    expect(third.taken).toBeLessThanOrEqual(Math.floor(second.left + refilledSince(afterSecond)));
   });
 
   it('admits a busy key below its limit from leases, asking Redis a fraction of the times', async () => {
