@@ -54,6 +54,11 @@ group.initial.rebalance.delay.ms=0
 # Kafka's default floor is 6 s.
 group.min.session.timeout.ms=1000
 log.retention.hours=24
+# Sized for a development machine of a few cores: Kafka's defaults (3 network and 8 request threads, a metadata
+# no-op record every 500 ms) are for a server's, and their idle polling was most of the idle broker's CPU.
+num.network.threads=2
+num.io.threads=2
+metadata.max.idle.interval.ms=5000
 CONF
   cat > "$dir/log4j2.properties" <<CONF
 rootLogger.level = WARN
