@@ -169,6 +169,46 @@ describe('the chain watcher on anvil', () => {
     expect(await s.rows()).toEqual([expect.objectContaining({ tx_hash: txHash, state: 'counted', units: '12345678' })]);
   });
 
+  it('steps on from the state it stored, reading the table only when another instance may have stored since', async () => {
+    s = await setUp();
+    const address = s.watch.add(anvilDevAccount(11).address, 'pi_kept');
+    const store = new ChainWatchStore(s.dataSource, SCHEMA);
+    const counting = Object.create(store) as ChainWatchStore;
+    let loads = 0;
+    let lastSaved: Awaited<ReturnType<ChainWatchStore['save']>> | undefined;
+    counting.load = (...args) => ((loads += 1), store.load(...args));
+    counting.save = async (...args) => (lastSaved = await store.save(...args));
+    const a = s.watcher({ store: counting });
+    await a.runOnce();
+    await sendToken(s.anvil.rpcUrl, s.token, address, 1_000_000n);
+    await mineBlocks(s.anvil.rpcUrl, 3);
+    await a.runOnce(); // counted
+    await mineBlocks(s.anvil.rpcUrl, 25); // it falls below the kept hashes (3 + 16 blocks)
+    const t2 = await sendToken(s.anvil.rpcUrl, s.token, address, 2_000_000n);
+    await a.runOnce(); // seen
+    await mineBlocks(s.anvil.rpcUrl, 3);
+    await a.runOnce(); // counted
+    expect(loads).toBe(1);
+    // What it kept is what a read gives: the same transfers (the old counted one left out), hashes and fence.
+    const window = CONFIRMATIONS + 16;
+    expect(lastSaved).toEqual(await store.load(s.chain.chainId, window));
+    expect([...lastSaved!.state.transfers.values()].map((t) => [t.txHash, t.state])).toEqual([[t2, 'counted']]);
+
+    // Its lock's connection dies and another instance steps meanwhile: once it holds the chain again, it reads it.
+    const b = s.watcher();
+    await s.dataSource.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE '%test-chain-locks'`);
+    await until(async () => (await b.runOnce()) !== 'standby', 'the other instance taking the chain');
+    await sendToken(s.anvil.rpcUrl, s.token, address, 3_000_000n);
+    await mineBlocks(s.anvil.rpcUrl, 3);
+    await b.runOnce();
+    expect(await a.runOnce()).toBe('standby');
+    await closeLoop(b);
+    await until(async () => (await a.runOnce()) !== 'standby', 'the first instance taking the chain back');
+    expect(loads).toBe(2);
+    expect(lastSaved).toEqual(await store.load(s.chain.chainId, window));
+    expect(s.sink.recordCalls.map((t) => t.units)).toEqual([1_000_000n, 2_000_000n, 3_000_000n]);
+  });
+
   it('never counts a transfer a reorg removes before its confirmations', async () => {
     s = await setUp();
     const address = s.watch.add(anvilDevAccount(11).address, 'pi_reorg_early');

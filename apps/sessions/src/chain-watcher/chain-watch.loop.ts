@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { ChainLocks } from './chain-locks';
-import { WatchFencedError, type ChainWatchStore } from './chain-watch.store';
+import { WatchFencedError, type ChainWatchStore, type StoredWatch } from './chain-watch.store';
 import { headBlock, reorgs, rpcErrors, scannedBlock, stepFailures, transfersCounted, transfersReversed, watching } from './chain-watcher.metrics';
 import type { ChainReader, ConfirmedTransferSink, CryptoChain, WatchedAddresses } from './domain/ports';
 import { ChainMovedError, hashWindow, scanStep, type ScanSettings, type WatchNote } from './domain/scan-step';
@@ -45,6 +45,13 @@ export class ChainWatchLoop {
   private wake?: () => void;
   private failures = 0;
   private lastFailureLog = 0;
+  /**
+   * The chain's state as this instance stored it last, while it has held the chain since: the next step starts from
+   * it instead of reading it back (a step a block would otherwise begin with a transaction of three reads). Dropped
+   * on any failure and whenever the chain is not held; should another instance have stored a step meanwhile, the
+   * fenced save refuses this one and the next step reads the table.
+   */
+  private kept: StoredWatch | null = null;
 
   constructor(private readonly options: ChainWatchLoopOptions) {
     this.logger = new Logger(`ChainWatcher:${options.chain.name}`);
@@ -66,15 +73,20 @@ export class ChainWatchLoop {
     const { chain, store, locks, sink } = this.options;
     const label = { chain: chain.name };
     if (!(await locks.hold(chain.chainId))) {
+      this.kept = null;
       watching.set(label, 0);
       return 'standby';
     }
     watching.set(label, 1);
-    const before = await store.load(chain.chainId, hashWindow(chain, this.options.settings));
+    const window = hashWindow(chain, this.options.settings);
+    const before = this.kept ?? (await store.load(chain.chainId, window));
+    this.kept = null;
     const result = await scanStep({ chain, reader: this.reader, watched: this.options.watched, state: before?.state ?? null, settings: this.options.settings });
     for (const transfer of result.record) await sink.record(transfer);
     for (const transfer of result.reverse) await sink.reportReversed(transfer);
-    await store.save(chain.name, before, result.state, result.head);
+    const stored = await store.save(chain.name, before, result.state, result.head, window);
+    // Kept only while the lock is still ours: a lost lock connection means another instance may step next.
+    if (locks.holds(chain.chainId)) this.kept = stored;
 
     for (const note of result.notes) this.note(note);
     headBlock.set(label, Number(result.head));

@@ -77,9 +77,11 @@ export class ChainWatchStore {
 
   /**
    * Stores a step's result in one transaction, fenced by the step count it was read at: a step of an instance
-   * that lost the chain meanwhile changes nothing. Writes only what changed between `before` and `after`.
+   * that lost the chain meanwhile changes nothing. Writes only what changed between `before` and `after`. Returns
+   * what `load` would now read (`window` as given to it), so the instance that stored it can step on without
+   * reading it back.
    */
-  async save(chainName: string, before: StoredWatch | null, after: WatchState, head: bigint): Promise<void> {
+  async save(chainName: string, before: StoredWatch | null, after: WatchState, head: bigint, window: number): Promise<StoredWatch> {
     await this.dataSource.transaction(async (manager) => {
       await this.advance(manager, chainName, before, after, head);
       const old = before?.state;
@@ -100,6 +102,7 @@ export class ChainWatchStore {
         if (!was || !sameTransfer(was, t)) await this.upsert(manager, t);
       }
     });
+    return { state: loadable(after, window), steps: (before?.steps ?? 0n) + 1n };
   }
 
   private async advance(manager: EntityManager, chainName: string, before: StoredWatch | null, after: WatchState, head: bigint): Promise<void> {
@@ -129,6 +132,13 @@ export class ChainWatchStore {
       [t.chainId, t.txHash, t.logIndex, t.token, t.from, t.to, t.units.toString(), t.environment, t.sessionId, t.state, t.blockNumber?.toString() ?? null, t.blockHash, t.droppedFrom?.toString() ?? null],
     );
   }
+}
+
+/** The part of a stored state `load` reads back: its filter on transfers, in TypeScript (the two must agree). */
+function loadable(state: WatchState, window: number): WatchState {
+  const lowest = state.nextBlock - BigInt(window);
+  const transfers = new Map([...state.transfers].filter(([, t]) => t.state === 'seen' || t.blockNumber === null || t.blockNumber >= lowest).map(([key, t]) => [key, { ...t }]));
+  return { chainId: state.chainId, nextBlock: state.nextBlock, hashes: new Map(state.hashes), transfers };
 }
 
 function fromRow(row: TransferRow): TrackedTransfer {
