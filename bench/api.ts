@@ -14,7 +14,7 @@ import autocannon, { Result } from 'autocannon';
 import Redis from 'ioredis';
 import { Pool } from 'pg';
 import { createTestDatabase, freePort, startStack, TestTraceCollector, uniqueName, type RunningService } from '@payments/testing';
-import { admin, bareHttp, START_REPLICAS, startWholeSystem } from './bench-support';
+import { admin, bareHttp, startWholeSystem, wholeSystemLabel } from './bench-support';
 import { cpuPerRequest, cpuSnapshot, idleCores, serverCpuMsPerRequest, serverTicks, TICKS_PER_SECOND, type CpuSnapshot } from './cpu';
 import { flushSummary, startFlushProbe } from './flush-probe';
 import { openLoop } from './open-loop';
@@ -144,7 +144,7 @@ async function startSystem(passThrough: Record<string, string>): Promise<System>
     // The services' default log level (info, request lines included), as in production.
     const { origin, gateway, sessions } = await startWholeSystem({ DATABASE_URL: db.url, KAFKA_NAMESPACE: namespace, ...passThrough }, services);
     return {
-      label: `whole system as npm start runs it: all five services, ${START_REPLICAS} instance(s) of each owner, info logging`,
+      label: wholeSystemLabel(),
       gatewayUrl: origin,
       databaseUrl: db.url,
       gatewayOps: gateway.opsUrl,

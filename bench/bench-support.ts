@@ -1,6 +1,8 @@
 // What the benchmarks share: numeric options, the admin CLI as operators run it, and a closed-loop autocannon run.
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import autocannon, { type Result } from 'autocannon';
 import { freePort, REPO_ROOT, startService, type AppName, type RunningService } from '@payments/testing';
 
@@ -60,7 +62,8 @@ export async function startWholeSystem(
     [...new Set([...Object.keys(fromEnv), ...Object.keys(callerPerApp)])].map((app) => [app, { ...fromEnv[app as AppName], ...callerPerApp[app as AppName] }]),
   ) as Partial<Record<AppName, Record<string, string>>>;
   // LOG_LEVEL explicitly: startService's own default is warn (quiet tests), not the services' default.
-  const settings: Record<string, string> = { COMMAND_HOST: '127.0.0.1', WEBHOOK_ALLOW_INSECURE_TARGETS: '1', NODE_ENV: 'development', LOG_LEVEL: 'info', ...common };
+  const chain = common.CRYPTO_CHAINS === undefined ? await localChainSettings() : {};
+  const settings: Record<string, string> = { COMMAND_HOST: '127.0.0.1', WEBHOOK_ALLOW_INSECURE_TARGETS: '1', NODE_ENV: 'development', LOG_LEVEL: 'info', ...chain, ...common };
   const start = async (app: Exclude<AppName, 'gateway'>, env: Record<string, string> = {}) => {
     const group: RunningService[] = [];
     for (let i = 0; i < replicas; i++) {
@@ -93,9 +96,27 @@ export async function startWholeSystem(
   return { origin, gateway, ledger: ledgers[0]!, sessions: sessions[0]!, groups: { ledger: ledgers, sessions, refunds, 'webhook-dispatcher': dispatchers } };
 }
 
+/**
+ * The crypto settings `npm start` gives the services, so that the whole system includes the chain watcher as it runs
+ * there: those in the environment (a real chain's node), else the local chain's (scripts/chain.sh starts anvil, a
+ * block a second, when it is not running, and writes them).
+ */
+export async function localChainSettings(): Promise<Record<string, string>> {
+  const names = ['CRYPTO_CHAINS', 'CRYPTO_XPUB_TEST', 'CRYPTO_XPUB_LIVE'];
+  if (process.env.CRYPTO_CHAINS !== undefined) return Object.fromEntries(names.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])));
+  await promisify(execFile)('bash', [join(REPO_ROOT, 'scripts/chain.sh'), 'start']);
+  const lines = readFileSync(join(REPO_ROOT, '.cache/chain/crypto.env'), 'utf8').split('\n');
+  const settings: Record<string, string> = {};
+  for (const line of lines) {
+    const match = /^([A-Z_]+)=(?:'(.*)'|(.*))$/.exec(line.trim());
+    if (match && names.includes(match[1]!)) settings[match[1]!] = match[2] ?? match[3]!;
+  }
+  return settings;
+}
+
 /** How the benches name the whole system in their output. */
 export function wholeSystemLabel(replicas = START_REPLICAS): string {
-  return `whole system as npm start runs it: all five services, ${replicas} instance(s) of each owner, one gateway, info logging`;
+  return `whole system as npm start runs it: all five services, ${replicas} instance(s) of each owner, one gateway, the chain watcher, info logging`;
 }
 
 /** `--services NAME` from the command line: a named part of the system instead of the whole (undefined: the whole). */

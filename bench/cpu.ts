@@ -1,6 +1,6 @@
 // CPU time per process group over a benchmark phase, from /proc (Linux): where a request's CPU goes when every
 // process shares the same cores. Groups: the services started by the stack (by pid), Postgres, the Kafka broker,
-// Redis and this process (the load generator).
+// Redis, the local chain's node (anvil) and this process (the load generator).
 import { readdirSync, readFileSync } from 'node:fs';
 
 export const TICKS_PER_SECOND = 100; // USER_HZ on Linux
@@ -30,6 +30,7 @@ function groupOf(pid: string, services: Map<number, string>): string | undefined
   if (cmdline.startsWith('postgres')) return 'postgres';
   if (cmdline.includes('kafka.Kafka')) return 'broker';
   if (cmdline.startsWith('redis-server')) return 'redis';
+  if (cmdline.includes('/bin/anvil')) return 'chain node';
   return undefined;
 }
 
