@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Post } from '@nestjs/common';
 import { createTestDatabase, freePort, TestDatabase } from '@payments/testing';
 import { IsString } from 'class-validator';
+import Redis from 'ioredis';
 import { AuthContext } from '../src/auth/auth-context';
 import { Auth } from '../src/auth/auth.decorator';
 import { IdempotencyKey, Idempotent } from '../src/idempotency/idempotent.decorator';
@@ -96,6 +97,70 @@ describe('rate limits', () => {
     const unauthenticated = await get('pay_test_nope');
     expect(unauthenticated.status).toBe(401);
     expect(unauthenticated.headers.get('ratelimit-limit')).toBe('40');
+  });
+
+  const post = (token: string, key: string, body = JSON.stringify({ text: 'hello' })) =>
+    fetch(`${api.url}/api/v1/limited`, { method: 'POST', headers: { ...bearer(token), 'content-type': 'application/json', 'idempotency-key': key }, body });
+
+  it('takes an idempotent request\'s tokens in its key claim\'s round trip: two calls to Redis a request, not three', async () => {
+    const { merchant, testKey } = await api.accounts.createMerchant({ name: 'Round trips', email: 'trips@example.com' });
+    const keyId = testKey.token.split('.')[0]!.replace(/^pay_test_/, '');
+    const client = new Redis(api.config.REDIS_URL);
+    const monitor = await client.monitor();
+    const calls: string[] = [];
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      const ours = args.some((arg) => arg.startsWith(api.config.KAFKA_NAMESPACE) && (arg.includes(merchant.id) || arg.includes(keyId)));
+      if (source !== 'lua' && ours) calls.push(args[0]!.toLowerCase());
+    });
+    try {
+      for (const key of ['t1', 't2', 't3']) {
+        const res = await post(testKey.token, key);
+        expect(res.status).toBe(201);
+        expect(res.headers.get('ratelimit-limit')).toBe('7');
+      }
+      // The stored answer is written before the response goes out; the monitor's lines may trail a little.
+      await sleep(200);
+      // Per request: the tokens with the claim, then the stored answer.
+      expect(calls).toHaveLength(6);
+      expect(calls.every((command) => command === 'evalsha' || command === 'eval')).toBe(true);
+    } finally {
+      monitor.disconnect();
+      client.disconnect();
+    }
+  });
+
+  it('refuses an idempotent request over its limit without claiming its key: the same key runs once the bucket refills', async () => {
+    const { merchant, testKey } = await api.accounts.createMerchant({ name: 'Claims', email: 'claims@example.com' });
+    await api.accounts.setRateLimits(merchant.id, { test: 2 });
+    const keys = Array.from({ length: 6 }, (_, i) => `burst-${i}`);
+    const answers = await Promise.all(keys.map((key) => post(testKey.token, key)));
+    const refused = keys.filter((_, i) => answers[i]!.status === 429);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(answers.filter((res) => res.status === 201).length).toBeGreaterThan(0);
+    const limited = answers.find((res) => res.status === 429)!;
+    expect(limited.headers.get('ratelimit-limit')).toBe('2');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(await jsonOf(limited)).toEqual({ error: { code: 'rate_limited', message: expect.any(String), request_id: expect.any(String) } });
+    await sleep(1100);
+    const retried = await post(testKey.token, refused[0]!);
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('counts a request answered before its key is claimed (a body that is not JSON), with the headers, and refuses it over the limit', async () => {
+    const { merchant, testKey } = await api.accounts.createMerchant({ name: 'Unreadable', email: 'unreadable@example.com' });
+    await api.accounts.setRateLimits(merchant.id, { test: 2 });
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => post(testKey.token, `bad-${i}`, '{"text": ')));
+    expect(answers.every((res) => res.headers.get('ratelimit-limit') === '2')).toBe(true);
+    const unreadable = answers.filter((res) => res.status === 400);
+    const limited = answers.filter((res) => res.status === 429);
+    expect(unreadable.length).toBeGreaterThan(0);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(unreadable.length + limited.length).toBe(6);
+    expect(await jsonOf(unreadable[0]!)).toEqual({ error: expect.objectContaining({ code: 'invalid_request' }) });
+    expect(Number(limited[0]!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(limited[0]!.headers.get('content-type')).toContain('application/json');
+    expect(await jsonOf(limited[0]!)).toEqual({ error: { code: 'rate_limited', message: expect.any(String), request_id: expect.any(String) } });
   });
 
   describe('without Redis', () => {

@@ -1,11 +1,12 @@
 import { IDEMPOTENCY_KEY_SCHEMA } from '@payments/contracts';
 import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
 import { ApiError } from '@payments/platform';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Observable, of } from 'rxjs';
 import { authOf } from '../auth/auth-context';
+import { admitWith, RateLimiter } from '../rate-limit/rate-limiter.service';
 import { IdempotencyExchanges } from './idempotency.exchanges';
-import { IdempotencyStore } from './idempotency.store';
+import { IdempotencyStore, type TokensWithClaim } from './idempotency.store';
 import { requestFingerprint } from './request-fingerprint';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
@@ -31,6 +32,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
     private readonly store: IdempotencyStore,
     private readonly exchanges: IdempotencyExchanges,
+    private readonly rateLimiter: RateLimiter,
   ) {}
 
   /** `sealed`: the route's answers show a secret, so its replay record is kept encrypted. */
@@ -44,7 +46,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
     let start;
     try {
-      start = await this.store.start(scope, fingerprint);
+      start = await this.store.start(scope, fingerprint, this.plannedTokens(context));
     } catch (error) {
       if (error instanceof ApiError) throw error;
       // Without Redis the request still runs: the service's own one-object-per-key rule keeps it safe,
@@ -58,6 +60,22 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
     this.exchanges.set(request, { kind: 'execute', scope, owner: start.owner, sealed });
     return next.handle();
+  }
+
+  /** The rate-limit tokens the API access hook left for the claim's round trip to take (see ApiAccessGuard). */
+  private plannedTokens(context: ExecutionContext): TokensWithClaim | undefined {
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const planned = request.plannedTokens;
+    if (!planned) return undefined;
+    return {
+      bucketKey: planned.bucketKey,
+      limit: planned.limit,
+      want: planned.want,
+      admit: (grant) => {
+        request.plannedTokens = undefined;
+        admitWith(this.rateLimiter.granted(planned, grant), context.switchToHttp().getResponse<FastifyReply>());
+      },
+    };
   }
 }
 

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { decryptSecret, encryptSecret, parseSecretsKey } from '@payments/webhooks';
 import type { Redis } from 'ioredis';
 import { GatewayConfig } from '../config';
+import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { GATEWAY_REDIS, GatewayRedisModule } from '../redis/gateway-redis.module';
 import { IdempotencyExchanges } from './idempotency.exchanges';
 import { registerIdempotencyHook } from './idempotency.hook';
@@ -27,7 +28,7 @@ const CLAIM_HOLD_MARGIN_MS = 5000;
 
 /** Idempotency-Key handling for `@Idempotent()` routes; import it in the module of such a controller. */
 @Module({
-  imports: [GatewayRedisModule],
+  imports: [GatewayRedisModule, RateLimitModule],
   providers: [
     IdempotencyExchanges,
     {
@@ -46,7 +47,8 @@ const CLAIM_HOLD_MARGIN_MS = 5000;
     },
     IdempotencyInterceptor,
   ],
-  exports: [IdempotencyExchanges, IdempotencyStore, IdempotencyInterceptor],
+  // RateLimitModule too: @Idempotent() routes build the interceptor in their own module, which needs its limiter.
+  exports: [IdempotencyExchanges, IdempotencyStore, IdempotencyInterceptor, RateLimitModule],
 })
 export class IdempotencyModule implements OnModuleInit {
   constructor(

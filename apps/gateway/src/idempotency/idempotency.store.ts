@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Environment } from '@payments/ids';
 import { ApiError } from '@payments/platform';
 import type { Redis } from 'ioredis';
+import { TAKE_TOKENS_FUNCTION, type TokenGrant } from '../rate-limit/token-bucket';
 
 /** Whose key it is: the same Idempotency-Key of another merchant or environment is another record. */
 export interface IdempotencyScope {
@@ -46,13 +47,27 @@ export interface ResponseSealer {
 }
 
 // Claims the key (SET NX semantics on a hash) or answers what is there, in one round trip.
-const CLAIM = `
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  redis.call('HSET', KEYS[1], 'state', 'pending', 'fp', ARGV[1], 'owner', ARGV[2])
-  redis.call('PEXPIRE', KEYS[1], ARGV[3])
-  return { 'claimed' }
+const CLAIM_FUNCTION = `
+local function claim(key, fingerprint, owner, lease_ms)
+  if redis.call('EXISTS', key) == 0 then
+    redis.call('HSET', key, 'state', 'pending', 'fp', fingerprint, 'owner', owner)
+    redis.call('PEXPIRE', key, lease_ms)
+    return { 'claimed' }
+  end
+  return redis.call('HMGET', key, 'state', 'fp', 'status', 'headers', 'body', 'sealed')
 end
-return redis.call('HMGET', KEYS[1], 'state', 'fp', 'status', 'headers', 'body', 'sealed')
+`;
+
+const CLAIM = `${CLAIM_FUNCTION}
+return claim(KEYS[1], ARGV[1], ARGV[2], ARGV[3])
+`;
+
+// The request's rate-limit tokens and its claim in one round trip: no claim when the bucket gave no token.
+const TAKE_AND_CLAIM = `${TAKE_TOKENS_FUNCTION}${CLAIM_FUNCTION}
+local grant = take_tokens(KEYS[2], tonumber(ARGV[4]), tonumber(ARGV[5]))
+if grant[1] == 0 then return grant end
+local answer = claim(KEYS[1], ARGV[1], ARGV[2], ARGV[3])
+return { grant[1], grant[2], unpack(answer) }
 `;
 
 // Only the claim's owner may complete or release it (a lapsed claim may belong to someone else by now).
@@ -74,8 +89,22 @@ if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
 return redis.call('DEL', KEYS[1])
 `;
 
+/**
+ * Rate-limit tokens a request takes in its claim's round trip: the bucket (in the same Redis), its size, how many
+ * to take, and who decides on what the bucket gave (it throws the 429 when the bucket gave none).
+ */
+export interface TokensWithClaim {
+  bucketKey: string;
+  limit: number;
+  want: number;
+  admit(grant: TokenGrant): void;
+}
+
+type ClaimAnswer = Array<string | null>;
+
 type Commands = {
-  idempotencyClaim(key: string, fingerprint: string, owner: string, ttlMs: number): Promise<Array<string | null>>;
+  idempotencyClaim(key: string, fingerprint: string, owner: string, ttlMs: number): Promise<ClaimAnswer>;
+  idempotencyTakeAndClaim(key: string, bucketKey: string, fingerprint: string, owner: string, ttlMs: number, limit: number, want: number): Promise<[number, string, ...ClaimAnswer]>;
   idempotencyComplete(key: string, owner: string, status: number, headers: string, body: string, ttl: number, sealed: '0' | '1'): Promise<number>;
   idempotencyRelease(key: string, owner: string): Promise<number>;
   idempotencyRenew(key: string, owner: string, leaseMs: number): Promise<number>;
@@ -98,6 +127,7 @@ export class IdempotencyStore {
   ) {
     if (!('idempotencyClaim' in redis)) {
       redis.defineCommand('idempotencyClaim', { numberOfKeys: 1, lua: CLAIM });
+      redis.defineCommand('idempotencyTakeAndClaim', { numberOfKeys: 2, lua: TAKE_AND_CLAIM });
       redis.defineCommand('idempotencyComplete', { numberOfKeys: 1, lua: COMPLETE });
       redis.defineCommand('idempotencyRelease', { numberOfKeys: 1, lua: RELEASE });
       redis.defineCommand('idempotencyRenew', { numberOfKeys: 1, lua: RENEW });
@@ -105,19 +135,21 @@ export class IdempotencyStore {
     this.redis = redis as Redis & Commands;
   }
 
-  /** Claims the key, or waits for the request holding it; throws the 409s. */
-  async start(scope: IdempotencyScope, fingerprint: string): Promise<IdempotencyStart> {
+  /**
+   * Claims the key, or waits for the request holding it; throws the 409s. With `tokens`, the first try takes the
+   * request's rate-limit tokens in the same round trip and hands them to `tokens.admit` before anything else.
+   */
+  async start(scope: IdempotencyScope, fingerprint: string, tokens?: TokensWithClaim): Promise<IdempotencyStart> {
     const owner = randomUUID();
     const key = this.keyOf(scope);
     const deadline = Date.now() + this.options.waitMs;
     let pause = 20;
+    let withTokens = tokens;
     for (;;) {
-      const [state, storedFingerprint, status, headers, stored, sealed] = await this.redis.idempotencyClaim(
-        key,
-        fingerprint,
-        owner,
-        this.options.leaseMs,
-      );
+      const [state, storedFingerprint, status, headers, stored, sealed] = withTokens
+        ? await this.takeAndClaim(key, fingerprint, owner, withTokens)
+        : await this.redis.idempotencyClaim(key, fingerprint, owner, this.options.leaseMs);
+      withTokens = undefined;
       if (state === 'claimed') {
         this.keepAlive(key, owner);
         return { kind: 'execute', owner };
@@ -147,6 +179,12 @@ export class IdempotencyStore {
       await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
       pause = Math.min(pause * 2, 200);
     }
+  }
+
+  private async takeAndClaim(key: string, fingerprint: string, owner: string, tokens: TokensWithClaim): Promise<ClaimAnswer> {
+    const [taken, left, ...answer] = await this.redis.idempotencyTakeAndClaim(key, tokens.bucketKey, fingerprint, owner, this.options.leaseMs, tokens.limit, tokens.want);
+    tokens.admit({ taken, left: Number(left) });
+    return answer;
   }
 
   /**

@@ -1,10 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ApiError } from '@payments/platform';
 import type { Environment } from '@payments/ids';
+import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
 import { GatewayConfig } from '../config';
 import { GATEWAY_REDIS } from '../redis/gateway-redis.module';
-import { RedisTokenBucket, TokenBucketResult } from './token-bucket';
+import { RedisTokenBucket, type TokenBucketResult, type TokenGrant } from './token-bucket';
 import { TokenLeases } from './token-lease';
 
 export interface RateLimitSubject {
@@ -15,6 +16,14 @@ export interface RateLimitSubject {
 }
 
 const WARN_EVERY_MS = 10000;
+
+/** Tokens a request takes in its idempotency claim's round trip (RateLimiter.plan): the bucket and how many. */
+export interface PlannedTokens {
+  subject: RateLimitSubject;
+  bucketKey: string;
+  limit: number;
+  want: number;
+}
 
 /**
  * Per-key request rate (token bucket in Redis; a busy key's tokens are taken a few at a time, see TokenLeases).
@@ -44,15 +53,58 @@ export class RateLimiter {
   /** The outcome with its headers, or null when the limiter is unavailable (fail open). */
   async consume(subject: RateLimitSubject): Promise<TokenBucketResult | null> {
     try {
-      return await this.leases.consume(`${this.config.KAFKA_NAMESPACE}:ratelimit:${subject.keyId}`, this.limitFor(subject));
+      return await this.leases.consume(this.bucketKey(subject), this.limitFor(subject));
     } catch (error) {
-      if (Date.now() - this.lastWarning > WARN_EVERY_MS) {
-        this.lastWarning = Date.now();
-        this.logger.warn({ err: error }, 'rate limiter unavailable: requests are not limited until Redis answers');
-      }
+      this.unavailable(error);
       return null;
     }
   }
+
+  /**
+   * For a request whose idempotency claim goes to Redis anyway: the outcome now when this instance holds a token
+   * for the key (or null: unavailable, fail open), or the tokens to take in the claim's round trip.
+   */
+  async plan(subject: RateLimitSubject): Promise<{ result: TokenBucketResult | null } | { take: PlannedTokens }> {
+    const bucketKey = this.bucketKey(subject);
+    const limit = this.limitFor(subject);
+    try {
+      const plan = await this.leases.plan(bucketKey, limit);
+      return 'result' in plan ? plan : { take: { subject, bucketKey, limit, want: plan.want } };
+    } catch (error) {
+      this.unavailable(error);
+      return { result: null };
+    }
+  }
+
+  /** The outcome of planned tokens, from what the claim's round trip took. */
+  granted(tokens: PlannedTokens, grant: TokenGrant): TokenBucketResult {
+    return this.leases.granted(tokens.bucketKey, tokens.limit, grant);
+  }
+
+  /** Logs, at most every WARN_EVERY_MS, that Redis did not answer the limiter. */
+  unavailable(error: unknown): void {
+    if (Date.now() - this.lastWarning > WARN_EVERY_MS) {
+      this.lastWarning = Date.now();
+      this.logger.warn({ err: error }, 'rate limiter unavailable: requests are not limited until Redis answers');
+    }
+  }
+
+  private bucketKey(subject: RateLimitSubject): string {
+    return `${this.config.KAFKA_NAMESPACE}:ratelimit:${subject.keyId}`;
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Tokens left for the idempotency claim's round trip to take (RateLimiter.plan); unset once taken. */
+    plannedTokens?: PlannedTokens;
+  }
+}
+
+/** Puts a result's headers on the answer; throws the 429 when it refuses the request. */
+export function admitWith(result: TokenBucketResult, reply: FastifyReply): void {
+  void reply.headers(rateLimitHeaders(result));
+  if (!result.allowed) throw rateLimitedError(result);
 }
 
 /** The RateLimit-* headers of a result. */

@@ -1,32 +1,38 @@
 import type { Redis } from 'ioredis';
 
 /**
- * One atomic step of a token bucket kept in a Redis hash: refill by elapsed time (Redis's clock, so every
- * gateway instance agrees), then take up to `want` whole tokens, as many as there are. The bucket holds
+ * One atomic step of a token bucket kept in a Redis hash, as a Lua function other scripts can include (the
+ * idempotency claim takes a request's tokens in the same round trip): refill by elapsed time (Redis's clock, so
+ * every gateway instance agrees), then take up to `want` whole tokens, as many as there are. The bucket holds
  * `capacity` tokens and refills `capacity` per second: a key may burst to its per-second limit, then gets that
- * rate on average. Returns [tokens taken, tokens left as a string]; the hash expires once it would be full again.
+ * rate on average. Returns { tokens taken, tokens left as a string }; the hash expires once it would be full again.
  */
-const TAKE_TOKENS = `
-local capacity = tonumber(ARGV[1])
-local per_ms = capacity / 1000
-local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
-local tokens = tonumber(state[1])
-local at = tonumber(state[2])
-if tokens == nil or at == nil then
-  tokens = capacity
-  at = now
+export const TAKE_TOKENS_FUNCTION = `
+local function take_tokens(key, capacity, want)
+  local per_ms = capacity / 1000
+  local clock = redis.call('TIME')
+  local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+  local state = redis.call('HMGET', key, 'tokens', 'at')
+  local tokens = tonumber(state[1])
+  local at = tonumber(state[2])
+  if tokens == nil or at == nil then
+    tokens = capacity
+    at = now
+  end
+  tokens = math.min(capacity, tokens + math.max(0, now - at) * per_ms)
+  local taken = math.min(want, math.floor(tokens))
+  if taken < 1 then
+    taken = 0
+  end
+  tokens = tokens - taken
+  redis.call('HSET', key, 'tokens', tostring(tokens), 'at', tostring(now))
+  redis.call('PEXPIRE', key, 2000)
+  return { taken, tostring(tokens) }
 end
-tokens = math.min(capacity, tokens + math.max(0, now - at) * per_ms)
-local taken = math.min(tonumber(ARGV[2]), math.floor(tokens))
-if taken < 1 then
-  taken = 0
-end
-tokens = tokens - taken
-redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
-redis.call('PEXPIRE', KEYS[1], 2000)
-return { taken, tostring(tokens) }
+`;
+
+const TAKE_TOKENS = `${TAKE_TOKENS_FUNCTION}
+return take_tokens(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]))
 `;
 
 export interface TokenBucketResult {

@@ -109,4 +109,44 @@ describe('token leases', () => {
     expect(await Promise.all(pending)).toEqual(Array(5).fill('failed'));
     expect(asked).toBe(1);
   });
+
+  it('plans one token for the request\'s own round trip when none is held, and spends held ones first', async () => {
+    const clock = { now: 0 };
+    const bucket = modelBucket(clock);
+    const leases = new TokenLeases(bucket.take, () => clock.now);
+    expect(await leases.plan('k', 2000)).toEqual({ want: 1 });
+    expect(leases.granted('k', 2000, await bucket.take('k', 2000, 1))).toMatchObject({ allowed: true });
+    // A busy key's lease, taken for other requests, is spent by planned ones without a round trip of their own.
+    await drive(leases, clock, 'k', 2000, 300);
+    const asked = bucket.takes.length;
+    const plan = await leases.plan('k', 2000);
+    expect(plan).toEqual({ result: expect.objectContaining({ allowed: true }) });
+    expect(bucket.takes.length).toBe(asked);
+    // Once they are spent, still one token, however busy the key: requests planned together must not strand a lease each.
+    let next = plan as Awaited<ReturnType<TokenLeases['plan']>>;
+    while ('result' in next) next = await leases.plan('k', 2000);
+    expect(next).toEqual({ want: 1 });
+  });
+
+  it('admits a burst of planned requests up to the limit, none refused below it, never more than the bucket gave', async () => {
+    const clock = { now: 0 };
+    const bucket = modelBucket(clock);
+    const leases = new TokenLeases(bucket.take, () => clock.now);
+    const admit = async (key: string, limit: number) => {
+      const plan = await leases.plan(key, limit);
+      return 'result' in plan ? plan.result : leases.granted(key, limit, await bucket.take(key, limit, plan.want));
+    };
+    const below = await Promise.all(Array.from({ length: 64 }, () => admit('burst', 100)));
+    expect(below.every((r) => r.allowed)).toBe(true);
+    const over = await Promise.all(Array.from({ length: 20 }, () => admit('small', 7)));
+    expect(over.filter((r) => r.allowed)).toHaveLength(7);
+  });
+
+  it('refuses a planned request the bucket gave nothing, with when to retry', () => {
+    const leases = new TokenLeases(async () => ({ taken: 0, left: 0 }));
+    const refused = leases.granted('k', 5, { taken: 0, left: 0.4 });
+    expect(refused.allowed).toBe(false);
+    expect(refused.remaining).toBe(0);
+    expect(refused.retryAfterSeconds).toBe(1);
+  });
 });
