@@ -41,7 +41,7 @@ export class ApiAccessGuard implements CanActivate {
       if (result.allowed) return payload;
       const error = rateLimitedError(result);
       void reply.code(error.status).headers(error.headers).header('content-type', 'application/json; charset=utf-8');
-      return JSON.stringify({ error: { ...error.toJSON(), request_id: String(request.id) } });
+      return JSON.stringify(error.bodyFor(String(request.id)));
     });
   }
 

@@ -70,7 +70,6 @@ export class IdempotencyInterceptor implements NestInterceptor {
     return {
       bucketKey: planned.bucketKey,
       limit: planned.limit,
-      want: planned.want,
       admit: (grant) => {
         request.plannedTokens = undefined;
         admitWith(this.rateLimiter.granted(planned, grant), context.switchToHttp().getResponse<FastifyReply>());

@@ -62,9 +62,9 @@ const CLAIM = `${CLAIM_FUNCTION}
 return claim(KEYS[1], ARGV[1], ARGV[2], ARGV[3])
 `;
 
-// The request's rate-limit tokens and its claim in one round trip: no claim when the bucket gave no token.
+// The request's rate-limit token and its claim in one round trip: no claim when the bucket gave no token.
 const TAKE_AND_CLAIM = `${TAKE_TOKENS_FUNCTION}${CLAIM_FUNCTION}
-local grant = take_tokens(KEYS[2], tonumber(ARGV[4]), tonumber(ARGV[5]))
+local grant = take_tokens(KEYS[2], tonumber(ARGV[4]), 1)
 if grant[1] == 0 then return grant end
 local answer = claim(KEYS[1], ARGV[1], ARGV[2], ARGV[3])
 return { grant[1], grant[2], unpack(answer) }
@@ -90,13 +90,12 @@ return redis.call('DEL', KEYS[1])
 `;
 
 /**
- * Rate-limit tokens a request takes in its claim's round trip: the bucket (in the same Redis), its size, how many
- * to take, and who decides on what the bucket gave (it throws the 429 when the bucket gave none).
+ * The rate-limit token a request takes in its claim's round trip: the bucket (in the same Redis), its size, and
+ * who decides on what the bucket gave (it throws the 429 when the bucket gave none).
  */
 export interface TokensWithClaim {
   bucketKey: string;
   limit: number;
-  want: number;
   admit(grant: TokenGrant): void;
 }
 
@@ -104,7 +103,7 @@ type ClaimAnswer = Array<string | null>;
 
 type Commands = {
   idempotencyClaim(key: string, fingerprint: string, owner: string, ttlMs: number): Promise<ClaimAnswer>;
-  idempotencyTakeAndClaim(key: string, bucketKey: string, fingerprint: string, owner: string, ttlMs: number, limit: number, want: number): Promise<[number, string, ...ClaimAnswer]>;
+  idempotencyTakeAndClaim(key: string, bucketKey: string, fingerprint: string, owner: string, ttlMs: number, limit: number): Promise<[number, string, ...ClaimAnswer]>;
   idempotencyComplete(key: string, owner: string, status: number, headers: string, body: string, ttl: number, sealed: '0' | '1'): Promise<number>;
   idempotencyRelease(key: string, owner: string): Promise<number>;
   idempotencyRenew(key: string, owner: string, leaseMs: number): Promise<number>;
@@ -137,7 +136,7 @@ export class IdempotencyStore {
 
   /**
    * Claims the key, or waits for the request holding it; throws the 409s. With `tokens`, the first try takes the
-   * request's rate-limit tokens in the same round trip and hands them to `tokens.admit` before anything else.
+   * request's rate-limit token in the same round trip and hands them to `tokens.admit` before anything else.
    */
   async start(scope: IdempotencyScope, fingerprint: string, tokens?: TokensWithClaim): Promise<IdempotencyStart> {
     const owner = randomUUID();
@@ -182,7 +181,7 @@ export class IdempotencyStore {
   }
 
   private async takeAndClaim(key: string, fingerprint: string, owner: string, tokens: TokensWithClaim): Promise<ClaimAnswer> {
-    const [taken, left, ...answer] = await this.redis.idempotencyTakeAndClaim(key, tokens.bucketKey, fingerprint, owner, this.options.leaseMs, tokens.limit, tokens.want);
+    const [taken, left, ...answer] = await this.redis.idempotencyTakeAndClaim(key, tokens.bucketKey, fingerprint, owner, this.options.leaseMs, tokens.limit);
     tokens.admit({ taken, left: Number(left) });
     return answer;
   }

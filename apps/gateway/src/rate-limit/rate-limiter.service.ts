@@ -17,12 +17,11 @@ export interface RateLimitSubject {
 
 const WARN_EVERY_MS = 10000;
 
-/** Tokens a request takes in its idempotency claim's round trip (RateLimiter.plan): the bucket and how many. */
+/** A request's token, to be taken in its idempotency claim's round trip (RateLimiter.plan): whose, which bucket. */
 export interface PlannedTokens {
   subject: RateLimitSubject;
   bucketKey: string;
   limit: number;
-  want: number;
 }
 
 /**
@@ -62,27 +61,27 @@ export class RateLimiter {
 
   /**
    * For a request whose idempotency claim goes to Redis anyway: the outcome now when this instance holds a token
-   * for the key (or null: unavailable, fail open), or the tokens to take in the claim's round trip.
+   * for the key (or null: unavailable, fail open), or the token to take in the claim's round trip.
    */
   async plan(subject: RateLimitSubject): Promise<{ result: TokenBucketResult | null } | { take: PlannedTokens }> {
     const bucketKey = this.bucketKey(subject);
     const limit = this.limitFor(subject);
     try {
-      const plan = await this.leases.plan(bucketKey, limit);
-      return 'result' in plan ? plan : { take: { subject, bucketKey, limit, want: plan.want } };
+      const result = await this.leases.plan(bucketKey, limit);
+      return result ? { result } : { take: { subject, bucketKey, limit } };
     } catch (error) {
       this.unavailable(error);
       return { result: null };
     }
   }
 
-  /** The outcome of planned tokens, from what the claim's round trip took. */
+  /** The outcome of a planned token, from what the claim's round trip took. */
   granted(tokens: PlannedTokens, grant: TokenGrant): TokenBucketResult {
     return this.leases.granted(tokens.bucketKey, tokens.limit, grant);
   }
 
   /** Logs, at most every WARN_EVERY_MS, that Redis did not answer the limiter. */
-  unavailable(error: unknown): void {
+  private unavailable(error: unknown): void {
     if (Date.now() - this.lastWarning > WARN_EVERY_MS) {
       this.lastWarning = Date.now();
       this.logger.warn({ err: error }, 'rate limiter unavailable: requests are not limited until Redis answers');

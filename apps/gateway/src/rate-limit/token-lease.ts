@@ -56,28 +56,23 @@ export class TokenLeases {
   }
 
   /**
-   * For a request that can take its token in a Redis round trip it makes anyway (the idempotency claim): answers
-   * from a held token, or after a lease being taken, as `consume` does; otherwise that round trip takes the
-   * request's one token (it costs nothing there), and the request hands what it got to `granted`. One token, not a
+   * For a request that can take its token in a Redis round trip it makes anyway (the idempotency claim): the
+   * answer from a held token, or after a lease being taken, as `consume` gives it; undefined when that round trip
+   * is to take the request's one token (it costs nothing there), whose grant goes to `granted`. One token, not a
    * lease: requests arriving together would each take one and strand the rest. Counted once either way.
    */
-  async plan(key: string, limitPerSecond: number): Promise<{ result: TokenBucketResult } | { want: 1 }> {
+  async plan(key: string, limitPerSecond: number): Promise<TokenBucketResult | undefined> {
     const state = this.stateOf(key, limitPerSecond);
-    if ((state.held > 0 && this.now() < state.expiresAt) || state.taking) return { result: await this.settle(state, key, limitPerSecond) };
-    return { want: 1 };
+    if ((state.held > 0 && this.now() < state.expiresAt) || state.taking) return this.settle(state, key, limitPerSecond);
+    return undefined;
   }
 
-  /** What a planned request's own round trip took: it spends the first token, any others are held as by `consume`. */
+  /** What a planned request's round trip took (its one token, or none); tokens held here stay as they are. */
   granted(key: string, limitPerSecond: number, grant: TokenGrant): TokenBucketResult {
     const state = this.keys.get(key);
-    if (!state || state.limit !== limitPerSecond) return bucketResult(limitPerSecond, grant.taken > 0, grant.left + Math.max(0, grant.taken - 1));
-    state.bucketLeft = grant.left;
-    if (grant.taken === 0) return bucketResult(limitPerSecond, false, grant.left);
-    // Tokens still held from another planned request's grant are kept beside these.
-    const now = this.now();
-    state.held = (now < state.expiresAt ? state.held : 0) + grant.taken - 1;
-    state.expiresAt = now + LEASE_TTL_MS;
-    return bucketResult(limitPerSecond, true, state.bucketLeft + state.held);
+    const held = state && state.limit === limitPerSecond && this.now() < state.expiresAt ? state.held : 0;
+    if (state && state.limit === limitPerSecond) state.bucketLeft = grant.left;
+    return bucketResult(limitPerSecond, grant.taken > 0, grant.left + held);
   }
 
   private async settle(state: KeyState, key: string, limitPerSecond: number): Promise<TokenBucketResult> {

@@ -46,6 +46,11 @@ export class ApiError extends Error {
       : { code: this.code, message: this.message, param: this.param };
   }
 
+  /** The response body in the spec's Error shape, with the request's id. */
+  bodyFor(requestId: string): ErrorBody {
+    return { error: { ...this.toJSON(), request_id: requestId } };
+  }
+
   static fromJSON(value: { code: ErrorCode; message: string; param?: string }): ApiError {
     const code = value.code in ERROR_STATUS ? value.code : 'internal_error';
     // An owner's 503 (busy, a lock held too long) says when to retry, as the gateway's own 503 does.

@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, ErrorBody, ErrorCode } from './api-error';
+import { ApiError, ErrorCode } from './api-error';
 
 /** Turns every error of an HTTP route into the spec's Error shape with the request id. Never leaks internals. */
 @Catch()
@@ -15,9 +15,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (error.status >= 500) {
       this.logger.error({ err: exception, request_id: request.id, code: error.code }, 'request failed');
     }
-    const body: ErrorBody = { error: { ...error.toJSON(), request_id: String(request.id) } };
     for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
-    void reply.status(error.status).send(body);
+    void reply.status(error.status).send(error.bodyFor(String(request.id)));
   }
 
   private toApiError(exception: unknown, request: FastifyRequest): ApiError {

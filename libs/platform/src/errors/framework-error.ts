@@ -2,7 +2,7 @@ import { newRequestId } from '@payments/ids';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ApiError, type ErrorBody } from './api-error';
+import { ApiError } from './api-error';
 
 /**
  * Fastify's refusals before any route or hook runs (Fastify's `frameworkErrors`): a path that is not valid
@@ -16,8 +16,7 @@ export function answerFrameworkError(error: FastifyError, request: FastifyReques
       : error.code === 'FST_ERR_BAD_URL'
         ? new ApiError('invalid_request', 'The URL path is not valid percent-encoding.')
         : new ApiError('invalid_request', 'The request is invalid.');
-  const body: ErrorBody = { error: { ...answer.toJSON(), request_id: String(request.id) } };
-  void reply.header('Request-Id', String(request.id)).status(answer.status).send(body);
+  void reply.header('Request-Id', String(request.id)).status(answer.status).send(answer.bodyFor(String(request.id)));
 }
 
 /**
@@ -35,7 +34,7 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
         ? [408, 'The request was not received in time.']
         : [400, 'The request is not valid HTTP.'];
   const requestId = newRequestId();
-  const body = JSON.stringify({ error: { ...new ApiError('invalid_request', message).toJSON(), request_id: requestId } });
+  const body = JSON.stringify(new ApiError('invalid_request', message).bodyFor(requestId));
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
