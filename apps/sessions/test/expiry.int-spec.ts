@@ -2,7 +2,7 @@ import type { InvoiceResource, PaymentIntentResource } from '@payments/contracts
 import { ExpiryScheduler, EXPIRY_BATCH_SIZE } from '../src/expiry/expiry.scheduler';
 import type { Expirer } from '../src/sessions.composition';
 import { createHarness, intentCommand, invoiceCommand, SCHEMA, type SessionsHarness, testMerchant } from './support/sessions-harness';
-import { TestClock } from './support/test-clock';
+import { StoppedClock } from './support/test-clock';
 
 // The expiry job against a real Postgres: due sessions expire once through their aggregate, whoever runs it.
 describe('expiry job', () => {
@@ -106,27 +106,39 @@ describe('expiry job', () => {
         if (failing.has(args[1].id)) return Promise.reject(new Error('this intent cannot be expired'));
         return h.expirers.payment_intent.expireLocked(...args);
       },
+      // What the job logs as the row's failure count.
+      setAsideExpiry: async (...args: Parameters<Expirer['setAsideExpiry']>) => {
+        const failures = await h.expirers.payment_intent.setAsideExpiry(...args);
+        counted.push(failures);
+        return failures;
+      },
     };
-    const job = new ExpiryScheduler(h.sessions, { ...h.expirers, payment_intent: breaking }, h.config, new TestClock());
+    const counted: number[] = [];
+    // The job's clock stands still while it runs: the waits are read against the time the job acted at, not the
+    // wall clock, which a slow machine moves past a 1 s backoff within one run of 200 failing rows.
+    const clock = new StoppedClock(new Date());
+    const job = new ExpiryScheduler(h.sessions, { ...h.expirers, payment_intent: breaking }, h.config, clock);
 
     expect(await job.runOnce()).toEqual({ expired: 3, failed: failing.size });
     for (const id of good) expect((await h.intents.get({ ...scope, id })).status).toBe('expired');
     const setAside = async () =>
       (await h.dataSource.query(
-        `SELECT expiry_failures, extract(epoch FROM expiry_retry_at - now()) AS wait_s FROM "${SCHEMA}".payment_intents WHERE id = ANY($1)`,
-        [[...failing]],
+        `SELECT expiry_failures, extract(epoch FROM expiry_retry_at - $2::timestamptz)::float8 AS wait_s FROM "${SCHEMA}".payment_intents WHERE id = ANY($1)`,
+        [[...failing], clock.now()],
       )) as Array<{ expiry_failures: number; wait_s: number }>;
-    const first = await setAside();
-    expect(first.every((r) => r.expiry_failures === 1 && r.wait_s > 0 && r.wait_s <= 1.5)).toBe(true);
+    expect((await setAside()).every((r) => r.expiry_failures === 1 && r.wait_s === 1)).toBe(true);
+    expect(counted).toEqual([...failing].map(() => 1));
     // Out of line until their retry time: the next run does not touch them.
+    clock.advance(999);
     expect(await job.runOnce()).toEqual({ expired: 0, failed: 0 });
     // Due again, they fail again and wait twice as long; the job still ends.
-    await h.dataSource.query(`UPDATE "${SCHEMA}".payment_intents SET expiry_retry_at = now() - interval '1 second' WHERE id = ANY($1)`, [[...failing]]);
+    clock.advance(1);
     expect(await job.runOnce()).toEqual({ expired: 0, failed: failing.size });
-    expect((await setAside()).every((r) => r.expiry_failures === 2 && r.wait_s > 1 && r.wait_s <= 2.5)).toBe(true);
+    expect((await setAside()).every((r) => r.expiry_failures === 2 && r.wait_s === 2)).toBe(true);
+    expect(counted.slice(failing.size)).toEqual([...failing].map(() => 2));
     // Once they can be expired, they are.
     failing.clear();
-    await h.dataSource.query(`UPDATE "${SCHEMA}".payment_intents SET expiry_retry_at = now() - interval '1 second' WHERE expiry_failures > 0`);
+    clock.advance(2_000);
     expect((await job.runOnce()).expired).toBe(EXPIRY_BATCH_SIZE + 5);
   }, 120_000);
 });

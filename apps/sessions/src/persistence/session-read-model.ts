@@ -188,7 +188,8 @@ export class SessionReadModel<S extends SessionRow, R> {
    * doubling with each failure up to an hour. Answers how many times it has failed.
    */
   async setAsideExpiry(manager: EntityManager, id: string, now: Date): Promise<number> {
-    const [row]: Array<{ expiry_failures: number }> = await manager.query(
+    // TypeORM answers an UPDATE with [rows, count].
+    const [rows]: [Array<{ expiry_failures: number }>, number] = await manager.query(
       `UPDATE ${this.table}
        SET expiry_failures = expiry_failures + 1,
            expiry_retry_at = $2::timestamptz + least(interval '1 second' * power(2, expiry_failures), interval '1 hour')
@@ -196,6 +197,6 @@ export class SessionReadModel<S extends SessionRow, R> {
        RETURNING expiry_failures`,
       [id, now],
     );
-    return row?.expiry_failures ?? 0;
+    return rows[0]?.expiry_failures ?? 0;
   }
 }

@@ -19,3 +19,18 @@ export class TestClock extends Clock {
     }
   }
 }
+
+/** A clock that moves only when told: a job's "now" that a slow machine cannot move on behind a test's back. */
+export class StoppedClock extends Clock {
+  constructor(private at: Date) {
+    super();
+  }
+
+  now(): Date {
+    return new Date(this.at.getTime());
+  }
+
+  advance(ms: number): void {
+    this.at = new Date(this.at.getTime() + ms);
+  }
+}
