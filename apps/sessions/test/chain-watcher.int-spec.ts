@@ -22,7 +22,8 @@ import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
 import { ChainLocks } from '../src/chain-watcher/chain-locks';
 import { ChainWatchLoop } from '../src/chain-watcher/chain-watch.loop';
-import { ChainWatchStore } from '../src/chain-watcher/chain-watch.store';
+import { ChainWatchStore, WatchFencedError } from '../src/chain-watcher/chain-watch.store';
+import { transferKey, type TrackedTransfer } from '../src/chain-watcher/domain/watch-state';
 import type { AddressOwner, ConfirmedTransfer, ConfirmedTransferSink, Hex, WatchedAddresses } from '../src/chain-watcher/domain/ports';
 import { SESSIONS_MIGRATIONS } from '../src/migrations/sessions-schema';
 
@@ -343,3 +344,57 @@ async function failedSteps(chain: string): Promise<number> {
   const metric = await metricsRegistry.getSingleMetric('chain_watcher_step_failures_total')?.get();
   return metric?.values.find((v) => v.labels.chain === chain)?.value ?? 0;
 }
+
+describe('the chain watch store', () => {
+  const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as Hex;
+  const hashes = (from: number, to: number, salt = 0) => new Map(Array.from({ length: to - from + 1 }, (_, i) => [BigInt(from + i), hash((from + i) * 1000 + salt)]));
+  const transfer = (chainId: number, blockNumber: bigint): TrackedTransfer => ({
+    chainId,
+    txHash: hash(7),
+    logIndex: 0,
+    token: hash(1),
+    from: hash(2),
+    to: hash(3),
+    units: 1_000_000n,
+    environment: 'test',
+    sessionId: 'pi_store',
+    state: 'seen',
+    blockNumber,
+    blockHash: hash(Number(blockNumber) * 1000),
+    droppedFrom: null,
+  });
+
+  it('stores a step that only moved on by blocks in one statement, and a fenced save of either kind changes nothing', async () => {
+    const chainId = ++chainIds;
+    const dataSource = await db.dataSource(SCHEMA, SESSIONS_MIGRATIONS);
+    let transactions = 0;
+    const counted = Object.create(dataSource) as DataSource;
+    const transaction = dataSource.transaction as (...args: unknown[]) => Promise<unknown>;
+    counted.transaction = ((...args: unknown[]) => ((transactions += 1), transaction.apply(dataSource, args))) as DataSource['transaction'];
+    const store = new ChainWatchStore(counted, SCHEMA);
+    const window = 5;
+    const first = await store.save('store-chain', null, { chainId, nextBlock: 11n, hashes: hashes(6, 10), transfers: new Map() }, 10n, window);
+    expect(transactions).toBe(1);
+
+    // Blocks 11-12 scanned, 6-7 out of the window: no transaction, and a read gives what the save answered.
+    const moved = await store.save('store-chain', first, { chainId, nextBlock: 13n, hashes: hashes(8, 12), transfers: new Map() }, 12n, window);
+    expect(transactions).toBe(1);
+    expect(moved.steps).toBe(2n);
+    expect(await store.load(chainId, window)).toEqual(moved);
+
+    // Another instance stored meanwhile: the stale save is refused by both paths and the table is as it was.
+    const stale = first;
+    await expect(store.save('store-chain', stale, { chainId, nextBlock: 14n, hashes: hashes(9, 13), transfers: new Map() }, 13n, window)).rejects.toBeInstanceOf(WatchFencedError);
+    const seen = transfer(chainId, 12n);
+    await expect(
+      store.save('store-chain', stale, { chainId, nextBlock: 14n, hashes: hashes(9, 13), transfers: new Map([[transferKey(seen), seen]]) }, 13n, window),
+    ).rejects.toBeInstanceOf(WatchFencedError);
+    expect(await store.load(chainId, window)).toEqual(moved);
+
+    // A reorg that replaces kept hashes, and a transfer seen: the transaction's way, and a read agrees again.
+    const before = transactions;
+    const reorged = await store.save('store-chain', moved, { chainId, nextBlock: 13n, hashes: new Map([...hashes(8, 10), ...hashes(11, 12, 1)]), transfers: new Map([[transferKey(seen), seen]]) }, 12n, window);
+    expect(transactions).toBe(before + 1);
+    expect(await store.load(chainId, window)).toEqual(reorged);
+  });
+});

@@ -1,4 +1,4 @@
-import { qualified } from '@payments/database';
+import { executePrepared, qualified } from '@payments/database';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Environment, Hex } from './domain/ports';
 import { transferKey, type TrackedTransfer, type WatchState } from './domain/watch-state';
@@ -76,33 +76,71 @@ export class ChainWatchStore {
   }
 
   /**
-   * Stores a step's result in one transaction, fenced by the step count it was read at: a step of an instance
-   * that lost the chain meanwhile changes nothing. Writes only what changed between `before` and `after`. Returns
-   * what `load` would now read (`window` as given to it), so the instance that stored it can step on without
-   * reading it back.
+   * Stores a step's result atomically (one statement when only blocks moved on, else one transaction), fenced by
+   * the step count it was read at: a step of an instance that lost the chain meanwhile changes nothing. Writes only
+   * what changed between `before` and `after`. Returns what `load` would now read (`window` as given to it), so the
+   * instance that stored it can step on without reading it back.
    */
   async save(chainName: string, before: StoredWatch | null, after: WatchState, head: bigint, window: number): Promise<StoredWatch> {
-    await this.dataSource.transaction(async (manager) => {
-      await this.advance(manager, chainName, before, after, head);
-      const old = before?.state;
-      const goneHashes = [...(old?.hashes ?? [])].filter(([n, h]) => after.hashes.get(n) !== h).map(([n]) => n.toString());
-      if (goneHashes.length > 0) await manager.query(`DELETE FROM ${this.blocks} WHERE chain_id = $1 AND block_number = ANY($2::bigint[])`, [after.chainId, goneHashes]);
-      const newHashes = [...after.hashes].filter(([n, h]) => old?.hashes.get(n) !== h);
-      if (newHashes.length > 0) {
-        await manager.query(
-          `INSERT INTO ${this.blocks} (chain_id, block_number, block_hash) SELECT $1, n, h FROM unnest($2::bigint[], $3::text[]) AS t(n, h)`,
-          [after.chainId, newHashes.map(([n]) => n.toString()), newHashes.map(([, h]) => h)],
-        );
-      }
-      for (const [key, t] of old?.transfers ?? []) {
-        if (!after.transfers.has(key)) await manager.query(`DELETE FROM ${this.transfers} WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3`, [t.chainId, t.txHash, t.logIndex]);
-      }
-      for (const [key, t] of after.transfers) {
-        const was = old?.transfers.get(key);
-        if (!was || !sameTransfer(was, t)) await this.upsert(manager, t);
-      }
+    const old = before?.state;
+    const goneHashes = [...(old?.hashes ?? [])].filter(([n, h]) => after.hashes.get(n) !== h).map(([n]) => n);
+    const newHashes = [...after.hashes].filter(([n, h]) => old?.hashes.get(n) !== h);
+    const goneTransfers = [...(old?.transfers ?? [])].filter(([key]) => !after.transfers.has(key)).map(([, t]) => t);
+    const changedTransfers = [...after.transfers].filter(([key, t]) => {
+      const was = old?.transfers.get(key);
+      return !was || !sameTransfer(was, t);
     });
+    const replaced = new Set(newHashes.map(([n]) => n));
+    if (before !== null && goneTransfers.length === 0 && changedTransfers.length === 0 && !goneHashes.some((n) => replaced.has(n))) {
+      // A step that moved on by blocks and touched no transfer (nearly every step): one statement.
+      await this.advanceWithHashes(chainName, before, after, head, goneHashes, newHashes);
+    } else {
+      await this.dataSource.transaction(async (manager) => {
+        await this.advance(manager, chainName, before, after, head);
+        if (goneHashes.length > 0) {
+          await manager.query(`DELETE FROM ${this.blocks} WHERE chain_id = $1 AND block_number = ANY($2::bigint[])`, [after.chainId, goneHashes.map(String)]);
+        }
+        if (newHashes.length > 0) {
+          await manager.query(
+            `INSERT INTO ${this.blocks} (chain_id, block_number, block_hash) SELECT $1, n, h FROM unnest($2::bigint[], $3::text[]) AS t(n, h)`,
+            [after.chainId, newHashes.map(([n]) => n.toString()), newHashes.map(([, h]) => h)],
+          );
+        }
+        for (const t of goneTransfers) await manager.query(`DELETE FROM ${this.transfers} WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3`, [t.chainId, t.txHash, t.logIndex]);
+        for (const [, t] of changedTransfers) await this.upsert(manager, t);
+      });
+    }
     return { state: loadable(after, window), steps: (before?.steps ?? 0n) + 1n };
+  }
+
+  /**
+   * The fenced advance and the kept hashes' change as one statement (its parts see one snapshot, so a block number
+   * both dropped and added, as in a reorg, goes the transaction's way instead). Nothing is written when fenced.
+   */
+  private async advanceWithHashes(chainName: string, before: StoredWatch, after: WatchState, head: bigint, gone: bigint[], added: Array<[bigint, string]>): Promise<void> {
+    const [row] = (await executePrepared(this.dataSource, {
+      text: `WITH advanced AS (
+         UPDATE ${this.progress} SET next_block = $3, head_block = $4, chain_name = $5, steps = steps + 1, updated_at = now()
+          WHERE chain_id = $1 AND steps = $2 RETURNING chain_id
+       ), gone AS (
+         DELETE FROM ${this.blocks} WHERE chain_id = $1 AND block_number = ANY($6::bigint[]) AND EXISTS (SELECT 1 FROM advanced)
+       ), added AS (
+         INSERT INTO ${this.blocks} (chain_id, block_number, block_hash)
+         SELECT $1, n, h FROM unnest($7::bigint[], $8::text[]) AS t(n, h) WHERE EXISTS (SELECT 1 FROM advanced)
+       )
+       SELECT count(*)::int AS advanced FROM advanced`,
+      params: [
+        after.chainId,
+        before.steps.toString(),
+        after.nextBlock.toString(),
+        head.toString(),
+        chainName,
+        gone.map(String),
+        added.map(([n]) => n.toString()),
+        added.map(([, h]) => h),
+      ],
+    })) as Array<{ advanced: number }>;
+    if (row?.advanced !== 1) throw new WatchFencedError(after.chainId);
   }
 
   private async advance(manager: EntityManager, chainName: string, before: StoredWatch | null, after: WatchState, head: bigint): Promise<void> {
