@@ -2,6 +2,8 @@
 // log index; nothing else; many recipients and long ranges split into several eth_getLogs calls; head, block
 // hashes and a reorg.
 import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createChainReader, deriveDepositAddress, type CryptoChain } from '../src';
 import {
   anvilDevAccount,
@@ -144,5 +146,58 @@ describe('the chain reader on a real node', () => {
     await down.stop();
     await expect(reader.head()).rejects.toThrow();
     await expect(reader.transfersTo([usdc], [address(0)], 0n, 10n)).rejects.toThrow();
+  });
+
+  it("fails with the node's own message when it refuses a call", async () => {
+    const reader = createChainReader(chain);
+    const head = await reader.head();
+    // anvil refuses a range past its head: the JSON-RPC error comes through, not an empty answer.
+    await expect(reader.transfersTo([usdc], [address(0)], head, head + 1000n)).rejects.toThrow(/block|range|head|not found/i);
+  });
+
+  describe('against a stand-in node', () => {
+    let server: Server;
+    let answer: (request: IncomingMessage, body: string) => { status: number; body: string } | 'hang';
+    const seen: Array<{ authorization?: string; body: string }> = [];
+    let url: string;
+    beforeAll(async () => {
+      server = createServer((request, response) => {
+        let body = '';
+        request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+        request.on('end', () => {
+          seen.push({ authorization: request.headers.authorization, body });
+          const reply = answer(request, body);
+          if (reply !== 'hang') response.writeHead(reply.status, { 'content-type': 'application/json' }).end(reply.body);
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    });
+    afterAll(async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    });
+    const result = (value: unknown) => (_: IncomingMessage, body: string) => ({ status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: JSON.parse(body).id, result: value }) });
+
+    it('sends credentials in the node URL as Basic auth, and the path with its key', async () => {
+      answer = result('0x2a');
+      seen.length = 0;
+      const reader = createChainReader({ ...chain, rpcUrl: url.replace('http://', 'http://user:s%40cret@') + '/v3/project-key' });
+      expect(await reader.head()).toBe(42n);
+      expect(seen[0]!.authorization).toBe(`Basic ${Buffer.from('user:s@cret').toString('base64')}`);
+      expect(JSON.parse(seen[0]!.body)).toMatchObject({ jsonrpc: '2.0', method: 'eth_blockNumber', params: [] });
+    });
+
+    it('fails on an error answer, an HTTP error and a node that does not answer within the timeout', async () => {
+      const reader = createChainReader({ ...chain, rpcUrl: url }, { timeoutMs: 500 });
+      answer = (_, body) => ({ status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: JSON.parse(body).id, error: { code: -32005, message: 'query returned more than 10000 results' } }) });
+      await expect(reader.transfersTo([usdc], [address(0)], 0n, 10n)).rejects.toThrow(/more than 10000 results/);
+      answer = () => ({ status: 429, body: 'slow down' });
+      await expect(reader.head()).rejects.toThrow(/429/);
+      answer = () => 'hang';
+      const started = Date.now();
+      await expect(reader.blockHash(1n)).rejects.toThrow();
+      expect(Date.now() - started).toBeLessThan(5_000);
+    });
   });
 });
