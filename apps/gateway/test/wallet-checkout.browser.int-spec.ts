@@ -320,6 +320,43 @@ describe('customer wallets on the checkout', () => {
       expect(await paymentsOf(created.id)).toBe(1);
     });
 
+    it('a pay click is one command to sessions (no read of the session first); an unknown session is the not-found page, a session without togo goes back unpaid', async () => {
+      const email = newAddress('Rami');
+      await adminJson('wallet', 'credit', '--email', email, '--amount', '100', '--key', 'k1', '--env', 'test');
+      const created = await intent();
+      const page = await tab();
+      await page.goto(pageUrl(created.id));
+      await signInHere(page, email);
+      const token = await page.locator('form[action$="/wallet/pay"] input[name=_csrf]').inputValue();
+      const pay = (id: string) => page.request.post(`${pageUrl(id)}/wallet/pay`, { form: { _csrf: token, attempt: randomBytes(6).toString('hex') }, maxRedirects: 0 });
+      const sessionsCommands = async () => {
+        const text = await (await fetch(`${dashboard.stack.services.gateway!.opsUrl}/metrics`)).text();
+        const count = (command: string) =>
+          text.split('\n').filter((l) => l.startsWith('rpc_round_trip_seconds_count{') && l.includes(`command="sessions.${command}"`)).reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+        return { get: count('checkout.get'), pay: count('checkout.pay-from-wallet') };
+      };
+
+      const before = await sessionsCommands();
+      const paid = await pay(created.id);
+      expect(paid.status()).toBe(303);
+      expect(paid.headers()['location']).toBe(`${SHOP}/done?session_id=${created.id}`);
+      expect(await sessionsCommands()).toEqual({ get: before.get, pay: before.pay + 1 });
+      expect(await paymentsOf(created.id)).toBe(1);
+
+      // A session id of the right shape that is nobody's: the checkout's not-found page, nothing charged.
+      const unknown = await pay('pi_test_NoSuchSession0000000000');
+      expect(unknown.status()).toBe(404);
+      expect(await unknown.text()).toContain('<html');
+      // A session the shop did not open to wallets: back to its page, unpaid; an id not of ours: not found.
+      const cardOnly = await intent({ methods: ['lahza'] });
+      const refused = await pay(cardOnly.id);
+      expect(refused.status()).toBe(303);
+      expect(refused.headers()['location']).toBe(`/checkout/${cardOnly.id}`);
+      expect(await paymentsOf(cardOnly.id)).toBe(0);
+      expect((await pay('pi_elsewhere_123')).status()).toBe(404);
+      expect(await walletBalance(email)).toBe('60.00');
+    });
+
     it('an invoice paid from the wallet reports method wallet with the profile as payer, the phone masked', async () => {
       const email = newAddress('Yara');
       await adminJson('wallet', 'credit', '--email', email, '--amount', '50.00', '--key', 'k1', '--env', 'test');

@@ -275,7 +275,7 @@ export const SESSIONS_COMMAND_SCHEMAS: Record<SessionsCommandName, { request: ob
         },
       },
     },
-    reply: { type: 'object', required: ['id', 'outcome', 'reason', 'balance'] },
+    reply: { type: 'object', required: ['id', 'outcome', 'reason', 'balance', 'success_url'] },
   },
   'wallet-top-ups.start': {
     request: {

@@ -295,6 +295,8 @@ export interface WalletPaymentOutcome {
   reason: string | null;
   /** The wallet's balance after the attempt when the ledger said (MoneyString), else null. */
   balance: string | null;
+  /** Where the shop sends its customer after paying (the session's own), so the checkout needs no read first. */
+  success_url: string | null;
 }
 
 export interface StartWalletTopUpCommand {

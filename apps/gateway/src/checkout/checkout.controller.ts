@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Headers, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { CheckoutSession } from '@payments/contracts';
+import { environmentOfInvoiceId, environmentOfPaymentIntentId } from '@payments/ids';
 import { formatMoney, parseMoneyString } from '@payments/money';
 import { ApiError } from '@payments/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -132,30 +133,35 @@ export class CheckoutController {
       if (lang === 'ar') params.set('lang', 'ar');
       return params.size > 0 ? `${back}?${params.toString()}` : back;
     };
-    const found = await this.find(id, request);
-    if ('page' in found) return this.showPage(id, request, reply);
+    // The session's environment is in its id; sessions checks the rest (the session, its methods, the wallet's
+    // environment) as it pays, and answers where the shop wants its customer: one command per click, no read first.
+    const environment = SESSION_ID.test(id) ? (environmentOfPaymentIntentId(id) ?? environmentOfInvoiceId(id)) : null;
+    if (!environment) return this.showPage(id, request, reply);
     let signedIn;
     try {
-      signedIn = await this.walletAuth.signedInForm(request, form, found.environment);
+      signedIn = await this.walletAuth.signedInForm(request, form, environment);
     } catch (error) {
       if (!(error instanceof FormRefused)) throw error;
       const nonce = randomBytes(16).toString('base64');
       return void (await reply.code(403).headers(securityHeaders(nonce)).send(renderCheckout({ page: 'refused', back }, { lang, nonce, path: back, now: new Date(), attempt: '' })));
     }
     const wallet = await this.wallets.find(signedIn.walletId);
-    if (!wallet || !this.methodsOf(found).some(isWalletMethod) || !ATTEMPT.test(String(form?.attempt ?? ''))) return void reply.redirect(to(), 303);
+    if (!wallet || !ATTEMPT.test(String(form?.attempt ?? ''))) return void reply.redirect(to(), 303);
     const payer = { name: wallet.name, email: wallet.email, phone: maskPhone(wallet.phone), country: wallet.country };
     const caller = { correlationId: String(request.id), commandId: `checkout-${id}-${String(form?.attempt)}` };
     let outcome;
     try {
-      outcome = await this.sessions.payFromWallet({ id, wallet_id: wallet.id, payer }, { merchant_id: found.merchant_id, environment: found.environment }, caller);
+      outcome = await this.sessions.payFromWallet({ id, wallet_id: wallet.id, payer }, caller);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      // Paid in another tab, expired or cancelled meanwhile: the page shows what it is now. Else nothing was charged.
-      if (error.code === 'invalid_state' || error.code === 'not_found') return void reply.redirect(to(), 303);
+      // No such session: the page says so, as for any other checkout route.
+      if (error.code === 'not_found' && error.param === 'id') return this.showPage(id, request, reply);
+      // Paid in another tab, expired or cancelled meanwhile, or not payable from a wallet: the page shows what it is
+      // now. Else nothing was charged.
+      if (error.code === 'invalid_state' || error.code === 'not_found' || error.code === 'payment_methods_unavailable') return void reply.redirect(to(), 303);
       return void reply.redirect(to({ wallet: 'unavailable' }), 303);
     }
-    if (outcome.outcome === 'succeeded') return void reply.redirect(this.after(found.success_url, id) ?? to(), 303);
+    if (outcome.outcome === 'succeeded') return void reply.redirect(this.after(outcome.success_url, id) ?? to(), 303);
     if (outcome.outcome === 'pending') return void reply.redirect(to({ wallet: 'pending' }), 303);
     return void reply.redirect(to(outcome.reason === 'insufficient_funds' ? { wallet: 'insufficient' } : { declined: '1' }), 303);
   }

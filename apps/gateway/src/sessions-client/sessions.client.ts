@@ -119,8 +119,8 @@ export class SessionsClient {
   }
 
   /** The signed-in customer pays the session from their wallet (the command id makes a resubmit one attempt). */
-  payFromWallet(command: PayFromWalletCheckoutCommand, scope: { merchant_id: string; environment: string }, caller: CommandOptions): Promise<WalletPaymentOutcome> {
-    return this.changing({ ...scope, id: command.id }, this.send(SESSIONS_COMMANDS.payFromWallet, command, caller));
+  payFromWallet(command: PayFromWalletCheckoutCommand, caller: CommandOptions): Promise<WalletPaymentOutcome> {
+    return this.changing({ id: command.id }, this.send(SESSIONS_COMMANDS.payFromWallet, command, caller));
   }
 
   /** A card top-up of a wallet at the provider: answers the provider's page. */
@@ -181,15 +181,16 @@ export class SessionsClient {
    * A command that may change the resource invalidates it when sessions has answered, whatever the answer (a
    * timeout may still have changed it). If Redis refuses, the invalidation from the sessions event follows.
    */
-  private async changing<T>(command: ResourceCommand, reply: Promise<T>): Promise<T> {
+  private async changing<T>(command: Pick<ResourceCommand, 'id'>, reply: Promise<T>): Promise<T> {
     try {
       return await reply;
     } finally {
-      await this.invalidate(keyOf(command));
+      // Resources are cached by id alone.
+      await this.invalidate({ id: command.id });
     }
   }
 
-  private async invalidate(key: CachedResourceKey): Promise<void> {
+  private async invalidate(key: Pick<CachedResourceKey, 'id'>): Promise<void> {
     try {
       await this.cache.invalidate([key]);
     } catch (error) {

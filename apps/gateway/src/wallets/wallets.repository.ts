@@ -1,4 +1,4 @@
-import { qualified } from '@payments/database';
+import { executePrepared, qualified } from '@payments/database';
 import { newWalletId } from '@payments/ids';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { StoredCode } from './domain/sign-in-codes';
@@ -139,8 +139,9 @@ export class WalletsRepository {
     return rows[0] ? wallet(rows[0]) : null;
   }
 
+  /** Read on every pay click and wallet page: a prepared statement, its columns named (a plan outlives a new column). */
   async find(id: string): Promise<CustomerWallet | null> {
-    const rows = (await this.dataSource.query(`SELECT * FROM ${this.wallets} WHERE id = $1`, [id])) as WalletRow[];
+    const rows = (await executePrepared(this.dataSource, { text: `SELECT id, environment, email, name, phone, country, created_at FROM ${this.wallets} WHERE id = $1`, params: [id] })) as unknown as WalletRow[];
     return rows[0] ? wallet(rows[0]) : null;
   }
 

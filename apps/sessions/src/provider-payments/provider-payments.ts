@@ -26,6 +26,8 @@ export interface PayableSession {
   readonly methods: readonly string[];
   readonly amountCents: number;
   readonly customerEmail: string | null;
+  /** Where the shop's customer goes after paying (a creation term). */
+  readonly successUrl: string | null;
   /** The merchant's fee schedule the session was created with (null: DESIGN's). */
   readonly feeSchedule: FeeSchedule | null;
   /** The session as read here, for the attempt's next step to decide on (see AttemptStep). */

@@ -56,6 +56,7 @@ export function providerSessions(
       methods: state.methods,
       amountCents: state.amountCents,
       customerEmail: state.customer?.email ?? null,
+      successUrl: state.successUrl,
       feeSchedule: state.feeSchedule,
       snapshot: snapshotOf(held),
     };

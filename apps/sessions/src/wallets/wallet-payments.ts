@@ -7,10 +7,13 @@ import { ApiError, CLAIM_LEASE_MS, keepingClaims } from '@payments/platform';
 import type { DataSource } from 'typeorm';
 import { isUniqueViolation } from '../event-store/event-store';
 import { ONE_OPEN_ATTEMPT, WALLET_PROVIDER, merchantOf, type AttemptOutcome, type ProviderAttempt, type ProviderAttemptsRepository } from '../provider-payments/provider-attempts.repository';
-import type { AttemptSettler, ProviderPayments, ProviderSessions, SessionSnapshot, Settled } from '../provider-payments/provider-payments';
+import type { AttemptSettler, PayableSession, ProviderPayments, ProviderSessions, SessionSnapshot, Settled } from '../provider-payments/provider-payments';
 import type { Clock } from '../shared/clock';
 import { walletAttemptOutcomes } from '../shared/sessions-metrics';
 import { LedgerRefused, type WalletLedger } from './wallet-ledger';
+
+/** What became of an attempt (the click's answer less what the session adds). */
+type DriveOutcome = Omit<WalletPaymentOutcome, 'success_url'>;
 
 /** When an attempt the ledger has not answered is first asked again (then 5 s doubling, at most 5 min). */
 const FIRST_REDRIVE_AFTER_MS = 5_000;
@@ -42,12 +45,16 @@ export class WalletPayments implements AttemptSettler {
     private readonly clock: Clock,
   ) {}
 
+  /** The click: its outcome with where the shop sends its customer after paying (the page reads nothing else). */
   async pay(command: PayFromWalletCheckoutCommand): Promise<WalletPaymentOutcome> {
-    const { id } = command;
     // The session, its stream and its open attempt in one read.
-    const found = await this.sessions.findWithOpen(id);
+    const found = await this.sessions.findWithOpen(command.id);
     if (!found) throw new ApiError('not_found', 'No such checkout session.', 'id');
-    const { session, open } = found;
+    return { ...(await this.payFound(command, found)), success_url: found.session.successUrl };
+  }
+
+  private async payFound(command: PayFromWalletCheckoutCommand, { session, open }: { session: PayableSession; open: ProviderAttempt | null }): Promise<DriveOutcome> {
+    const { id } = command;
     const method = session.kind === 'payment_intent' ? 'togo' : 'wallet';
     if (!session.methods.includes(method)) throw new ApiError('payment_methods_unavailable', `Payment method ${method} is not available for this session.`, 'method');
     // A wallet of the other environment does not exist for this session (test money never pays a live session).
@@ -125,7 +132,7 @@ export class WalletPayments implements AttemptSettler {
    * A second click or tab while an attempt is open: it drives that attempt (same payment id) when nobody else is,
    * and otherwise answers pending (the page shows the session as the first one leaves it).
    */
-  private async continueOpen(open: ProviderAttempt): Promise<WalletPaymentOutcome> {
+  private async continueOpen(open: ProviderAttempt): Promise<DriveOutcome> {
     const token = randomUUID();
     const claimed = await this.attempts.claimOne(this.dataSource.manager, open.reference, this.clock.now(), { token, ms: CLAIM_LEASE_MS });
     if (!claimed) return { id: open.sessionId, outcome: 'pending', reason: null, balance: null };
@@ -133,7 +140,7 @@ export class WalletPayments implements AttemptSettler {
   }
 
   /** Runs `work` holding the attempt's lease (renewed while it runs, released after), so no one else drives it meanwhile. */
-  private async holding<T extends WalletPaymentOutcome>(token: string, reference: string, work: () => Promise<T>): Promise<T> {
+  private async holding<T extends DriveOutcome>(token: string, reference: string, work: () => Promise<T>): Promise<T> {
     const manager = this.dataSource.manager;
     return keepingClaims(
       [reference],
@@ -164,7 +171,7 @@ export class WalletPayments implements AttemptSettler {
    * succeeds with that payment; not enough in the wallet → the attempt is declined and the session may be paid again.
    * No answer → still open, asked again by the background check.
    */
-  private async drive(attempt: ProviderAttempt, from?: SessionSnapshot): Promise<WalletPaymentOutcome> {
+  private async drive(attempt: ProviderAttempt, from?: SessionSnapshot): Promise<DriveOutcome> {
     const id = attempt.sessionId;
     const manager = this.dataSource.manager;
     let reply: PayFromWalletReply;
@@ -202,7 +209,7 @@ export class WalletPayments implements AttemptSettler {
     return { ...(from ? { from } : {}), with: () => [this.attempts.resolveStatement(attempt.reference, outcome, this.clock.now())] };
   }
 
-  private async record(attempt: ProviderAttempt, reply: PayFromWalletReply, from: SessionSnapshot | undefined): Promise<WalletPaymentOutcome> {
+  private async record(attempt: ProviderAttempt, reply: PayFromWalletReply, from: SessionSnapshot | undefined): Promise<DriveOutcome> {
     const id = attempt.sessionId;
     if (reply.outcome === 'insufficient_funds') {
       await this.sessions.decline(attempt, 'insufficient_funds', this.resolving(attempt, { status: 'failed', failureReason: 'insufficient_funds' }, from));
