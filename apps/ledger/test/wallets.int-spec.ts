@@ -152,6 +152,46 @@ describe('customer wallets in the ledger', () => {
     expect(await ledger.wallets.pay(body)).toMatchObject({ outcome: 'paid', balance: '40.00' });
   });
 
+  it('pays a covered payment in one statement without a transaction; a decline, a repeat and an empty wallet take the locked transaction', async () => {
+    let transactions = 0;
+    const counted = Object.create(db) as DataSource;
+    const transaction = db.transaction as (...args: unknown[]) => Promise<unknown>;
+    counted.transaction = ((...args: unknown[]) => ((transactions += 1), transaction.apply(db, args))) as DataSource['transaction'];
+    const counting = createLedger(counted, { schema: 'ledger', namespace: 'payments' });
+    const wallet = newWalletId('test');
+    const merchant = newMerchant();
+    await credit(wallet, '15.00');
+    const before = transactions;
+
+    const body = payBody(wallet, merchant, newPaymentId(), '10.00');
+    const paid = await counting.wallets.pay(body, 'req_checkout_2');
+    expect(paid).toEqual({ outcome: 'paid', posting_id: expect.stringMatching(/^txn_/), balance: '5.00' });
+    expect(transactions).toBe(before);
+    // All of it written: the posting, its three entries, the balances, its outbox row and the answer.
+    expect(await count(`SELECT count(*)::int AS n FROM ledger.entries e JOIN ledger.postings p ON p.id = e.posting_id WHERE p.payment_id = $1`, [body.payment_id])).toBe(3);
+    expect(await count(`SELECT count(*)::int AS n FROM ledger.outbox WHERE payload::jsonb->>'aggregate_id' = $1`, [paid.outcome === 'paid' ? paid.posting_id : ''])).toBe(1);
+    expect(await db.query(`SELECT outcome, posting_id, balance_cents::int AS balance FROM ledger.wallet_payments WHERE payment_id = $1`, [body.payment_id])).toEqual([
+      { outcome: 'paid', posting_id: paid.outcome === 'paid' ? paid.posting_id : '', balance: 500 },
+    ]);
+    expect(await balanceOf(wallet)).toBe('5.00');
+    expect(await ledger.journal.availableCents(merchant, 'test')).toBe(995n);
+
+    // The same payment id again, though the wallet could pay it twice over: its answer, no second posting.
+    await credit(wallet, '100.00');
+    expect(await counting.wallets.pay(body)).toEqual(paid);
+    expect(transactions).toBe(before + 1);
+    expect(await count(`SELECT count(*)::int AS n FROM ledger.postings WHERE payment_id = $1`, [body.payment_id])).toBe(1);
+    // Not covered: nothing of the one statement is left, the decline is recorded under the lock.
+    const tooMuch = payBody(wallet, merchant, newPaymentId(), '200.00');
+    expect(await counting.wallets.pay(tooMuch)).toEqual({ outcome: 'insufficient_funds', balance: '105.00' });
+    expect(transactions).toBe(before + 2);
+    expect(await count(`SELECT count(*)::int AS n FROM ledger.postings WHERE payment_id = $1`, [tooMuch.payment_id])).toBe(0);
+    expect(await count(`SELECT count(*)::int AS n FROM ledger.outbox WHERE payload::jsonb->'data'->>'payment_id' = $1`, [tooMuch.payment_id])).toBe(0);
+    expect(await counting.wallets.pay(payBody(newWalletId('test'), merchant, newPaymentId(), '1.00'))).toEqual({ outcome: 'insufficient_funds', balance: '0.00' });
+    expect(await balanceOf(wallet)).toBe('105.00');
+    expect(await checkLedger(db, schemas, merchant, { journalOnly: true })).toMatchObject({ ok: true, findings: [] });
+  });
+
   it('never overdraws: 50 concurrent payments on a wallet holding 10 payments pay exactly 10, down to 0.00', async () => {
     const wallet = newWalletId('test');
     const merchant = newMerchant();

@@ -1,4 +1,4 @@
-import { executePreparedIn, qualified, type SqlStatement } from '@payments/database';
+import { executePrepared, executePreparedIn, qualified, type SqlStatement } from '@payments/database';
 import { OutboxWriter } from '@payments/messaging';
 import type { Environment } from '@payments/ids';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -119,11 +119,7 @@ export class JournalRepository {
     if (unique.length === 0 || unique.length !== postings.length) return false;
     const statement = this.postingStatement(unique, shard, COMMAND_SHARDS);
     const params = [...statement.params];
-    const more = [this.outbox.appendStatement(this.eventsTopic, unique.map(postingCreated)), ...also].map((extra, i) => {
-      const offset = params.length;
-      params.push(...extra.params);
-      return `, also${i + 1} AS (${extra.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)})`;
-    });
+    const more = [this.outbox.appendStatement(this.eventsTopic, unique.map(postingCreated)), ...also].map((extra, i) => `, also${i + 1} AS (${appended(params, extra)})`);
     // Named: its text is the same for every call of one shape (arrays carry the rows), and parsing and planning this
     // many parts cost Postgres more than running them.
     const rows = (await executePreparedIn(manager, { text: `${statement.text}${more.join('')} SELECT id, (SELECT count(*) FROM balance) AS balances FROM posting`, params })) as Array<{
@@ -133,19 +129,52 @@ export class JournalRepository {
     return rows.length === unique.length;
   }
 
+  /**
+   * One posting written only if `gate` (an UPDATE of `gatedAccount`'s balance row, the CTE `gate`, returning its
+   * `sum_cents`) returns a row, all in one statement outside any transaction: the posting, its entries, the balances
+   * of its accounts but `gatedAccount` (the gate changed that row itself), its outbox row (with the NOTIFY when the
+   * relay runs elsewhere) and `also` (the caller's rows, written when the posting is: their text may read the CTEs
+   * `gate` and `posting`). Answers the gated account's sum of entries after the gate when the posting was written;
+   * null when it was not (nor anything else). A posting already in the journal fails the statement (unique
+   * violation): nothing is written.
+   */
+  async postGated(posting: Posting, shard: number, gate: SqlStatement, gatedAccount: string, also: readonly SqlStatement[]): Promise<bigint | null> {
+    const notify = this.outbox.notifyStatement();
+    const parts = [
+      gate,
+      this.postingStatement([posting], shard, COMMAND_SHARDS, { gatedAccount }),
+      conditional(this.outbox.appendStatement(this.eventsTopic, [postingCreated(posting)]), 'posting'),
+      ...also,
+      notify
+        ? { text: `${GATED_RESULT}, pg_notify($1, $2)::text AS notified`, params: notify.params }
+        : { text: GATED_RESULT, params: [] },
+    ];
+    const params: unknown[] = [];
+    const texts = parts.map((part) => appended(params, part));
+    const [gateText, postingText, outboxText, ...rest] = texts;
+    const last = rest.pop()!;
+    // The posting's clauses start with their own WITH: the gate goes before them, the rest after.
+    const text = `WITH gate AS (${gateText}), ${postingText!.replace(/^WITH /, '')}, outbox_row AS (${outboxText})${rest.map((t, i) => `, also${i + 1} AS (${t})`).join('')} ${last}`;
+    const [row] = (await executePrepared(this.dataSource, { text, params })) as Array<{ posted: number; gated: string | null }>;
+    if (row?.posted !== 1 || row.gated === null) return null;
+    await this.outbox.committed(this.dataSource, notify !== undefined);
+    return BigInt(row.gated);
+  }
+
   /** The WITH clauses that write postings (CTE `posting`: the ids written), entries and balances; the caller adds the SELECT. */
-  private postingStatement(unique: readonly Posting[], shard: number, shardCount = HOT_ACCOUNT_SHARDS): SqlStatement {
+  private postingStatement(unique: readonly Posting[], shard: number, shardCount = HOT_ACCOUNT_SHARDS, gated?: { gatedAccount: string }): SqlStatement {
     const hotShard = Math.abs(Math.trunc(shard)) % shardCount;
     const column = <T>(value: (posting: Posting) => T) => unique.map(value);
     const entries = unique.flatMap((posting) => posting.entries.map((entry) => ({ posting, entry })));
-    const shards = new Map(entries.map(({ entry }) => [entry.account.id, entry.account.hot ? hotShard : 0]));
+    // A gated posting's gate changed its account's balance row itself (a row changed twice in one statement is not).
+    const shards = new Map(entries.filter(({ entry }) => entry.account.id !== gated?.gatedAccount).map(({ entry }) => [entry.account.id, entry.account.hot ? hotShard : 0]));
     return {
       text: `WITH posting AS (
          INSERT INTO ${this.table('postings')}
            (id, kind, merchant_id, environment, source, payment_id, amount_cents, fee_cents, net_cents, event_id, description, occurred_at, wallet_id)
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[],
                               $10::text[], $11::text[], $12::timestamptz[], $19::text[])
-         ON CONFLICT DO NOTHING
+         ${gated ? 'WHERE EXISTS (SELECT 1 FROM gate)' : 'ON CONFLICT DO NOTHING'}
          RETURNING id),
        entry AS (
          INSERT INTO ${this.table('entries')} (posting_id, account, environment, amount_cents)
@@ -261,4 +290,21 @@ export class JournalRepository {
     const page = rows.slice(0, query.limit).map(storedPosting);
     return { postings: before ? page.reverse() : page, hasMore };
   }
+}
+
+/** What postGated reads back; `balance` is referenced so that its upserts are planned with the rest. */
+const GATED_RESULT = 'SELECT (SELECT count(*)::int FROM posting) AS posted, (SELECT sum_cents::text FROM gate) AS gated, (SELECT count(*) FROM balance) AS balances';
+
+/** `statement`'s text with its placeholders moved past `params`, to which its own are appended. */
+function appended(params: unknown[], statement: SqlStatement): string {
+  const offset = params.length;
+  params.push(...statement.params);
+  return statement.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+}
+
+/** `INSERT INTO t (cols) VALUES (…)` written only when the CTE `cte` returned a row. */
+function conditional(statement: SqlStatement, cte: string): SqlStatement {
+  const match = /^(INSERT INTO [^(]+\([^)]*\)) VALUES (.*)$/s.exec(statement.text);
+  if (!match) throw new Error(`not an INSERT … VALUES: ${statement.text.slice(0, 60)}`);
+  return { text: `${match[1]} SELECT * FROM (VALUES ${match[2]}) AS v WHERE EXISTS (SELECT 1 FROM ${cte})`, params: statement.params };
 }

@@ -76,12 +76,66 @@ export class WalletRepository {
   /**
    * Pays `posting` (a wallet payment built by bookWalletPayment) if the wallet holds its amount, else records the
    * decline; a payment id answered before gets that answer back, whatever the wallet holds now. `repeat` tells
-   * which. The wallet's balance row is locked and the answer read in one statement. That statement's snapshot is
-   * taken before it waits for the lock, so a repeat that queued behind the first request of its payment id does not
-   * see the answer the first committed meanwhile: its own answer then fails on the recorded one, and the answer as
-   * committed, read again, is its answer.
+   * which. A covered payment is one statement (payCovered); anything else is decided under the row's lock.
    */
   async pay(posting: Posting & { walletId: string; paymentId: string; merchantId: string }): Promise<{ answer: WalletPaymentAnswer; repeat: boolean }> {
+    const paid = await this.payCovered(posting);
+    return paid ? { answer: paid, repeat: false } : this.payLocked(posting);
+  }
+
+  /**
+   * The common case in one statement, no transaction: the wallet's balance row is debited only where it stays at or
+   * above zero and the payment id has no answer as of the statement's start (one UPDATE: a writer that changed the
+   * row meanwhile made this one wait, and its condition is checked again on the row as that writer left it), and
+   * only then the posting, the other balances, its outbox row and the answer are written. Null when nothing was
+   * written (not covered, a wallet never credited, answered before, or a unique key met: answered or booked
+   * meanwhile): payLocked then decides under the row's lock, as every case was decided before.
+   */
+  private async payCovered(posting: Posting & { walletId: string; paymentId: string; merchantId: string }): Promise<WalletPaymentAnswer | null> {
+    const account = walletAccount(posting.walletId, posting.environment);
+    const entry = posting.entries.find((e) => e.account.id === account.id);
+    if (!entry || entry.amountCents <= 0) throw new Error(`wallet payment ${posting.id} does not debit wallet ${posting.walletId}`);
+    const gate: SqlStatement = {
+      // The wallet is credit-normal: its shown balance is minus its sum, so "stays at or above zero" is sum <= 0.
+      text: `UPDATE ${this.table('balances')} SET sum_cents = sum_cents + $1::bigint
+         WHERE account = $2 AND shard = 0 AND sum_cents + $1::bigint <= 0
+           AND NOT EXISTS (SELECT 1 FROM ${this.table('wallet_payments')} WHERE payment_id = $3)
+         RETURNING sum_cents`,
+      params: [String(entry.amountCents), account.id, posting.paymentId],
+    };
+    const answered: SqlStatement = {
+      text: `INSERT INTO ${this.table('wallet_payments')} (payment_id, wallet_id, environment, merchant_id, source, amount_cents, outcome, posting_id, balance_cents)
+         SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::bigint, 'paid', $7::text, -gate.sum_cents FROM gate JOIN posting ON true`,
+      params: [posting.paymentId, posting.walletId, posting.environment, posting.merchantId, posting.source, String(posting.amountCents), posting.id],
+    };
+    let sumAfter: bigint | null;
+    try {
+      sumAfter = await this.journal.postGated(posting, randomInt(1_000_000), gate, account.id, [answered]);
+    } catch (error) {
+      if (isUniqueViolation(error)) return null;
+      throw error;
+    }
+    if (sumAfter === null) return null;
+    return {
+      paymentId: posting.paymentId,
+      walletId: posting.walletId,
+      environment: posting.environment,
+      merchantId: posting.merchantId,
+      source: posting.source,
+      amountCents: BigInt(posting.amountCents),
+      outcome: 'paid',
+      postingId: posting.id,
+      balanceCents: shownBalance(account, sumAfter),
+    };
+  }
+
+  /**
+   * The wallet's balance row is locked and the answer read in one statement. That statement's snapshot is taken
+   * before it waits for the lock, so a repeat that queued behind the first request of its payment id does not see
+   * the answer the first committed meanwhile: its own answer then fails on the recorded one, and the answer as
+   * committed, read again, is its answer.
+   */
+  private async payLocked(posting: Posting & { walletId: string; paymentId: string; merchantId: string }): Promise<{ answer: WalletPaymentAnswer; repeat: boolean }> {
     const account = walletAccount(posting.walletId, posting.environment);
     try {
       return await this.journal.dataSource.transaction(async (manager) => {
@@ -274,8 +328,8 @@ function sameRequest(answer: WalletPaymentAnswer, posting: Posting & { walletId:
   return answer;
 }
 
-function isUniqueViolation(error: unknown, constraint: string): boolean {
+function isUniqueViolation(error: unknown, constraint?: string): boolean {
   if (!(error instanceof QueryFailedError)) return false;
   const driverError = error.driverError as { code?: string; constraint?: string };
-  return driverError.code === '23505' && driverError.constraint === constraint;
+  return driverError.code === '23505' && (constraint === undefined || driverError.constraint === constraint);
 }
