@@ -115,18 +115,7 @@ export class WalletRepository {
       if (isUniqueViolation(error)) return null;
       throw error;
     }
-    if (sumAfter === null) return null;
-    return {
-      paymentId: posting.paymentId,
-      walletId: posting.walletId,
-      environment: posting.environment,
-      merchantId: posting.merchantId,
-      source: posting.source,
-      amountCents: BigInt(posting.amountCents),
-      outcome: 'paid',
-      postingId: posting.id,
-      balanceCents: shownBalance(account, sumAfter),
-    };
+    return sumAfter === null ? null : answerTo(posting, true, shownBalance(account, sumAfter));
   }
 
   /**
@@ -144,17 +133,7 @@ export class WalletRepository {
         if (locked.answer) return { answer: sameRequest(locked.answer, posting), repeat: true };
 
         const paid = walletCovers(balance, posting.amountCents);
-        const answer: WalletPaymentAnswer = {
-          paymentId: posting.paymentId,
-          walletId: posting.walletId,
-          environment: posting.environment,
-          merchantId: posting.merchantId,
-          source: posting.source,
-          amountCents: BigInt(posting.amountCents),
-          outcome: paid ? 'paid' : 'insufficient_funds',
-          postingId: paid ? posting.id : null,
-          balanceCents: paid ? balance - BigInt(posting.amountCents) : balance,
-        };
+        const answer = answerTo(posting, paid, paid ? balance - BigInt(posting.amountCents) : balance);
         const recording = this.recordStatement(answer);
         if (paid) {
           // The posting, its outbox row and the answer in one statement. A wallet is not a Kafka partition's writer:
@@ -314,6 +293,21 @@ export interface StoredWalletPosting {
   environment: Environment;
   amountCents: bigint;
   description: string | null;
+}
+
+/** The answer to `posting`: paid (its posting, the wallet's balance after) or declined (what the wallet holds). */
+function answerTo(posting: Posting & { walletId: string; paymentId: string; merchantId: string }, paid: boolean, balanceCents: bigint): WalletPaymentAnswer {
+  return {
+    paymentId: posting.paymentId,
+    walletId: posting.walletId,
+    environment: posting.environment,
+    merchantId: posting.merchantId,
+    source: posting.source,
+    amountCents: BigInt(posting.amountCents),
+    outcome: paid ? 'paid' : 'insufficient_funds',
+    postingId: paid ? posting.id : null,
+    balanceCents,
+  };
 }
 
 /** A repeat must ask for the same payment: the same id for another wallet, merchant, session or amount is refused. */
