@@ -54,9 +54,16 @@ describe('wallet payments and top-ups', () => {
   });
 
   it('pays an intent from the wallet: succeeded with the payment the ledger posted, its event carrying the method and wallet', async () => {
-    const intent = await testIntent();
+    const intent = await testIntent({ success_url: 'https://shop.example/thanks' });
     const wallet = funded('100.00');
-    expect(await h.walletHandlers.pay({ id: intent.id, wallet_id: wallet, payer })).toEqual({ id: intent.id, outcome: 'succeeded', reason: null, balance: '26.00' });
+    // The answer names where the shop wants its customer: the checkout reads nothing else to send them there.
+    expect(await h.walletHandlers.pay({ id: intent.id, wallet_id: wallet, payer })).toEqual({
+      id: intent.id,
+      outcome: 'succeeded',
+      reason: null,
+      balance: '26.00',
+      success_url: 'https://shop.example/thanks',
+    });
     const paid = await intentOf(intent.id);
     expect(paid).toMatchObject({ status: 'succeeded', paid: true, payment_method: 'togo', fee: '0.37', net_amount: '73.63' });
     // The ledger was asked with the session's payment id and the fee the session records.
@@ -102,7 +109,7 @@ describe('wallet payments and top-ups', () => {
   it('declines when the wallet is short; after a credit the same session is paid with a new payment', async () => {
     const intent = await testIntent();
     const wallet = funded('10.00');
-    expect(await h.walletHandlers.pay({ id: intent.id, wallet_id: wallet, payer })).toEqual({ id: intent.id, outcome: 'declined', reason: 'insufficient_funds', balance: '10.00' });
+    expect(await h.walletHandlers.pay({ id: intent.id, wallet_id: wallet, payer })).toEqual({ id: intent.id, outcome: 'declined', reason: 'insufficient_funds', balance: '10.00', success_url: null });
     expect(await intentOf(intent.id)).toMatchObject({ status: 'failed', paid: false });
     expect((await h.outboxOf(intent.id)).map((e) => e.type)).toContain('payment_intent.payment_failed');
     h.ledger.credit(wallet, '64.00');
@@ -161,7 +168,7 @@ describe('wallet payments and top-ups', () => {
     const intent = await testIntent();
     const wallet = funded('80.00');
     h.ledger.loseAnswers = 1;
-    expect(await h.walletHandlers.pay({ id: intent.id, wallet_id: wallet, payer })).toEqual({ id: intent.id, outcome: 'pending', reason: null, balance: null });
+    expect(await h.walletHandlers.pay({ id: intent.id, wallet_id: wallet, payer })).toEqual({ id: intent.id, outcome: 'pending', reason: null, balance: null, success_url: null });
     // Money taken, session not yet succeeded: the attempt is open with the payment id the ledger posted.
     const [attempt] = await attemptRows(intent.id);
     expect(attempt).toMatchObject({ status: 'open' });
