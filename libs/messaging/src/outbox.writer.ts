@@ -63,10 +63,10 @@ export class OutboxWriter {
    * The outbox insert as a statement, for a write made of one combined statement (see combineStatements) rather
    * than a transaction; call committed() once it has run.
    */
-  appendStatement(topic: string, envelopes: ReadonlyArray<EventEnvelope<unknown>>): SqlStatement {
+  appendStatement(topic: string, envelopes: ReadonlyArray<EventEnvelope<unknown>>, options: { onlyIfRowsIn?: string } = {}): SqlStatement {
     if (this.options.schema === undefined) throw new Error('appendStatement needs the writer to know its schema');
     if (envelopes.length === 0 || envelopes.length > ROWS_PER_INSERT) throw new Error(`appendStatement takes 1..${ROWS_PER_INSERT} events`);
-    return this.insertStatement(this.options.schema, topic, envelopes);
+    return this.insertStatement(this.options.schema, topic, envelopes, options.onlyIfRowsIn);
   }
 
   /**
@@ -93,7 +93,8 @@ export class OutboxWriter {
     await signalOutboxWrite(manager, this.options.schema);
   }
 
-  private insertStatement(schema: string, topic: string, envelopes: ReadonlyArray<EventEnvelope<unknown>>): SqlStatement {
+  /** `onlyIfRowsIn`: a CTE of the combined statement; the rows are written only when it returned any. */
+  private insertStatement(schema: string, topic: string, envelopes: ReadonlyArray<EventEnvelope<unknown>>, onlyIfRowsIn?: string): SqlStatement {
     // Validation on produce: a bad event fails the business write instead of reaching consumers.
     for (const envelope of envelopes) validateEnvelope(envelope);
     const values: string[] = [];
@@ -106,6 +107,9 @@ export class OutboxWriter {
       if (tracingEnabled()) addOutboxTraceHeaders(headers, envelope);
       params.push(envelope.id, topic, envelope.aggregate_id, JSON.stringify(envelope), JSON.stringify(headers));
     }
-    return { text: `INSERT INTO ${qualified(schema, 'outbox')} (event_id, topic, key, payload, headers) VALUES ${values.join(', ')}`, params };
+    const into = `INSERT INTO ${qualified(schema, 'outbox')} (event_id, topic, key, payload, headers)`;
+    // Every column is text, so the VALUES' untyped parameters need no casts in a subquery either.
+    if (onlyIfRowsIn !== undefined) return { text: `${into} SELECT * FROM (VALUES ${values.join(', ')}) AS v WHERE EXISTS (SELECT 1 FROM ${onlyIfRowsIn})`, params };
+    return { text: `${into} VALUES ${values.join(', ')}`, params };
   }
 }

@@ -143,7 +143,7 @@ export class JournalRepository {
     const parts = [
       gate,
       this.postingStatement([posting], shard, COMMAND_SHARDS, { gatedAccount }),
-      conditional(this.outbox.appendStatement(this.eventsTopic, [postingCreated(posting)]), 'posting'),
+      this.outbox.appendStatement(this.eventsTopic, [postingCreated(posting)], { onlyIfRowsIn: 'posting' }),
       ...also,
       notify
         ? { text: `${GATED_RESULT}, pg_notify($1, $2)::text AS notified`, params: notify.params }
@@ -300,11 +300,4 @@ function appended(params: unknown[], statement: SqlStatement): string {
   const offset = params.length;
   params.push(...statement.params);
   return statement.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
-}
-
-/** `INSERT INTO t (cols) VALUES (…)` written only when the CTE `cte` returned a row. */
-function conditional(statement: SqlStatement, cte: string): SqlStatement {
-  const match = /^(INSERT INTO [^(]+\([^)]*\)) VALUES (.*)$/s.exec(statement.text);
-  if (!match) throw new Error(`not an INSERT … VALUES: ${statement.text.slice(0, 60)}`);
-  return { text: `${match[1]} SELECT * FROM (VALUES ${match[2]}) AS v WHERE EXISTS (SELECT 1 FROM ${cte})`, params: statement.params };
 }
