@@ -59,12 +59,10 @@ const part = <T>(token: abstract new (...args: never[]) => T, pick: (dispatcher:
     part(DeliveriesService, (d) => d.service),
     part(CatchUpSweep, (d) => d.catchUp),
     part(RetentionJob, (d) => d.retention),
-    // Each run of events is stored in one statement before its transaction commits (PublicEventsHandler).
+    // Each run of events is stored, with its first sends, in the statement of its inbox claim (PublicEventsHandler).
     eventConsumerProvider(PUBLIC_EVENTS_CONSUMER, PUBLIC_EVENTS, PublicEventsHandler, (handler) => ({
       handle: (envelope, manager) => handler.handle(envelope, manager),
-      beforeCommit: async (manager) => {
-        await handler.beforeCommit(manager);
-      },
+      claimedWrites: (manager) => handler.claimedWrites(manager),
     })),
     eventConsumerProvider(ENDPOINT_EVENTS_CONSUMER, ENDPOINT_EVENTS, EndpointEventsHandler, asHandler),
     {

@@ -1,3 +1,4 @@
+import type { SqlStatement } from '@payments/database';
 import type { EventEnvelope } from '@payments/events';
 import type { EntityManager } from 'typeorm';
 import type { ValidMessage } from './consumer-message.decoder';
@@ -27,6 +28,16 @@ export type EventHandler = (envelope: EventEnvelope, manager: EntityManager, ctx
  * again one per transaction, as when a handler fails.
  */
 export type BeforeCommit = (manager: EntityManager) => Promise<void>;
+
+/**
+ * Instead of BeforeCommit, for a handler whose writes for a run are one statement: that statement's data-modifying
+ * CTEs (`name AS (…), …`, placeholders from $1), which read `claimed(event_id)`, the run's events not handled
+ * before, and write only for those. The consumer runs them and the inbox claim as one statement with no transaction
+ * around it (a statement is atomic on its own): one round trip where BEGIN, the claim, the writes and COMMIT took
+ * four. `handle` then only gathers: it is called for each event with a manager outside any transaction, whose
+ * writes would not be undone with the run's; null when there is nothing to write (the claim still runs).
+ */
+export type ClaimedWrites = (manager: EntityManager) => SqlStatement | null;
 
 /**
  * What became of an event: handled (its effect committed with its inbox row), duplicate (its inbox row was there),

@@ -3,7 +3,7 @@ import type { Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs';
 import type { DataSource } from 'typeorm';
 import { decodeMessage, type DecodedMessage, type ValidMessage } from './consumer-message.decoder';
 import { DeadLetterPublisher } from './dead-letter.publisher';
-import { EventRefused, type BeforeCommit, type EventHandler, type HandleOutcome } from './event-handler';
+import { EventRefused, type BeforeCommit, type ClaimedWrites, type EventHandler, type HandleOutcome } from './event-handler';
 import { InboxPruner } from './inbox.pruner';
 import { InboxStore } from './inbox.store';
 import { InboxTransactions } from './inbox.transactions';
@@ -50,6 +50,8 @@ export interface EventConsumerOptions {
   handler: EventHandler;
   /** See BeforeCommit. */
   beforeCommit?: BeforeCommit;
+  /** See ClaimedWrites (then beforeCommit is not called). */
+  claimedWrites?: ClaimedWrites;
   /**
    * The event types the handler acts on; any other is acknowledged without a transaction or an inbox row (it has
    * no effect, so its repeat has none either), and when its `event-type` header names it, without reading its
@@ -174,6 +176,7 @@ export class EventConsumer {
       options.beforeCommit,
       types || skips ? (item) => !item.skipped && (types === undefined || types.has(item.envelope.type)) : undefined,
       this.logger,
+      options.claimedWrites,
     );
   }
 

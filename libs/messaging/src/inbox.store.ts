@@ -1,4 +1,4 @@
-import { executePreparedIn } from '@payments/database';
+import { executePrepared, executePreparedIn, type SqlStatement } from '@payments/database';
 import type { DataSource, EntityManager } from 'typeorm';
 
 const PRUNE_CHUNK = 5000;
@@ -18,11 +18,29 @@ export class InboxStore {
   async claim(manager: EntityManager, eventIds: readonly string[]): Promise<Set<string>> {
     // Named: every consumer transaction runs it, and its text never changes.
     const rows = (await executePreparedIn(manager, {
-      text: `INSERT INTO ${this.table} (consumer, event_id) SELECT $1, unnest($2::text[])
-       ON CONFLICT DO NOTHING RETURNING event_id`,
+      text: this.claimSql(),
       params: [this.consumer, eventIds],
     })) as Array<{ event_id: string }>;
     return new Set(rows.map((row) => row.event_id));
+  }
+
+  /**
+   * Records `eventIds` and makes `writes` (see ClaimedWrites: CTEs reading `claimed`) in one statement, outside
+   * any transaction; returns the ids that were not there yet, whose writes were made.
+   */
+  async claimWith(dataSource: DataSource, eventIds: readonly string[], writes: SqlStatement | null): Promise<Set<string>> {
+    const shift = (text: string) => text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + 2}`);
+    const [row] = (await executePrepared(dataSource, {
+      text: `WITH claimed AS (${this.claimSql()})${writes ? `, ${shift(writes.text)}` : ''}
+       SELECT coalesce(array_agg(event_id), '{}') AS claimed FROM claimed`,
+      params: [this.consumer, eventIds, ...(writes?.params ?? [])],
+    })) as [{ claimed: string[] }];
+    return new Set(row.claimed);
+  }
+
+  private claimSql(): string {
+    return `INSERT INTO ${this.table} (consumer, event_id) SELECT $1, unnest($2::text[])
+       ON CONFLICT DO NOTHING RETURNING event_id`;
   }
 
   /**

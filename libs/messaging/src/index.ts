@@ -14,7 +14,8 @@ export { OutboxRelay, DEFAULT_OUTBOX_MAX_BATCH_BYTES, outboxOldestUnsentAgeSecon
 // The consumer: each event handled once, in the handler's transaction.
 export { DEFAULT_SESSION_TIMEOUT_MS, EventConsumer, type EventConsumerHooks, type EventConsumerObserver, type EventConsumerOptions, type EventConsumerStats } from './event.consumer';
 export { DeadLetterPublisher, type DeadLetter } from './dead-letter.publisher';
-export { EventRefused, type BeforeCommit, type EventHandler, type HandleOutcome, type MessageContext } from './event-handler';
+export { InboxStore } from './inbox.store';
+export { EventRefused, type BeforeCommit, type ClaimedWrites, type EventHandler, type HandleOutcome, type MessageContext } from './event-handler';
 
 // The tables the outbox and inbox need, as migrations to add to a service's own.
 export { MESSAGING_MIGRATIONS } from './messaging-migrations';

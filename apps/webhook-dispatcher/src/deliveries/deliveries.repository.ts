@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { randomBase62 } from '@payments/ids';
-import { executePrepared, executePreparedIn } from '@payments/database';
+import { executePrepared, executePreparedIn, type SqlStatement } from '@payments/database';
 import type { WebhookScheme } from '@payments/webhooks';
 import type { EntityManager } from 'typeorm';
 import { activeEndpointSql, type EndpointRow } from '../shared/endpoint-row';
@@ -435,19 +435,57 @@ export class DeliveriesRepository {
   }
 
   /**
-   * Stores a transaction's public events and schedules their first sends: to every active endpoint of an event's
-   * merchant and environment that takes its type and existed when it occurred (a new consumer group reads the
-   * topics from the beginning, and an endpoint gets events from its creation on; older ones only by an explicit
-   * replay). One statement stores them all and finds their endpoints; a second, only when some event has one,
-   * inserts the deliveries and wakes the workers. Both are prepared (their texts never change). Answers, by event
-   * id, whether it was new (an event already stored gets no deliveries) and how many deliveries it got.
+   * Stores a transaction's public events and schedules their first sends, in one prepared statement (see
+   * firstSendsWrites). Answers, by event id, whether it was new (an event already stored gets no deliveries) and
+   * how many deliveries it got.
    */
   async storeAndScheduleFirstSends(manager: EntityManager, events: readonly StoredEvent[]): Promise<Map<string, { stored: boolean; deliveries: number }>> {
     const outcomes = new Map<string, { stored: boolean; deliveries: number }>();
     if (events.length === 0) return outcomes;
+    const writes = this.firstSendsWrites(events, { onlyClaimed: false });
+    const rows = (await executePreparedIn(manager, {
+      text: `WITH ${writes.text}
+       SELECT s.id AS event_id, (SELECT count(*)::int FROM scheduled d WHERE d.event_id = s.id) AS deliveries FROM stored s`,
+      params: writes.params,
+    })) as Array<{ event_id: string; deliveries: number }>;
+    for (const event of events) outcomes.set(event.id, { stored: false, deliveries: 0 });
+    for (const row of rows) outcomes.set(row.event_id, { stored: true, deliveries: row.deliveries });
+    return outcomes;
+  }
+
+  /**
+   * Public events stored, with their first sends: to every active endpoint of an event's merchant and environment
+   * that takes its type and existed when it occurred (a new consumer group reads the topics from the beginning, and
+   * an endpoint gets events from its creation on; older ones only by an explicit replay). A failing endpoint's
+   * deliveries join its held queue at once, rather than at its next failure. The workers are woken when any
+   * delivery was made (on commit; one notification however many rows). As CTEs (`input`, `stored`, `scheduled`):
+   * `onlyClaimed` keeps only the events of the inbox's `claimed` (see ClaimedWrites), so the consumer writes them
+   * with its claim in one statement; the text never changes, so it is prepared.
+   */
+  firstSendsWrites(events: readonly StoredEvent[], { onlyClaimed }: { onlyClaimed: boolean }): SqlStatement {
+    const t = (name: string) => this.db.table(name);
     const column = <T>(value: (event: StoredEvent) => T) => events.map(value);
-    const found = (await executePreparedIn(manager, {
-      text: this.storeEventsSql(),
+    return {
+      text: `input AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::timestamptz[], $8::text[], $9::text[], $10::text[])
+           WITH ORDINALITY AS i(id, merchant_id, environment, type, aggregate_id, sequence, occurred_at, scheme, body, trace_context, n)
+         ${onlyClaimed ? 'WHERE i.id IN (SELECT event_id FROM claimed)' : ''}
+       ), stored AS (
+         INSERT INTO ${t('events')} (id, merchant_id, environment, type, aggregate_id, sequence, occurred_at, scheme, body, trace_context)
+         SELECT id, merchant_id, environment, type, aggregate_id, sequence, occurred_at, scheme, body, trace_context FROM input ORDER BY n
+         ON CONFLICT (id) DO NOTHING
+         RETURNING id
+       ), scheduled AS (
+         INSERT INTO ${t('deliveries')} (id, endpoint_id, event_id, kind, status, next_attempt_at, held)
+         SELECT 'wd_' || ${t('random_base62')}(24), ep.id, s.id, 'first', 'pending', now(), ep.failing_since IS NOT NULL
+         FROM input i JOIN stored s ON s.id = i.id
+         JOIN ${t('endpoints')} ep
+           ON ep.merchant_id = i.merchant_id AND ep.environment = i.environment AND ${activeEndpointSql('ep')}
+          AND (ep.events IS NULL OR i.type = ANY(ep.events)) AND ep.created_at <= i.occurred_at
+         ORDER BY i.n, ep.id
+         ON CONFLICT (endpoint_id, event_id) WHERE kind = 'first' DO NOTHING
+         RETURNING event_id, pg_notify($11, '') AS woke
+       )`,
       params: [
         column((e) => e.id),
         column((e) => e.merchantId),
@@ -459,49 +497,9 @@ export class DeliveriesRepository {
         column((e) => e.scheme),
         column((e) => e.body),
         column((e) => e.traceContext ?? null),
+        this.db.deliveriesChannel,
       ],
-    })) as Array<{ event_id: string; endpoint_id: string | null; failing: boolean | null }>;
-    for (const event of events) outcomes.set(event.id, { stored: false, deliveries: 0 });
-    const targets = found.filter((row) => row.endpoint_id !== null) as Array<{ event_id: string; endpoint_id: string; failing: boolean }>;
-    for (const row of found) outcomes.set(row.event_id, { stored: true, deliveries: 0 });
-    if (targets.length === 0) return outcomes;
-    // A failing endpoint's deliveries join its held queue at once, rather than at its next failure.
-    const inserted = (await executePreparedIn(manager, {
-      text: `WITH inserted AS (
-         INSERT INTO ${this.db.table('deliveries')} (id, endpoint_id, event_id, kind, status, next_attempt_at, held)
-         SELECT d.id, d.endpoint_id, d.event_id, 'first', 'pending', now(), d.held
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[]) WITH ORDINALITY AS d(id, endpoint_id, event_id, held, n)
-         ORDER BY d.n
-         ON CONFLICT (endpoint_id, event_id) WHERE kind = 'first' DO NOTHING
-         RETURNING event_id)
-       SELECT event_id, count(*)::int AS n, (SELECT pg_notify($5, '')) AS woke FROM inserted GROUP BY event_id`,
-      params: [targets.map(() => newDeliveryId()), targets.map((t) => t.endpoint_id), targets.map((t) => t.event_id), targets.map((t) => t.failing), this.db.deliveriesChannel],
-    })) as Array<{ event_id: string; n: number }>;
-    for (const row of inserted) outcomes.set(row.event_id, { stored: true, deliveries: row.n });
-    return outcomes;
-  }
-
-  /**
-   * Stores events given as columns ($1..$10, in their order; one already there is skipped) and answers one row per
-   * stored event and endpoint it goes to, or with a null endpoint when none takes it.
-   */
-  private storeEventsSql(): string {
-    const t = (name: string) => this.db.table(name);
-    return `WITH input AS (
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::timestamptz[], $8::text[], $9::text[], $10::text[])
-           WITH ORDINALITY AS i(id, merchant_id, environment, type, aggregate_id, sequence, occurred_at, scheme, body, trace_context, n)
-       ), stored AS (
-         INSERT INTO ${t('events')} (id, merchant_id, environment, type, aggregate_id, sequence, occurred_at, scheme, body, trace_context)
-         SELECT id, merchant_id, environment, type, aggregate_id, sequence, occurred_at, scheme, body, trace_context FROM input ORDER BY n
-         ON CONFLICT (id) DO NOTHING
-         RETURNING id
-       )
-       SELECT s.id AS event_id, ep.id AS endpoint_id, ep.failing_since IS NOT NULL AS failing
-       FROM input i JOIN stored s ON s.id = i.id
-       LEFT JOIN ${t('endpoints')} ep
-         ON ep.merchant_id = i.merchant_id AND ep.environment = i.environment AND ${activeEndpointSql('ep')}
-        AND (ep.events IS NULL OR i.type = ANY(ep.events)) AND ep.created_at <= i.occurred_at
-       ORDER BY i.n, ep.id`;
+    };
   }
 
   /** New pending deliveries of `eventIds` to one endpoint (resend, replay, test), due now; held while it is failing. */

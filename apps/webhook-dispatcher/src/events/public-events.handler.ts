@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { eventTypes, type EventEnvelope } from '@payments/events';
 import { traceHeadersOf, tracingEnabled } from '@payments/tracing';
+import type { SqlStatement } from '@payments/database';
 import { renderWebhook } from '@payments/webhooks';
 import type { EntityManager } from 'typeorm';
 import { DeliveriesRepository } from '../deliveries/deliveries.repository';
@@ -14,9 +15,9 @@ export type PublicEventOutcome = { stored: false } | { stored: true; deliveries:
  * its type and was created at or before the event occurred. Runs in the consumer's inbox transaction, so a
  * re-delivered Kafka message has no second effect; the event's key and the (endpoint, event) unique key back
  * that up. Bodies are rendered once, so every attempt sends the same bytes; they are signed at send time
- * (secrets roll). `handle` renders each event of a transaction; `beforeCommit` stores them all and schedules
- * their first sends in one statement (two when some have endpoints): per event, one statement cost more than
- * the rest of its transaction.
+ * (secrets roll). `handle` renders each event of a run; `claimedWrites` stores them all and schedules their
+ * first sends in the statement of the consumer's inbox claim (one round trip for the run, no transaction around
+ * it); `beforeCommit` does the same inside a caller's transaction.
  */
 @Injectable()
 export class PublicEventsHandler {
@@ -47,6 +48,14 @@ export class PublicEventsHandler {
     if (!pending) this.pending.set(manager, [event]);
     // The inbox lets one copy of an event through per transaction; a second is not stored twice either way.
     else if (!pending.some((e) => e.id === event.id)) pending.push(event);
+  }
+
+  /** The run's events stored and their first sends scheduled, as writes made with the inbox claim (see ClaimedWrites). */
+  claimedWrites(manager: EntityManager): SqlStatement | null {
+    const events = this.pending.get(manager);
+    if (!events) return null;
+    this.pending.delete(manager);
+    return this.deliveries.firstSendsWrites(events, { onlyClaimed: true });
   }
 
   /** Stores the transaction's events; answers each one's outcome by event id (none for an event not public). */

@@ -2,15 +2,15 @@ import { BeforeApplicationShutdown, Logger, OnApplicationBootstrap, Provider } f
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { ServiceConfig } from '@payments/config';
 import { deadLetterTopic } from '@payments/events';
-import { ensureTopics, EventConsumer, type BeforeCommit, type EventHandler } from '@payments/messaging';
+import { ensureTopics, EventConsumer, type BeforeCommit, type ClaimedWrites, type EventHandler } from '@payments/messaging';
 import type { Kafka, Producer } from 'kafkajs';
 import { PinoLogger } from 'nestjs-pino';
 import type { DataSource } from 'typeorm';
 import { consumerLag, eventsDeadLettered } from '../metrics/metrics';
 import { KAFKA, KAFKA_PRODUCER } from './kafka.tokens';
 
-/** A handler, or a handler with a step that runs once per transaction before it commits (see BeforeCommit). */
-export type ConsumerHandler = EventHandler | { handle: EventHandler; beforeCommit: BeforeCommit };
+/** A handler, or a handler with a step per transaction before it commits (see BeforeCommit), or with its run's writes made with the inbox claim (see ClaimedWrites). */
+export type ConsumerHandler = EventHandler | { handle: EventHandler; beforeCommit: BeforeCommit } | { handle: EventHandler; claimedWrites: ClaimedWrites };
 
 export interface ConsumerDefinition {
   /** Inbox and consumer-group name, stable across instances (e.g. `ledger.payments`). */
@@ -66,7 +66,11 @@ export class EventConsumerHost implements OnApplicationBootstrap, BeforeApplicat
       ...(definition.skips ? { skips: definition.skips } : {}),
       ...(definition.lingerMs ? { lingerMs: definition.lingerMs } : {}),
       sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
-      ...(typeof handler === 'function' ? { handler } : { handler: handler.handle, beforeCommit: handler.beforeCommit }),
+      ...(typeof handler === 'function'
+        ? { handler }
+        : 'claimedWrites' in handler
+          ? { handler: handler.handle, claimedWrites: handler.claimedWrites }
+          : { handler: handler.handle, beforeCommit: handler.beforeCommit }),
       logger,
       observer: {
         deadLettered: (topic) => eventsDeadLettered.inc({ consumer: definition.name, topic }),
