@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { EventEnvelope } from '@payments/events';
 import { createTestDatabase, PgCountingProxy, uniqueName, waitFor, type PgTally, type TestDatabase } from '@payments/testing';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { WEBHOOKS_MIGRATIONS } from '../src/migrations/webhooks-schema';
 import { createDispatcher, type Dispatcher } from '../src/webhook-dispatcher.composition';
@@ -9,15 +10,30 @@ import { createHarness, SCHEMA, type Harness } from './support/harness';
 
 Logger.overrideLogger(['error']);
 
-/** Calls of the statement that stores events, and of the one that schedules first sends. */
-function storageStatements(tally: PgTally): { store: number; schedule: number } {
+/**
+ * Calls of statements that store events, of those that schedule first sends (now the same statement), and of
+ * those that store events with the consumer's inbox claim.
+ */
+function storageStatements(tally: PgTally): { store: number; schedule: number; withClaim: number } {
   let store = 0;
   let schedule = 0;
+  let withClaim = 0;
   for (const [text, n] of tally.statements) {
     if (/INSERT INTO "webhooks"\."events"/.test(text)) store += n;
-    if (/INSERT INTO "webhooks"\."deliveries".*'first'/.test(text)) schedule += n;
+    if (/INSERT INTO "webhooks"\."deliveries".*'first'/s.test(text)) schedule += n;
+    if (/INSERT INTO "webhooks"\."events"/.test(text) && /claimed AS \(INSERT INTO "webhooks"\."inbox"/.test(text)) withClaim += n;
   }
-  return { store, schedule };
+  return { store, schedule, withClaim };
+}
+
+/** A connection listening on `channel`, with the payloads it received. */
+async function listenFor(url: string, channel: string): Promise<{ received: string[]; end: () => Promise<void> }> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  const received: string[] = [];
+  client.on('notification', (message) => void received.push(message.payload ?? ''));
+  await client.query(`LISTEN ${channel}`);
+  return { received, end: () => client.end() };
 }
 
 /** Listens on a port of its own in front of the machine's Postgres; `url` with that port instead. */
@@ -63,8 +79,9 @@ function mixedMerchants() {
   return { endpoints, events, expected };
 }
 
-// A run of public events (one consumer transaction) is stored in one statement, and its first sends scheduled in
-// one more only when some event has an endpoint: one statement per event cost Postgres a parse and a round trip each.
+// A run of public events is stored, and its first sends scheduled, in one statement: through Kafka, the statement of
+// the consumer's inbox claim, with no transaction around it. One statement per event cost Postgres a parse and a
+// round trip each; BEGIN and COMMIT were two more per run.
 describe('public events stored per transaction', () => {
   describe('in process', () => {
     let db: TestDatabase;
@@ -106,15 +123,21 @@ describe('public events stored per transaction', () => {
       return { outcomes, statements: storageStatements(proxy.tally), total: [...proxy.tally.statements.values()].reduce((s, n) => s + n, 0) };
     }
 
-    it('stores a run of events of mixed merchants in one statement, schedules each first send once in one more', async () => {
+    it('stores a run of events of mixed merchants and schedules each first send once, in one statement that wakes the workers', async () => {
       const { endpoints, events, expected } = mixedMerchants();
       for (const endpoint of endpoints) await dataSource.transaction((manager) => dispatcher.endpointEvents.handle(endpointEvent(endpoint) as unknown as EventEnvelope, manager));
       const batch = events();
+      const listener = await listenFor(db.url, 'webhooks_deliveries');
 
       const first = await run(batch);
-      // START TRANSACTION, the events' statement, the deliveries' statement, COMMIT.
-      expect(first.statements).toEqual({ store: 1, schedule: 1 });
-      expect(first.total).toBe(4);
+      // START TRANSACTION, the statement storing the events and their deliveries, COMMIT.
+      expect(first.statements).toEqual({ store: 1, schedule: 1, withClaim: 0 });
+      expect(first.total).toBe(3);
+      // One wake-up for the run's deliveries, however many rows.
+      await waitFor(async () => listener.received.length > 0, 5000, 'the workers woken');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(listener.received).toHaveLength(1);
+      await listener.end();
       for (const event of batch) expect(first.outcomes.get(event.id)).toEqual({ stored: true, deliveries: expected(event).length });
       const rows = (await dataSource.query(`SELECT event_id, endpoint_id, kind FROM webhooks.deliveries WHERE event_id = ANY($1::text[])`, [batch.map((e) => e.id)])) as Array<{
         event_id: string;
@@ -133,19 +156,23 @@ describe('public events stored per transaction', () => {
       // stored and scheduled, still in one statement each.
       const fresh = intentEvent(endpoints[0]!.snapshot.merchant_id, 'test');
       const again = await run([...batch, fresh]);
-      expect(again.statements).toEqual({ store: 1, schedule: 1 });
+      expect(again.statements).toEqual({ store: 1, schedule: 1, withClaim: 0 });
       for (const event of batch) expect(again.outcomes.get(event.id)).toEqual({ stored: false, deliveries: 0 });
       expect(again.outcomes.get(fresh.id)).toEqual({ stored: true, deliveries: 1 });
       const [{ n }] = (await dataSource.query(`SELECT count(*)::int AS n FROM webhooks.deliveries WHERE event_id = ANY($1::text[])`, [batch.map((e) => e.id)])) as [{ n: number }];
       expect(n).toBe(rows.length);
     });
 
-    it('stores a run of endpoint-less merchants in one statement and schedules nothing', async () => {
+    it('stores a run of endpoint-less merchants in one statement, schedules nothing and wakes nobody', async () => {
       const events = [intentEvent(uniqueName('acct'), 'test'), intentEvent(uniqueName('acct'), 'live'), intentEvent(uniqueName('acct'), 'test')];
+      const listener = await listenFor(db.url, 'webhooks_deliveries');
       const { outcomes, statements, total } = await run(events);
-      expect(statements).toEqual({ store: 1, schedule: 0 });
+      expect(statements).toEqual({ store: 1, schedule: 1, withClaim: 0 });
       expect(total).toBe(3);
       for (const event of events) expect(outcomes.get(event.id)).toEqual({ stored: true, deliveries: 0 });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(listener.received).toEqual([]);
+      await listener.end();
     });
   });
 
@@ -165,7 +192,7 @@ describe('public events stored per transaction', () => {
       await proxy?.stop();
     });
 
-    it('stores a fetched run in one statement per transaction, each first send scheduled once per endpoint', async () => {
+    it('stores a fetched run with its inbox claim in one statement, each first send scheduled once per endpoint', async () => {
       const { endpoints, events, expected } = mixedMerchants();
       for (const endpoint of endpoints) await h.configure(endpoint);
       const batch = events();
@@ -180,10 +207,17 @@ describe('public events stored per transaction', () => {
       await h.handled(marker.id);
       proxy.counting = false;
 
-      const { store, schedule } = storageStatements(proxy.tally);
-      // One per event would be batch.length + 1; a fetch may split once, and the marker is a run of its own.
+      const { store, schedule, withClaim } = storageStatements(proxy.tally);
+      // One per event would be batch.length + 1; a fetch may split once, and the marker is a run of its own. Each
+      // is the run's inbox claim, its events and their deliveries in one statement.
       expect(store).toBeLessThanOrEqual(3);
-      expect(schedule).toBeLessThanOrEqual(2);
+      expect(withClaim).toBe(store);
+      expect(schedule).toBe(store);
+      const delivered = (await h.query(`SELECT id FROM ${SCHEMA}.deliveries WHERE event_id = ANY($1::text[])`, [batch.map((e) => e.id)])) as Array<{ id: string }>;
+      // Ids drawn in Postgres look like the service's own, and differ.
+      expect(delivered.length).toBeGreaterThan(1);
+      for (const { id } of delivered) expect(id).toMatch(/^wd_[0-9A-Za-z]{24}$/);
+      expect(new Set(delivered.map((row) => row.id)).size).toBe(delivered.length);
       for (const event of batch) {
         const rows = await h.deliveriesOf(event.id);
         expect(rows.filter((r) => r.kind === 'first').map((r) => r.endpoint_id).sort()).toEqual(expected(event));
