@@ -41,10 +41,10 @@ const PAYMENTS_CONSUMER = Symbol('PAYMENTS_CONSUMER');
     eventConsumerProvider(
       PAYMENTS_CONSUMER,
       // Nobody waits on this projection (a refund of a payment not seen yet asks sessions), so it may lag by 100 ms
-      // and take a span's events in one transaction.
+      // and take a span's events in one statement with their inbox claim.
       { name: 'refunds.payments', topics: (namespace) => [topicName(namespace, STREAMS.sessions)], eventTypes: PAYMENT_EVENT_TYPES, lingerMs: 100 },
       PaymentEventsHandler,
-      (handler) => ({ handle: (envelope, manager) => handler.handle(envelope, manager), beforeCommit: (manager) => handler.beforeCommit(manager) }),
+      (handler) => ({ handle: (envelope, manager) => handler.handle(envelope, manager), claimedWrites: (manager) => handler.claimedWrites(manager) }),
     ),
   ],
 })

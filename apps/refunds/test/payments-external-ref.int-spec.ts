@@ -2,6 +2,7 @@ import { createTestDatabase, type TestDatabase } from '@payments/testing';
 import type { DataSource, EntityManager } from 'typeorm';
 import { REFUNDS_MIGRATIONS } from '../src/migrations/refunds-schema';
 import type { EventEnvelope } from '@payments/events';
+import { InboxStore } from '@payments/messaging';
 import { PaymentEventsHandler } from '../src/payments/payment-events.handler';
 import { RefundsRepository, type NewPayment } from '../src/refunds/refunds.repository';
 
@@ -25,6 +26,22 @@ describe('payments read model: external_ref', () => {
     externalRef: null,
   };
 
+  const paymentEvent = (id: string, paymentId: string, amount: string, externalRef: string | null) =>
+    ({
+      id,
+      type: 'payment_intent.succeeded',
+      schema_version: 1,
+      aggregate_type: 'payment_intent',
+      aggregate_id: `pi_test_${paymentId}`,
+      sequence: 3,
+      merchant_id: scope.merchantId,
+      environment: scope.environment,
+      occurred_at: '2026-11-02T10:00:00.000Z',
+      correlation_id: 'req_1',
+      causation_id: null,
+      data: { object: { paid_at: '2026-11-02T10:00:00.000Z', external_ref: externalRef }, payment: { id: paymentId, method: 'togo', amount, fee: '0.05', net: '9.95', fee_rate_bps: 50, currency: 'USD' } },
+    }) as unknown as EventEnvelope;
+
   beforeAll(async () => {
     db = await createTestDatabase('refunds_ref');
     dataSource = await db.dataSource('refunds', REFUNDS_MIGRATIONS);
@@ -46,28 +63,13 @@ describe('payments read model: external_ref', () => {
 
   it("the consumer's transaction writes its events' payments in one statement, the same rules per payment", async () => {
     const handler = new PaymentEventsHandler(repository);
-    const event = (id: string, paymentId: string, amount: string, externalRef: string | null) =>
-      ({
-        id,
-        type: 'payment_intent.succeeded',
-        schema_version: 1,
-        aggregate_type: 'payment_intent',
-        aggregate_id: `pi_test_${paymentId}`,
-        sequence: 3,
-        merchant_id: scope.merchantId,
-        environment: scope.environment,
-        occurred_at: '2026-11-02T10:00:00.000Z',
-        correlation_id: 'req_1',
-        causation_id: null,
-        data: { object: { paid_at: '2026-11-02T10:00:00.000Z', external_ref: externalRef }, payment: { id: paymentId, method: 'togo', amount, fee: '0.05', net: '9.95', fee_rate_bps: 50, currency: 'USD' } },
-      }) as unknown as EventEnvelope;
     await repository.addPayment(dataSource.manager, { ...base, id: '7002' });
     await dataSource.transaction(async (manager) => {
       // A new payment, one known without its ref (it takes it), the same payment twice (written once, its ref kept).
-      await handler.handle(event('evt_a', '7003', '10.00', null), manager);
-      await handler.handle(event('evt_b', '7002', '12.00', 'order-7002'), manager);
-      await handler.handle(event('evt_c', '7004', '10.00', null), manager);
-      await handler.handle(event('evt_d', '7004', '10.00', 'order-7004'), manager);
+      await handler.handle(paymentEvent('evt_a', '7003', '10.00', null), manager);
+      await handler.handle(paymentEvent('evt_b', '7002', '12.00', 'order-7002'), manager);
+      await handler.handle(paymentEvent('evt_c', '7004', '10.00', null), manager);
+      await handler.handle(paymentEvent('evt_d', '7004', '10.00', 'order-7004'), manager);
       // Nothing written yet: the payments wait for the transaction's one statement.
       expect(await count(manager)).toBe(1);
       await handler.beforeCommit(manager);
@@ -79,6 +81,22 @@ describe('payments read model: external_ref', () => {
       ['7003', 1000, 995, null, '2026-11-02T10:00:00.000Z'],
       ['7004', 1000, 995, 'order-7004', '2026-11-02T10:00:00.000Z'],
     ]);
+  });
+
+  it("the consumer's claim writes the payments of the events it lets through, in the same statement", async () => {
+    const handler = new PaymentEventsHandler(repository);
+    const inbox = new InboxStore('refunds.inbox', 'refunds.payments');
+    // evt_old was handled before (a redelivery now): its payment is not written again.
+    expect(await inbox.claimWith(dataSource, ['evt_old'], null)).toEqual(new Set(['evt_old']));
+    const manager = dataSource.createEntityManager();
+    await handler.handle(paymentEvent('evt_old', '7101', '10.00', null), manager);
+    await handler.handle(paymentEvent('evt_new', '7102', '12.00', 'order-7102'), manager);
+    const writes = handler.claimedWrites(manager);
+    expect(await inbox.claimWith(dataSource, ['evt_old', 'evt_new'], writes)).toEqual(new Set(['evt_new']));
+    expect(await repository.findPayment(dataSource.manager, scope, '7101')).toBeNull();
+    expect(await repository.findPayment(dataSource.manager, scope, '7102')).toMatchObject({ amountCents: 1200, externalRef: 'order-7102' });
+    // Taken once: the run's payments are not written again by a later call.
+    expect(handler.claimedWrites(manager)).toBeNull();
   });
 
   const count = async (manager: EntityManager) =>

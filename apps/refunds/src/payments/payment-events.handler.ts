@@ -2,6 +2,7 @@ import type { PaymentEventData } from '@payments/contracts';
 import type { EventEnvelope } from '@payments/events';
 import { EventRefused } from '@payments/messaging';
 import { parseMoneyString } from '@payments/money';
+import type { SqlStatement } from '@payments/database';
 import type { EntityManager } from 'typeorm';
 import type { NewPayment, RefundsRepository } from '../refunds/refunds.repository';
 
@@ -19,12 +20,16 @@ function cents(value: unknown, field: string, minCents: number): number {
 /**
  * Keeps this service's copy of every payment sessions makes (what refunds are taken from), in the consumer's
  * inbox transaction. A payment already recorded (asked of sessions by a refund that came first) is left as it is.
- * `handle` checks each event of a transaction; `beforeCommit` writes their payments in one statement (at ordinary
- * rates a transaction carries the payments of its 100 ms linger: one statement, not one each).
+ * `handle` checks each event of a run; `claimedWrites` writes their payments in the statement of the consumer's
+ * inbox claim (at ordinary rates a run carries the payments of its 100 ms linger: one statement for all of them,
+ * no transaction around it); `beforeCommit` does the same inside a caller's transaction.
  */
 export class PaymentEventsHandler {
-  /** Payments of each open transaction, by id, by its EntityManager (dropped with it if the transaction fails). */
-  private readonly pending = new WeakMap<EntityManager, Map<string, NewPayment>>();
+  /**
+   * Payments of each open run, by id, with the events that brought them, by its EntityManager (dropped with it if
+   * the run fails).
+   */
+  private readonly pending = new WeakMap<EntityManager, Map<string, { payment: NewPayment; eventIds: string[] }>>();
 
   constructor(private readonly repository: RefundsRepository) {}
 
@@ -52,13 +57,30 @@ export class PaymentEventsHandler {
     // The same payment twice in one transaction (one statement may not touch a row twice): the first is kept, as
     // the row would be, with an external_ref a later one brings.
     const first = pending.get(recorded.id);
-    pending.set(recorded.id, first ? { ...first, externalRef: first.externalRef ?? recorded.externalRef } : recorded);
+    pending.set(
+      recorded.id,
+      first
+        ? { payment: { ...first.payment, externalRef: first.payment.externalRef ?? recorded.externalRef }, eventIds: [...first.eventIds, envelope.id] }
+        : { payment: recorded, eventIds: [envelope.id] },
+    );
+  }
+
+  /** The run's payments as writes made with the inbox claim (see ClaimedWrites). */
+  claimedWrites(manager: EntityManager): SqlStatement | null {
+    const payments = this.taken(manager);
+    return payments ? this.repository.paymentsWrites(payments, { onlyClaimed: true }) : null;
   }
 
   async beforeCommit(manager: EntityManager): Promise<void> {
+    const payments = this.taken(manager);
+    if (payments) await this.repository.addPayments(manager, payments);
+  }
+
+  /** The run's payments, one row per event that brought one; forgotten here once taken. */
+  private taken(manager: EntityManager): Array<{ payment: NewPayment; eventId: string }> | null {
     const pending = this.pending.get(manager);
-    if (!pending) return;
+    if (!pending) return null;
     this.pending.delete(manager);
-    await this.repository.addPayments(manager, [...pending.values()]);
+    return [...pending.values()].flatMap(({ payment, eventIds }) => eventIds.map((eventId) => ({ payment, eventId })));
   }
 }

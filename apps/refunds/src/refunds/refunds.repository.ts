@@ -174,13 +174,31 @@ export class RefundsRepository {
    * addPayment for several payments in one statement (a consumer transaction's worth); ids unique within the call.
    * Named: its text is the same whatever the count (arrays carry the rows).
    */
-  async addPayments(manager: EntityManager, payments: readonly NewPayment[]): Promise<void> {
+  /** Records payments (see paymentsWrites) in the caller's transaction, in one prepared statement. */
+  async addPayments(manager: EntityManager, payments: ReadonlyArray<{ payment: NewPayment; eventId: string }>): Promise<void> {
     if (payments.length === 0) return;
-    const column = <T>(value: (p: NewPayment) => T) => payments.map(value);
-    await executePreparedIn(manager, {
-      text: `INSERT INTO ${this.payments} AS p (id, merchant_id, environment, source, method, currency, amount_cents, fee_cents, net_cents, paid_at, external_ref)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::timestamptz[], $11::text[])
-       ON CONFLICT (id) DO UPDATE SET external_ref = EXCLUDED.external_ref WHERE p.external_ref IS NULL AND EXCLUDED.external_ref IS NOT NULL`,
+    const writes = this.paymentsWrites(payments, { onlyClaimed: false });
+    await executePreparedIn(manager, { text: `WITH ${writes.text} SELECT 1`, params: writes.params });
+  }
+
+  /**
+   * Payments recorded, as a CTE (`payments`), each from the event that brought it; a payment already recorded is
+   * left as it is but for an external_ref it lacked. A payment may come in several events of a run (one row each,
+   * the payment as the run's events together make it): it is written once. `onlyClaimed` keeps only rows of events
+   * in the inbox's `claimed` (see ClaimedWrites), so the consumer writes them with its claim in one statement.
+   */
+  paymentsWrites(payments: ReadonlyArray<{ payment: NewPayment; eventId: string }>, { onlyClaimed }: { onlyClaimed: boolean }): SqlStatement {
+    const column = <T>(value: (p: NewPayment) => T) => payments.map(({ payment }) => value(payment));
+    return {
+      text: `payments AS (
+         INSERT INTO ${this.payments} AS p (id, merchant_id, environment, source, method, currency, amount_cents, fee_cents, net_cents, paid_at, external_ref)
+         SELECT DISTINCT ON (x.id) x.id, x.merchant_id, x.environment, x.source, x.method, x.currency, x.amount_cents, x.fee_cents, x.net_cents, x.paid_at, x.external_ref
+         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::timestamptz[], $11::text[], $12::text[])
+           WITH ORDINALITY AS x(id, merchant_id, environment, source, method, currency, amount_cents, fee_cents, net_cents, paid_at, external_ref, event_id, n)
+         ${onlyClaimed ? 'WHERE x.event_id IN (SELECT event_id FROM claimed)' : ''}
+         ORDER BY x.id, x.n
+         ON CONFLICT (id) DO UPDATE SET external_ref = EXCLUDED.external_ref WHERE p.external_ref IS NULL AND EXCLUDED.external_ref IS NOT NULL
+         RETURNING p.id)`,
       params: [
         column((p) => p.id),
         column((p) => p.merchantId),
@@ -193,8 +211,9 @@ export class RefundsRepository {
         column((p) => p.netCents),
         column((p) => p.paidAt),
         column((p) => p.externalRef),
+        payments.map(({ eventId }) => eventId),
       ],
-    });
+    };
   }
 
   async addPayment(manager: EntityManager, p: NewPayment): Promise<void> {
