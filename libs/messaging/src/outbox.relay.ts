@@ -49,6 +49,11 @@ export interface OutboxRelayOptions {
    * none waits longer than this for the cycle before it. Default 20 ms.
    */
   spacingMs?: number;
+  /**
+   * How long rows a cycle sent wait for the next cycle, whose read deletes them in the same statement, before they
+   * are deleted on their own (sent rows are never sent again but by a crash or a lost lock). Default 100 ms.
+   */
+  sentDeleteWaitMs?: number;
   /** Backoff after a failed cycle (publish or database error). */
   retry?: { initialMs?: number; maxMs?: number };
   /** Deleting rows earlier versions marked sent (and kept): how often and how old. */
@@ -118,6 +123,7 @@ export class OutboxRelay {
   private readonly standbyRetryMs: number;
   private readonly lingerMs: number;
   private readonly spacingMs: number;
+  private readonly sentDeleteWaitMs: number;
   private readonly retryInitialMs: number;
   private readonly retryMaxMs: number;
   private readonly pruneIntervalMs: number;
@@ -133,6 +139,8 @@ export class OutboxRelay {
   private lastPruneAt = Date.now();
   private unregister?: () => void;
   private readonly counters = { published: 0, batches: 0, failures: 0, parked: 0 };
+  /** Ids of rows sent but not deleted yet: the next read deletes them in its own statement (see deleteSent). */
+  private sent: string[] = [];
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.schema = assertSchemaName(options.schema);
@@ -143,6 +151,7 @@ export class OutboxRelay {
     this.standbyRetryMs = options.standbyRetryMs ?? Math.min(this.pollIntervalMs, 1000);
     this.lingerMs = options.lingerMs ?? 0;
     this.spacingMs = options.spacingMs ?? 20;
+    this.sentDeleteWaitMs = options.sentDeleteWaitMs ?? 100;
     this.retryInitialMs = options.retry?.initialMs ?? 200;
     this.retryMaxMs = options.retry?.maxMs ?? 10_000;
     this.pruneIntervalMs = options.prune?.intervalMs ?? 5 * 60_000;
@@ -164,6 +173,7 @@ export class OutboxRelay {
       this.stopSignal.abort();
       this.work.notify();
       await this.loop;
+      await this.deleteSent().catch(() => undefined);
       await this.disconnect();
     })();
     return this.stopping;
@@ -234,10 +244,18 @@ export class OutboxRelay {
         if (!more) {
           const spacing = this.spacingMs - (performance.now() - started);
           if (this.counters.batches > sentBefore && spacing > 1) await sleep(spacing, this.stopSignal.signal);
-          await this.work.wait(this.pollIntervalMs);
+          // Rows just sent are deleted by the next cycle's read when one comes soon (at ordinary rates, nearly
+          // always), so a cycle is one statement instead of two; otherwise on their own, shortly after.
+          const soon = this.sent.length > 0 && (await this.work.wait(this.sentDeleteWaitMs));
+          if (!soon) {
+            await this.deleteSent();
+            await this.work.wait(this.pollIntervalMs);
+          }
           if (this.lingerMs > 0) await sleep(this.lingerMs, this.stopSignal.signal);
         }
       } catch (error) {
+        // Rows sent and not deleted are sent again by whoever holds the lock next (consumers drop the repeat).
+        this.sent = [];
         failures += 1;
         this.counters.failures += 1;
         const delayMs = backoffDelay(failures, this.retryInitialMs, this.retryMaxMs);
@@ -272,18 +290,22 @@ export class OutboxRelay {
     const client = this.client!;
     if (this.connectionLost) throw new ConnectionLost('relay connection lost');
     const outbox = qualified(this.schema, 'outbox');
+    const deleting = this.sent;
     const { rows: read } = await this.db(() =>
       client.query<OutboxRow>({
         // Named, as the delete below: the relay's connection parses each once, not at every cycle (a cycle or two
-        // per request at ordinary rates).
+        // per request at ordinary rates). The rows the last cycle sent are deleted in the same statement; its read
+        // still sees them (one snapshot), so it passes over them.
         name: 'outbox_relay_read',
         // id is bigint (pg hands it over as a string); ordering is on the column, never on a text form of it.
         // octet_length of a text reads its stored length (no scan, no detoasting).
-        text: `SELECT id, topic, key, payload, headers, octet_length(key) + octet_length(payload) + octet_length(headers) AS bytes
-         FROM ${outbox} WHERE sent_at IS NULL ORDER BY id LIMIT $1`,
-        values: [this.batchSize],
+        text: `WITH gone AS (DELETE FROM ${outbox} WHERE id = ANY($2::bigint[]))
+         SELECT id, topic, key, payload, headers, octet_length(key) + octet_length(payload) + octet_length(headers) AS bytes
+         FROM ${outbox} WHERE sent_at IS NULL AND id <> ALL($2::bigint[]) ORDER BY id LIMIT $1`,
+        values: [this.batchSize, deleting],
       }),
     );
+    this.sent = [];
     if (read.length === 0) return false;
     const first = read[0]!;
     if (first.bytes + RECORD_OVERHEAD_BYTES > this.maxBatchBytes) {
@@ -336,13 +358,23 @@ export class OutboxRelay {
     // Full-size batches are tried again a while after the last refusal (a topic's limit may have been raised).
     if (this.byteBudget < this.maxBatchBytes && Date.now() - this.budgetLoweredAt > BUDGET_RESTORE_MS) this.byteBudget = this.maxBatchBytes;
     await this.options.hooks?.afterPublish?.(ids);
-    // A crash before this line only means the batch is sent again by whoever holds the lock next. A sent row is
-    // deleted, not marked: a mark (sent_at) wrote the whole row (its payload) to the table and the WAL once more,
-    // and a prune deleted it later; the event itself is kept by Kafka.
-    await this.db(() => client.query({ name: 'outbox_relay_delete', text: `DELETE FROM ${outbox} WHERE id = ANY($1::bigint[])`, values: [ids] }));
+    // A crash before the rows are deleted only means the batch is sent again by whoever holds the lock next. A sent
+    // row is deleted, not marked: a mark (sent_at) wrote the whole row (its payload) to the table and the WAL once
+    // more, and a prune deleted it later; the event itself is kept by Kafka.
+    this.sent = ids;
     this.counters.published += rows.length;
     this.counters.batches += 1;
     return read.length === this.batchSize || rows.length < read.length;
+  }
+
+  /** Deletes the rows sent and not deleted yet, on their own. */
+  private async deleteSent(): Promise<void> {
+    const ids = this.sent;
+    const client = this.client;
+    if (ids.length === 0 || !client || !this.active) return;
+    const outbox = qualified(this.schema, 'outbox');
+    await this.db(() => client.query({ name: 'outbox_relay_delete', text: `DELETE FROM ${outbox} WHERE id = ANY($1::bigint[])`, values: [ids] }));
+    this.sent = [];
   }
 
   /**

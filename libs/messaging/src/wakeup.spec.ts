@@ -24,11 +24,14 @@ describe('Wakeup', () => {
     expect(woke).toBe(true);
   });
 
-  it('ends a wait early on notify', async () => {
+  it('ends a wait early on notify, and tells a notify from a timeout', async () => {
     const wakeup = new Wakeup();
     const waiting = wakeup.wait(60_000);
     wakeup.notify();
-    await expect(waiting).resolves.toBeUndefined();
+    await expect(waiting).resolves.toBe(true);
+    wakeup.notify();
+    await expect(wakeup.wait(60_000)).resolves.toBe(true);
+    await expect(wakeup.wait(5)).resolves.toBe(false);
   });
 });
 

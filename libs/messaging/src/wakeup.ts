@@ -16,19 +16,20 @@ export class Wakeup {
     }
   }
 
-  wait(ms: number): Promise<void> {
+  /** Resolves true when notified, false when `ms` passed first. */
+  wait(ms: number): Promise<boolean> {
     if (this.pending) {
       this.pending = false;
-      return Promise.resolve();
+      return Promise.resolve(true);
     }
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.release = undefined;
-        resolve();
+        resolve(false);
       }, ms);
       this.release = () => {
         clearTimeout(timer);
-        resolve();
+        resolve(true);
       };
     });
   }

@@ -167,13 +167,64 @@ describe('outbox writer, relay connection loss, pruning and tables', () => {
       spy.mockRestore();
     }
     expect(await count("SELECT count(*)::int AS n FROM svc.outbox WHERE key = 'thing_async_mark'")).toBe(0);
-    const marks = issued.filter((q) => /^DELETE FROM "svc"\."outbox" WHERE id = ANY/.test(q.text));
+    // On their own, or with the next cycle's read.
+    const marks = issued.filter((q) => /DELETE FROM "svc"\."outbox" WHERE id = ANY/.test(q.text));
     expect(new Set(marks.map((m) => m.client)).size).toBe(2);
     for (const mark of marks) {
       const session = issued.filter((q) => q.client === mark.client);
       const asynchronous = session.findIndex((q) => /^SET synchronous_commit TO off$/.test(q.text));
       expect(asynchronous).toBeGreaterThanOrEqual(0);
       expect(asynchronous).toBeLessThan(session.indexOf(mark));
+    }
+  });
+
+  it("deletes what a cycle sent in the next cycle's read when one follows soon, and on its own otherwise", async () => {
+    const kafka = testKafka();
+    await ensureTopics(kafka, [topic]);
+    const producer = await connectProducer(kafka, cleanup);
+    const issued: string[] = [];
+    const query = Client.prototype.query;
+    const spy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | undefined)?.text;
+      if (typeof text === 'string') issued.push(text);
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as never);
+    const writer = new OutboxWriter();
+    const write = (key: string) => db.transaction((manager) => writer.append(manager, topic, [thingHappened(key, 1)]));
+    const rows = (key: string) => count(`SELECT count(*)::int AS n FROM svc.outbox WHERE key = '${key}'`);
+    const alone = () => issued.filter((text) => /^DELETE FROM "svc"\."outbox" WHERE id = ANY/.test(text)).length;
+    try {
+      // Sent rows wait (here without end) for the next cycle; no poll comes between.
+      const relay = new OutboxRelay({ dataSource: db, producer, schema: 'svc', pollIntervalMs: 60_000, sentDeleteWaitMs: 60_000, logger: recordingLogger() });
+      relay.start();
+      await waitFor(() => relay.stats().active, 20_000, 'the relay to take the lock');
+      await relay.flush(20_000);
+      const published = relay.stats().published;
+      await write('thing_deferred_1');
+      await waitFor(() => relay.stats().published === published + 1, 20_000, 'the first row sent');
+      expect(await rows('thing_deferred_1')).toBe(1);
+      await write('thing_deferred_2');
+      await waitFor(() => relay.stats().published === published + 2, 20_000, 'the second row sent');
+      // The second cycle's read deleted the first row; the second waits for the next cycle.
+      expect(await rows('thing_deferred_1')).toBe(0);
+      expect(await rows('thing_deferred_2')).toBe(1);
+      const alonePassed = alone();
+      // Stopping deletes what it sent, on its own.
+      await relay.stop();
+      expect(await rows('thing_deferred_2')).toBe(0);
+      expect(alone()).toBe(alonePassed + 1);
+
+      // With no next cycle soon, the rows go on their own shortly after they were sent.
+      const quick = new OutboxRelay({ dataSource: db, producer, schema: 'svc', pollIntervalMs: 60_000, sentDeleteWaitMs: 50, logger: recordingLogger() });
+      cleanup.add(() => quick.stop());
+      quick.start();
+      await waitFor(() => quick.stats().active, 20_000, 'the relay to take the lock');
+      await write('thing_deferred_3');
+      await waitFor(async () => (await rows('thing_deferred_3')) === 0, 5000, 'the lone row deleted');
+      expect(quick.stats().published).toBe(1);
+      await quick.stop();
+    } finally {
+      spy.mockRestore();
     }
   });
 
