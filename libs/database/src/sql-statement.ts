@@ -20,11 +20,16 @@ export function combineStatements(statements: readonly SqlStatement[]): SqlState
   const parts = statements.map((statement) => {
     const offset = params.length;
     params.push(...statement.params);
-    return statement.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+    return placeholdersShifted(statement.text, offset);
   });
   const last = parts.pop()!;
   const text = parts.length === 0 ? last : `WITH ${parts.map((part, i) => `s${i + 1} AS (${part})`).join(', ')} ${last}`;
   return { text, params };
+}
+
+/** `text` with each `$n` placeholder as `$(n + offset)`: a statement's text placed after `offset` parameters of another's. */
+export function placeholdersShifted(text: string, offset: number): string {
+  return text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
 }
 
 /** How many distinct statement texts get a prepared statement per pool; rarer shapes run unnamed. */

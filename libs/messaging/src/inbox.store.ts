@@ -1,4 +1,4 @@
-import { executePrepared, executePreparedIn, type SqlStatement } from '@payments/database';
+import { executePrepared, executePreparedIn, placeholdersShifted, type SqlStatement } from '@payments/database';
 import type { DataSource, EntityManager } from 'typeorm';
 
 const PRUNE_CHUNK = 5000;
@@ -29,9 +29,8 @@ export class InboxStore {
    * any transaction; returns the ids that were not there yet, whose writes were made.
    */
   async claimWith(dataSource: DataSource, eventIds: readonly string[], writes: SqlStatement | null): Promise<Set<string>> {
-    const shift = (text: string) => text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + 2}`);
     const [row] = (await executePrepared(dataSource, {
-      text: `WITH claimed AS (${this.claimSql()})${writes ? `, ${shift(writes.text)}` : ''}
+      text: `WITH claimed AS (${this.claimSql()})${writes ? `, ${placeholdersShifted(writes.text, 2)}` : ''}
        SELECT coalesce(array_agg(event_id), '{}') AS claimed FROM claimed`,
       params: [this.consumer, eventIds, ...(writes?.params ?? [])],
     })) as [{ claimed: string[] }];

@@ -1,4 +1,4 @@
-import { executePrepared, executePreparedIn, qualified, type SqlStatement } from '@payments/database';
+import { executePrepared, executePreparedIn, placeholdersShifted, qualified, type SqlStatement } from '@payments/database';
 import { OutboxWriter } from '@payments/messaging';
 import type { Environment } from '@payments/ids';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -299,5 +299,5 @@ const GATED_RESULT = 'SELECT (SELECT count(*)::int FROM posting) AS posted, (SEL
 function appended(params: unknown[], statement: SqlStatement): string {
   const offset = params.length;
   params.push(...statement.params);
-  return statement.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+  return placeholdersShifted(statement.text, offset);
 }
