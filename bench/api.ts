@@ -390,6 +390,8 @@ async function main(): Promise<void> {
       const aboveIdleMs = ((serverTicks(before, after) / TICKS_PER_SECOND - idle.cores * spentSeconds) * 1000) / Math.max(result.requests.total, 1);
       console.log(`  CPU per create at ${ordinary}/s offered, every process but the load generator, above the idle stack's ${idle.cores.toFixed(3)} cores: ${aboveIdleMs.toFixed(2)} ms — ${goal(aboveIdleMs <= 3, '≤ 3 ms')}`);
       console.log(`  latency at ${ordinary}/s offered (even pace, from when each was due): ${goal(result.latency.p99 <= 25, 'p99 ≤ 25 ms')}`);
+      // Run alone (--only ordinary), the phase still says how fast this VM is; afterwards, so it does not warm the figure.
+      if (only === 'ordinary') console.log(`  this VM's bare HTTP (gateway /health/live): ${await bareHttp(system.gatewayUrl)} req/s`);
     }
 
     if (!runs('get')) return;

@@ -99,6 +99,13 @@ export class ResourceInvalidationConsumer {
     // commands invalidate directly, and reads already show a session past expires_at as expired.
     this.running = consumer
       .run({
+        // Offsets committed once a second, not after every batch (see EventConsumer): an invalidation done again
+        // after a crash only drops a cached copy once more.
+        autoCommitInterval: 1000,
+        autoCommitEveryBatch: false,
+        // The partitions of a fetch side by side, so their lingers overlap: one after another, a fetch with
+        // events on three partitions held the next fetch three lingers long.
+        partitionsConsumedConcurrently: 3,
         eachBatch: async ({ batch }) => {
           const started = performance.now();
           await this.handleBatch(batch, deadLetters);
