@@ -270,6 +270,7 @@ export class EventConsumer {
       return item;
     };
     let next = 0;
+    let parked = this.counters.deadLettered;
     const lag = this.options.observer?.lag;
     if (lag && !batch.isEmpty()) lag(topic, partition, Number(batch.offsetLagLow()) + 1);
     try {
@@ -291,8 +292,17 @@ export class EventConsumer {
           next += done;
           if (done < run.length) break; // stopping during a retry: the rest stays for the next owner
         }
-        // Within a long batch too, every second or 100 offsets.
-        if (next < messages.length) await commitOffsetsIfNecessary();
+        if (this.counters.deadLettered !== parked && next > 0) {
+          // A parked event's offset is committed at once, not with the next interval's commit: otherwise an
+          // instance dying within that interval hands it on, and it is retried and parked a second time (a
+          // parked event has no inbox row to make it a duplicate).
+          parked = this.counters.deadLettered;
+          const offset = (BigInt(messages[next - 1]!.offset) + 1n).toString();
+          await commitOffsetsIfNecessary({ topics: [{ topic, partitions: [{ partition, offset }] }] });
+        } else if (next < messages.length) {
+          // Within a long batch too, every second or 100 offsets.
+          await commitOffsetsIfNecessary();
+        }
         await heartbeat();
       }
       if (lag && next === messages.length && !batch.isEmpty()) lag(topic, partition, Math.max(0, Number(batch.offsetLag())));

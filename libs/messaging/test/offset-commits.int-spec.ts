@@ -34,7 +34,7 @@ describe('offset commits', () => {
 
   afterAll(() => cleanup.run());
 
-  async function started(topic: string, offsetCommitIntervalMs: number) {
+  async function started(topic: string, offsetCommitIntervalMs: number, parked: string[] = []) {
     const { kafka: client, commits } = countingCommits(kafka);
     const handled: number[] = [];
     const groupId = uniqueName('commits');
@@ -47,7 +47,10 @@ describe('offset commits', () => {
       producer,
       offsetCommitIntervalMs,
       logger: recordingLogger(),
+      retry: { attempts: 2, initialMs: 5, maxMs: 20 },
+      observer: { deadLettered: (from) => void parked.push(from) },
       handler: async (envelope, manager) => {
+        if ((envelope.data as { poison?: boolean }).poison) throw new Error('cannot apply a poisoned thing');
         await manager.query('INSERT INTO reader.effects (event_id, aggregate_id, sequence) VALUES ($1, $2, $3)', [envelope.id, envelope.aggregate_id, envelope.sequence]);
       },
       hooks: { afterHandle: (envelope) => void handled.push(envelope.sequence) },
@@ -79,6 +82,21 @@ describe('offset commits', () => {
     await consumer.stop();
     expect(commits).toHaveLength(1);
     expect(await groupLag(kafka, groupId, topic)).toBe(0);
+  });
+
+  it('commits a parked event at once, so an instance dying before the interval does not park it again', async () => {
+    const topic = uniqueTopic('commits_parked');
+    await ensureTopics(kafka, [topic, deadLetterTopic(topic)]);
+    const parked: string[] = [];
+    const { consumer, groupId, commits, handled } = await started(topic, 600_000, parked);
+
+    await sendOneByOne(topic, 1, 2, handled);
+    await producer.send({ topic, acks: -1, messages: [{ key: KEY, value: JSON.stringify(thingHappened(KEY, 3, { poison: true })) }] });
+    await waitFor(() => parked.length === 1, 10_000, 'the poisoned event to be parked');
+    // The interval is far off: only the commit made for the parked event covers it (and the two before it).
+    await waitFor(async () => (await groupLag(kafka, groupId, topic)) === 0, 5_000, 'the parked event to be committed');
+    expect(commits).toHaveLength(1);
+    await consumer.stop();
   });
 
   it('commits once the interval is up, also when the events stopped coming', async () => {
