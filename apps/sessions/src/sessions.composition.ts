@@ -39,6 +39,8 @@ import { WalletTopUps } from './wallets/wallet-top-ups';
 
 /** What the expiry job does with one kind of session, in its transaction. */
 export interface Expirer {
+  /** A query (its $1 the time) with a row when any session of the kind is due: checked before a transaction is opened. */
+  readonly dueQuery: string;
   lockDue(manager: EntityManager, now: Date, limit: number): Promise<DueSession[]>;
   expireLocked(manager: EntityManager, due: DueSession, now: Date, correlationId: string): Promise<boolean>;
   setAsideExpiry(manager: EntityManager, due: DueSession, now: Date): Promise<number>;
@@ -163,10 +165,11 @@ export function createSessions(db: SessionsDatabase, config: SessionsSettings, c
 }
 
 function expirer(
-  rows: { lockDue: Expirer['lockDue']; setAsideExpiry(manager: EntityManager, id: string, now: Date): Promise<number> },
+  rows: { dueQuery: string; lockDue: Expirer['lockDue']; setAsideExpiry(manager: EntityManager, id: string, now: Date): Promise<number> },
   commands: { expire(scope: DueSession, id: string, now: Date, correlationId: string, within: Transaction): Promise<boolean> },
 ): Expirer {
   return {
+    dueQuery: rows.dueQuery,
     lockDue: (manager, now, limit) => rows.lockDue(manager, now, limit),
     expireLocked: (manager, due, now, correlationId) => commands.expire(due, due.id, now, correlationId, transactionOf(manager)),
     setAsideExpiry: (manager, due, now) => rows.setAsideExpiry(manager, due.id, now),

@@ -1,4 +1,5 @@
 import type { InvoiceResource, PaymentIntentResource } from '@payments/contracts';
+import { Client } from 'pg';
 import { ExpiryScheduler, EXPIRY_BATCH_SIZE } from '../src/expiry/expiry.scheduler';
 import type { Expirer } from '../src/sessions.composition';
 import { createHarness, intentCommand, invoiceCommand, SCHEMA, type SessionsHarness, testMerchant } from './support/sessions-harness';
@@ -59,6 +60,32 @@ describe('expiry job', () => {
     expect(await expiredEvents(notDue.id)).toBe(0);
 
     expect(await h.expiry.runOnce()).toEqual({ expired: 0, failed: 0 });
+  });
+
+  it('checks with one statement whether anything is due, and opens a transaction only for a kind that has a due row', async () => {
+    // Every statement a pg client sends during the passes.
+    const issued: string[] = [];
+    const query = Client.prototype.query;
+    const spy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | undefined)?.text;
+      if (typeof text === 'string') issued.push(text);
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as never);
+    try {
+      // Nothing due: one round trip, no transaction (each kind's locking transaction was three a pass before).
+      expect(await h.expiry.runOnce()).toEqual({ expired: 0, failed: 0 });
+      expect(issued).toHaveLength(1);
+      expect(issued[0]).toMatch(/^SELECT EXISTS \(/);
+
+      // An invoice due: its kind's transaction only.
+      const invoice = await dueInvoice();
+      issued.length = 0;
+      expect(await h.expiry.runOnce()).toEqual({ expired: 1, failed: 0 });
+      expect(issued.filter((text) => /FOR UPDATE SKIP LOCKED/.test(text)).map((text) => /FROM (\S+)/.exec(text)?.[1])).toEqual([`"${SCHEMA}"."invoices"`]);
+      expect((await h.invoices.get({ ...scope, id: invoice.id })).status).toBe('expired');
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('expires each session once when two instances run at the same time', async () => {

@@ -64,6 +64,8 @@ export class SessionReadModel<S extends SessionRow, R> {
   private readonly insertText: string;
   private readonly updateText: string;
   private readonly lockDueText: string;
+  /** Rows past expires_at that are not final and not set aside, as a query (its $1 the time): what lockDue locks. */
+  readonly dueQuery: string;
   private readonly creationColumns: readonly string[];
   private readonly changeColumns: readonly string[];
 
@@ -84,9 +86,11 @@ export class SessionReadModel<S extends SessionRow, R> {
        WHERE id = $1 AND merchant_id = $2 AND environment = $3 AND version = $${changed.length + 4}
        RETURNING version`;
     const statuses = layout.expiringStatuses.map((status) => `'${status.replace(/'/g, "''")}'`).join(', ');
+    const due = `status IN (${statuses}) AND expires_at <= $1
+         AND (expiry_retry_at IS NULL OR expiry_retry_at <= $1)`;
+    this.dueQuery = `SELECT 1 FROM ${this.table} WHERE ${due}`;
     this.lockDueText = `SELECT id, merchant_id, environment FROM ${this.table}
-       WHERE status IN (${statuses}) AND expires_at <= $1
-         AND (expiry_retry_at IS NULL OR expiry_retry_at <= $1)
+       WHERE ${due}
        ORDER BY expires_at
        LIMIT $2
        FOR UPDATE SKIP LOCKED`;
