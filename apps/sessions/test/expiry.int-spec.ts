@@ -1,5 +1,5 @@
 import type { InvoiceResource, PaymentIntentResource } from '@payments/contracts';
-import { Client } from 'pg';
+import { recordStatements } from '@payments/testing';
 import { ExpiryScheduler, EXPIRY_BATCH_SIZE } from '../src/expiry/expiry.scheduler';
 import type { Expirer } from '../src/sessions.composition';
 import { createHarness, intentCommand, invoiceCommand, SCHEMA, type SessionsHarness, testMerchant } from './support/sessions-harness';
@@ -63,28 +63,21 @@ describe('expiry job', () => {
   });
 
   it('checks with one statement whether anything is due, and opens a transaction only for a kind that has a due row', async () => {
-    // Every statement a pg client sends during the passes.
-    const issued: string[] = [];
-    const query = Client.prototype.query;
-    const spy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
-      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | undefined)?.text;
-      if (typeof text === 'string') issued.push(text);
-      return (query as (...a: unknown[]) => unknown).apply(this, args);
-    } as never);
+    const statements = recordStatements();
     try {
       // Nothing due: one round trip, no transaction (each kind's locking transaction was three a pass before).
       expect(await h.expiry.runOnce()).toEqual({ expired: 0, failed: 0 });
-      expect(issued).toHaveLength(1);
-      expect(issued[0]).toMatch(/^SELECT EXISTS \(/);
+      expect(statements.texts()).toHaveLength(1);
+      expect(statements.texts()[0]).toMatch(/^SELECT EXISTS \(/);
 
       // An invoice due: its kind's transaction only.
       const invoice = await dueInvoice();
-      issued.length = 0;
+      statements.clear();
       expect(await h.expiry.runOnce()).toEqual({ expired: 1, failed: 0 });
-      expect(issued.filter((text) => /FOR UPDATE SKIP LOCKED/.test(text)).map((text) => /FROM (\S+)/.exec(text)?.[1])).toEqual([`"${SCHEMA}"."invoices"`]);
+      expect(statements.texts().filter((text) => /FOR UPDATE SKIP LOCKED/.test(text)).map((text) => /FROM (\S+)/.exec(text)?.[1])).toEqual([`"${SCHEMA}"."invoices"`]);
       expect((await h.invoices.get({ ...scope, id: invoice.id })).status).toBe('expired');
     } finally {
-      spy.mockRestore();
+      statements.stop();
     }
   });
 

@@ -1,7 +1,7 @@
 import { combineStatements } from '@payments/database';
 import { EventValidationError } from '@payments/events';
 import { createProducer, ensureTopics, envelopeHeaders, MESSAGING_MIGRATIONS, MessagingTables1763769600000, OutboxPlainText1764700000000, OutboxRelay, OutboxWriter, outboxOldestUnsentAgeSeconds } from '../src';
-import { collectMessages, testKafka, uniqueTopic, waitFor } from '@payments/testing';
+import { collectMessages, recordStatements, testKafka, uniqueTopic, waitFor } from '@payments/testing';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { Cleanup, connectProducer, createDatabase, CreateThings1763769700000, recordingLogger, thingHappened } from './support/fixtures';
@@ -143,14 +143,8 @@ describe('outbox writer, relay connection loss, pruning and tables', () => {
     await ensureTopics(kafka, [topic]);
     const producer = await connectProducer(kafka, cleanup);
     // Every statement a pg client sends, with the client (the relay's session) that sent it.
-    const issued: Array<{ client: Client; text: string }> = [];
-    const query = Client.prototype.query;
-    const spy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
-      // A text, or a query config (the relay's named statements).
-      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | undefined)?.text;
-      if (typeof text === 'string') issued.push({ client: this, text });
-      return (query as (...a: unknown[]) => unknown).apply(this, args);
-    } as never);
+    const statements = recordStatements();
+    const issued = statements.issued;
     const relay = new OutboxRelay({ dataSource: db, producer, schema: 'svc', pollIntervalMs: 50, retry: { initialMs: 10, maxMs: 50 }, logger: recordingLogger() });
     cleanup.add(() => relay.stop());
     try {
@@ -164,7 +158,7 @@ describe('outbox writer, relay connection loss, pruning and tables', () => {
       await relay.flush(20_000);
       await relay.stop();
     } finally {
-      spy.mockRestore();
+      statements.stop();
     }
     expect(await count("SELECT count(*)::int AS n FROM svc.outbox WHERE key = 'thing_async_mark'")).toBe(0);
     // On their own, or with the next cycle's read.
@@ -182,17 +176,11 @@ describe('outbox writer, relay connection loss, pruning and tables', () => {
     const kafka = testKafka();
     await ensureTopics(kafka, [topic]);
     const producer = await connectProducer(kafka, cleanup);
-    const issued: string[] = [];
-    const query = Client.prototype.query;
-    const spy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
-      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | undefined)?.text;
-      if (typeof text === 'string') issued.push(text);
-      return (query as (...a: unknown[]) => unknown).apply(this, args);
-    } as never);
+    const statements = recordStatements();
     const writer = new OutboxWriter();
     const write = (key: string) => db.transaction((manager) => writer.append(manager, topic, [thingHappened(key, 1)]));
     const rows = (key: string) => count(`SELECT count(*)::int AS n FROM svc.outbox WHERE key = '${key}'`);
-    const alone = () => issued.filter((text) => /^DELETE FROM "svc"\."outbox" WHERE id = ANY/.test(text)).length;
+    const alone = () => statements.texts().filter((text) => /^DELETE FROM "svc"\."outbox" WHERE id = ANY/.test(text)).length;
     try {
       // Sent rows wait (here without end) for the next cycle; no poll comes between.
       const relay = new OutboxRelay({ dataSource: db, producer, schema: 'svc', pollIntervalMs: 60_000, sentDeleteWaitMs: 60_000, logger: recordingLogger() });
@@ -224,7 +212,7 @@ describe('outbox writer, relay connection loss, pruning and tables', () => {
       expect(quick.stats().published).toBe(1);
       await quick.stop();
     } finally {
-      spy.mockRestore();
+      statements.stop();
     }
   });
 

@@ -32,6 +32,7 @@ export { startInMemoryTracing, type InMemoryTracing } from './in-memory-tracing'
 export { startTestSmtpServer, TestSmtpServer, type ReceivedMail, type TestSmtpServerOptions } from './smtp-server';
 export { signInWalletCustomer, type WalletCustomer } from './wallet-customer';
 export { PgCountingProxy, tallyMinus, type PgTally } from './pg-counting-proxy';
+export { recordStatements, type IssuedStatement, type StatementRecorder } from './statements';
 export { anvilBinary, startAnvil, type AnvilOptions, type RunningAnvil } from './anvil';
 export {
   ANVIL_MNEMONIC,
