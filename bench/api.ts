@@ -13,7 +13,7 @@ import { createServer, Server } from 'node:http';
 import autocannon, { Result } from 'autocannon';
 import Redis from 'ioredis';
 import { Pool } from 'pg';
-import { createTestDatabase, freePort, startStack, TestTraceCollector, uniqueName, type RunningService } from '@payments/testing';
+import { createTestDatabase, deleteNamespaceTopics, freePort, startStack, TestTraceCollector, uniqueName, type RunningService } from '@payments/testing';
 import { admin, bareHttp, startWholeSystem, wholeSystemLabel } from './bench-support';
 import { cpuPerRequest, cpuSnapshot, idleCores, serverCpuMsPerRequest, serverTicks, TICKS_PER_SECOND, type CpuSnapshot } from './cpu';
 import { flushSummary, startFlushProbe } from './flush-probe';
@@ -139,6 +139,7 @@ async function startSystem(passThrough: Record<string, string>): Promise<System>
   const stop = async () => {
     await Promise.all(services.map((service) => service.stop()));
     await db.drop();
+    await deleteNamespaceTopics(namespace).catch(() => undefined);
   };
   try {
     // The services' default log level (info, request lines included), as in production.

@@ -3,7 +3,7 @@
 // sampled several times by process group from /proc. Goal (issue 40): ≤ 0.05 cores. A broker freshly started is
 // still compiling its hot code for a few minutes, so the samples fall at first: read the later ones.
 // Usage: node -r ./tools/swc-register.js bench/idle.ts [--samples 3] [--seconds 30] [--warm 30]
-import { createTestDatabase, uniqueName, type RunningService } from '@payments/testing';
+import { createTestDatabase, deleteNamespaceTopics, uniqueName, type RunningService } from '@payments/testing';
 import { bareHttp, numberArg, servicePids, startWholeSystem, wholeSystemLabel } from './bench-support';
 import { idleCores } from './cpu';
 
@@ -12,9 +12,10 @@ async function main(): Promise<void> {
   const seconds = numberArg('seconds', 30);
   const warm = numberArg('warm', 30);
   const db = await createTestDatabase('bench_idle');
+  const namespace = uniqueName('idle');
   const services: RunningService[] = [];
   try {
-    const { origin } = await startWholeSystem({ DATABASE_URL: db.url, KAFKA_NAMESPACE: uniqueName('idle') }, services);
+    const { origin } = await startWholeSystem({ DATABASE_URL: db.url, KAFKA_NAMESPACE: namespace }, services);
     console.log(`idle: ${wholeSystemLabel()}; bare HTTP on this VM ${await bareHttp(origin)} req/s`);
     const pids = servicePids(services);
     await new Promise((resolve) => setTimeout(resolve, warm * 1000));
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all(services.map((s) => s.stop()));
     await db.drop();
+    await deleteNamespaceTopics(namespace).catch(() => undefined);
   }
 }
 

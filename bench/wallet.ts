@@ -6,7 +6,7 @@
 // goal; asserts nothing.
 // Usage: node -r ./tools/swc-register.js bench/wallet.ts [--rate 100] [--seconds 20] [--wallets 50]
 import { randomUUID } from 'node:crypto';
-import { createTestDatabase, signInWalletCustomer, uniqueName, type RunningService, type WalletCustomer } from '@payments/testing';
+import { createTestDatabase, deleteNamespaceTopics, signInWalletCustomer, uniqueName, type RunningService, type WalletCustomer } from '@payments/testing';
 import { formatMoney } from '@payments/money';
 import { Client } from 'pg';
 import { admin, load, numberArg, startWholeSystem } from './bench-support';
@@ -93,6 +93,7 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all(services.map((s) => s.stop().catch(() => undefined)));
     await db.drop();
+    await deleteNamespaceTopics(namespace).catch(() => undefined);
   }
 }
 
