@@ -13,8 +13,8 @@ import { createServer, Server } from 'node:http';
 import autocannon, { Result } from 'autocannon';
 import Redis from 'ioredis';
 import { Pool } from 'pg';
-import { createTestDatabase, deleteNamespaceTopics, freePort, startStack, TestTraceCollector, uniqueName, type RunningService } from '@payments/testing';
-import { admin, bareHttp, startWholeSystem, wholeSystemLabel } from './bench-support';
+import { createTestDatabase, freePort, startStack, TestTraceCollector, uniqueName, type RunningService } from '@payments/testing';
+import { admin, bareHttp, startWholeSystem, stopSystem, wholeSystemLabel } from './bench-support';
 import { cpuPerRequest, cpuSnapshot, idleCores, serverCpuMsPerRequest, serverTicks, TICKS_PER_SECOND, type CpuSnapshot } from './cpu';
 import { flushSummary, startFlushProbe } from './flush-probe';
 import { openLoop } from './open-loop';
@@ -137,9 +137,7 @@ async function startSystem(passThrough: Record<string, string>): Promise<System>
   const namespace = uniqueName('bench');
   const services: RunningService[] = [];
   const stop = async () => {
-    await Promise.all(services.map((service) => service.stop()));
-    await db.drop();
-    await deleteNamespaceTopics(namespace).catch(() => undefined);
+    await stopSystem(services, db, namespace);
   };
   try {
     // The services' default log level (info, request lines included), as in production.

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import autocannon, { type Result } from 'autocannon';
-import { freePort, REPO_ROOT, startService, type AppName, type RunningService } from '@payments/testing';
+import { deleteNamespaceTopics, freePort, REPO_ROOT, startService, type AppName, type RunningService, type TestDatabase } from '@payments/testing';
 
 /** `--name N` from the command line, or the fallback. */
 export function numberArg(name: string, fallback: number): number {
@@ -29,6 +29,16 @@ export function load(options: autocannon.Options): Promise<Result> {
 
 /** Instances of each owner of commands and events, as `npm start` runs them (its REPLICAS, default 2). */
 export const START_REPLICAS = Number(process.env.REPLICAS ?? 2);
+
+/**
+ * A bench's end: its services stopped, its database dropped and its namespace's topics deleted, so that a later
+ * phase of `npm run bench` measures a broker without them (each topic adds the broker's metric ticks).
+ */
+export async function stopSystem(services: readonly RunningService[], db: TestDatabase, namespace: string): Promise<void> {
+  await Promise.all(services.map((s) => s.stop().catch(() => undefined)));
+  await db.drop();
+  await deleteNamespaceTopics(namespace).catch(() => undefined);
+}
 
 /** The services startWholeSystem started, by app: each owner's instances in start order, the one gateway. */
 export interface WholeSystem {

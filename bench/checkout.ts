@@ -5,8 +5,8 @@
 // it, named as such). Prints figures beside the goals and this VM's bare HTTP figure; asserts nothing.
 // Usage: node -r ./tools/swc-register.js bench/checkout.ts [--rate 200] [--seconds 20] [--services all|two]
 import { randomUUID } from 'node:crypto';
-import { commandUrlSettings, createTestDatabase, deleteNamespaceTopics, freePort, startService, uniqueName, type RunningService } from '@payments/testing';
-import { admin, bareHttp, numberArg, servicesArg, startWholeSystem, wholeSystemLabel } from './bench-support';
+import { commandUrlSettings, createTestDatabase, freePort, startService, uniqueName, type RunningService } from '@payments/testing';
+import { admin, bareHttp, numberArg, servicesArg, startWholeSystem, stopSystem, wholeSystemLabel } from './bench-support';
 import { openLoop } from './open-loop';
 
 const rate = numberArg('rate', 200);
@@ -60,9 +60,7 @@ async function main(): Promise<void> {
       `  ${on} checkout page at ${rate}/s offered for ${seconds} s over ${ids.length} sessions: p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  max ${result.latency.max} ms  non2xx ${result.non2xx} — goal p99 ≤ 20 ms: ${result.latency.p99 <= 20 ? 'met' : 'NOT met'}`,
     );
   } finally {
-    await Promise.all(services.map((s) => s.stop().catch(() => undefined)));
-    await db.drop();
-    await deleteNamespaceTopics(namespace).catch(() => undefined);
+    await stopSystem(services, db, namespace);
   }
 }
 

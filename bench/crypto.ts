@@ -16,9 +16,9 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { HDKey } from '@scure/bip32';
 import { centsToTokenUnits } from '@payments/chain';
-import { callGateway, createTestDatabase, deleteNamespaceTopics, deployTestToken, rpc, sendToken, startAnvil, uniqueName, type RunningService } from '@payments/testing';
+import { callGateway, createTestDatabase, deployTestToken, rpc, sendToken, startAnvil, uniqueName, type RunningService } from '@payments/testing';
 import { createWebhookHandler, DEFAULT_TOLERANCE_SECONDS, type VerifiedWebhook } from '@payments/webhook-receiver';
-import { admin, bareHttp, numberArg, servicePids, startWholeSystem, wholeSystemLabel } from './bench-support';
+import { admin, bareHttp, numberArg, servicePids, startWholeSystem, stopSystem, wholeSystemLabel } from './bench-support';
 import { cpuPerRequest, cpuSnapshot } from './cpu';
 
 const RATE = numberArg('rate', 5);
@@ -148,9 +148,7 @@ async function main(): Promise<void> {
     polling = false;
     receiver.closeAllConnections();
     receiver.close();
-    await Promise.all(services.map((s) => s.stop().catch(() => undefined)));
-    await db.drop();
-    await deleteNamespaceTopics(namespace).catch(() => undefined);
+    await stopSystem(services, db, namespace);
     await anvil.stop();
   }
 }

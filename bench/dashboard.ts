@@ -4,9 +4,9 @@
 // services run, at the production log level. Prints figures beside the goal; asserts nothing.
 // Usage: node -r ./tools/swc-register.js bench/dashboard.ts [--rate 20] [--seconds 20] [--payments 100000]
 import argon2 from 'argon2';
-import { createTestDatabase, deleteNamespaceTopics, uniqueName, type RunningService } from '@payments/testing';
+import { createTestDatabase, uniqueName, type RunningService } from '@payments/testing';
 import { Client } from 'pg';
-import { admin, load, numberArg, startWholeSystem } from './bench-support';
+import { admin, load, numberArg, startWholeSystem, stopSystem } from './bench-support';
 import { openLoop } from './open-loop';
 import { seedOperationsHistory } from './operations-seed';
 
@@ -87,9 +87,7 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    await Promise.all(services.map((s) => s.stop().catch(() => undefined)));
-    await db.drop();
-    await deleteNamespaceTopics(namespace).catch(() => undefined);
+    await stopSystem(services, db, namespace);
   }
 }
 

@@ -3,8 +3,8 @@
 // sampled several times by process group from /proc. Goal (issue 40): ≤ 0.05 cores. A broker freshly started is
 // still compiling its hot code for a few minutes, so the samples fall at first: read the later ones.
 // Usage: node -r ./tools/swc-register.js bench/idle.ts [--samples 3] [--seconds 30] [--warm 30]
-import { createTestDatabase, deleteNamespaceTopics, uniqueName, type RunningService } from '@payments/testing';
-import { bareHttp, numberArg, servicePids, startWholeSystem, wholeSystemLabel } from './bench-support';
+import { createTestDatabase, uniqueName, type RunningService } from '@payments/testing';
+import { bareHttp, numberArg, servicePids, startWholeSystem, stopSystem, wholeSystemLabel } from './bench-support';
 import { idleCores } from './cpu';
 
 async function main(): Promise<void> {
@@ -24,9 +24,7 @@ async function main(): Promise<void> {
       console.log(`idle stack, sample ${i} of ${samples} (${seconds} s): ${cores.total.toFixed(3)} cores (${cores.byGroup}) — goal ≤ 0.05: ${cores.total <= 0.05 ? 'met' : 'not met'}`);
     }
   } finally {
-    await Promise.all(services.map((s) => s.stop()));
-    await db.drop();
-    await deleteNamespaceTopics(namespace).catch(() => undefined);
+    await stopSystem(services, db, namespace);
   }
 }
 

@@ -6,8 +6,8 @@
 // Usage: node -r ./tools/swc-register.js bench/refunds.ts [--rate 100] [--seconds 20] [--payments 500] [--services all|three]
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { commandUrlSettings, createTestDatabase, deleteNamespaceTopics, freePort, startService, uniqueName, type RunningService } from '@payments/testing';
-import { admin, bareHttp, numberArg, servicesArg, startWholeSystem, wholeSystemLabel } from './bench-support';
+import { commandUrlSettings, createTestDatabase, freePort, startService, uniqueName, type RunningService } from '@payments/testing';
+import { admin, bareHttp, numberArg, servicesArg, startWholeSystem, stopSystem, wholeSystemLabel } from './bench-support';
 import { flushSummary, startFlushProbe } from './flush-probe';
 import { openLoop } from './open-loop';
 
@@ -98,9 +98,7 @@ async function main(): Promise<void> {
     );
     console.log(`  ${on} ${flushSummary(flushes)}`);
   } finally {
-    await Promise.all(services.map((s) => s.stop().catch(() => undefined)));
-    await db.drop();
-    await deleteNamespaceTopics(namespace).catch(() => undefined);
+    await stopSystem(services, db, namespace);
   }
 }
 

@@ -6,10 +6,10 @@
 // goal; asserts nothing.
 // Usage: node -r ./tools/swc-register.js bench/wallet.ts [--rate 100] [--seconds 20] [--wallets 50]
 import { randomUUID } from 'node:crypto';
-import { createTestDatabase, deleteNamespaceTopics, signInWalletCustomer, uniqueName, type RunningService, type WalletCustomer } from '@payments/testing';
+import { createTestDatabase, signInWalletCustomer, uniqueName, type RunningService, type WalletCustomer } from '@payments/testing';
 import { formatMoney } from '@payments/money';
 import { Client } from 'pg';
-import { admin, load, numberArg, startWholeSystem } from './bench-support';
+import { admin, load, numberArg, startWholeSystem, stopSystem } from './bench-support';
 import { cpuPerRequest, cpuSnapshot } from './cpu';
 import { openLoop } from './open-loop';
 
@@ -91,9 +91,7 @@ async function main(): Promise<void> {
     console.log(`  the same span idle, divided as if it had as many payments: ${idle}`);
     console.log(`  wallet postings written: ${paid.rows[0]!.n} (warm-up ${seen} + measured ${n - seen})`);
   } finally {
-    await Promise.all(services.map((s) => s.stop().catch(() => undefined)));
-    await db.drop();
-    await deleteNamespaceTopics(namespace).catch(() => undefined);
+    await stopSystem(services, db, namespace);
   }
 }
 

@@ -54,6 +54,17 @@ describe('Accounts', () => {
 
   const user = async (email: string) => (await dataSource.query(`SELECT * FROM gateway.users WHERE lower(email) = lower($1)`, [email]))[0];
 
+  /** The accounts under test, on this file's database, mailer and clock (with another hasher when given). */
+  const newAccounts = (hasher?: PasswordHasher) =>
+    new Accounts(new AccountsRepository(dataSource), {
+      merchants: new MerchantAccounts(new MerchantsRepository(dataSource)),
+      mailer,
+      publicBaseUrl: 'https://pay.example/',
+      totp: totpSecrets,
+      clock,
+      ...(hasher ? { hasher } : {}),
+    });
+
   async function confirmedOwner(email: string): Promise<{ id: string; merchantId: string }> {
     const signedUp = await accounts.signUp({ email, password: PASSWORD, businessName: 'Shop', language: 'en' });
     await accounts.confirmEmail(mailer.token(email, 'confirm_email'));
@@ -72,13 +83,7 @@ describe('Accounts', () => {
     mailer = new RecordingMailer();
     nowMs = Date.now();
     clock = { now: () => new Date(nowMs) };
-    accounts = new Accounts(new AccountsRepository(dataSource), {
-      merchants: new MerchantAccounts(new MerchantsRepository(dataSource)),
-      mailer,
-      publicBaseUrl: 'https://pay.example/',
-      totp: totpSecrets,
-      clock,
-    });
+    accounts = newAccounts();
   });
 
   afterAll(async () => {
@@ -136,7 +141,7 @@ describe('Accounts', () => {
         return super.verify(hash, password);
       }
     })();
-    const counted = new Accounts(new AccountsRepository(dataSource), { merchants: new MerchantAccounts(new MerchantsRepository(dataSource)), mailer, publicBaseUrl: 'https://pay.example/', totp: totpSecrets, clock, hasher });
+    const counted = newAccounts(hasher);
     await confirmedOwner('timing@example.com');
     await counted.login('nobody@example.com', 'x'.repeat(12)); // the dummy hash is made once
     verified.length = 0;
