@@ -25,6 +25,12 @@ describe('loadConfig', () => {
     for (const bad of ['true', 'yes', '0', '10.0.0.0/8;rm']) expect(() => loadConfig(Sample, { TRUST_PROXY: bad })).toThrow(/TRUST_PROXY/);
   });
 
+  it('spaces outbox relay cycles 50 ms apart unless told (OUTBOX_SPACING_MS, 0 to 1000)', () => {
+    expect(loadConfig(Sample, {}).OUTBOX_SPACING_MS).toBe(50);
+    expect(loadConfig(Sample, { OUTBOX_SPACING_MS: '0' }).OUTBOX_SPACING_MS).toBe(0);
+    for (const bad of ['-1', '1001', 'soon']) expect(() => loadConfig(Sample, { OUTBOX_SPACING_MS: bad })).toThrow(/OUTBOX_SPACING_MS/);
+  });
+
   it('takes per-service defaults and treats empty values as unset', () => {
     const c = loadConfig(Sample, { DB_SCHEMA: '' }, { DB_SCHEMA: 'ledger', PORT: '3002' });
     expect(c.DB_SCHEMA).toBe('ledger');

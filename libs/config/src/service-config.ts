@@ -120,6 +120,16 @@ export class ServiceConfig {
   @Max(60_000)
   OUTBOX_POLL_INTERVAL_MS: number = 2000;
 
+  /**
+   * After a relay cycle that sent rows, the next starts no sooner than this after it began (the first row after a
+   * quiet spell goes at once): under steady load each cycle carries this span's rows in one read, one produce and
+   * one fetch in every consumer. 50 ms cut a create's CPU at 100/s by a fifth against 20 ms (docs/performance.md).
+   */
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  OUTBOX_SPACING_MS: number = 50;
+
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL: string = 'info';
 

@@ -44,9 +44,9 @@ export interface OutboxRelayOptions {
   lingerMs?: number;
   /**
    * After a cycle that sent rows, the next one starts no sooner than this after it began: rows that come meanwhile
-   * go together (at 100 writes a second, one read, one produce and one delete for every two writes instead of
-   * every one, and fewer fetches woken in every consumer). The first row after a quiet spell is sent at once, and
-   * none waits longer than this for the cycle before it. Default 20 ms.
+   * go together (at 100 writes a second and 50 ms, one read, one produce and one delete for every five writes
+   * instead of every one, and as many fewer fetches woken in every consumer). The first row after a quiet spell is sent at once, and
+   * none waits longer than this for the cycle before it. Default 50 ms.
    */
   spacingMs?: number;
   /**
@@ -150,7 +150,7 @@ export class OutboxRelay {
     this.pollIntervalMs = options.pollIntervalMs ?? 2000;
     this.standbyRetryMs = options.standbyRetryMs ?? Math.min(this.pollIntervalMs, 1000);
     this.lingerMs = options.lingerMs ?? 0;
-    this.spacingMs = options.spacingMs ?? 20;
+    this.spacingMs = options.spacingMs ?? 50;
     this.sentDeleteWaitMs = options.sentDeleteWaitMs ?? 100;
     this.retryInitialMs = options.retry?.initialMs ?? 200;
     this.retryMaxMs = options.retry?.maxMs ?? 10_000;

@@ -30,6 +30,7 @@ export class OutboxRelayHost implements OnApplicationBootstrap, BeforeApplicatio
       schema: config.DB_SCHEMA,
       maxBatchBytes: config.OUTBOX_MAX_BATCH_BYTES,
       pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
+      spacingMs: config.OUTBOX_SPACING_MS,
       logger,
       hooks: { onParked: () => outboxRowsParked.inc({ schema: config.DB_SCHEMA }) },
     });
