@@ -52,8 +52,21 @@ describe('ledger journal', () => {
     const booked = payment(merchant, '2001', '10.00', '0.15', '9.85');
     await post(booked);
     const fresh = [payment(merchant, '2002', '20.00', '0.30', '19.70'), payment(merchant, '2003', '30.00', '0.45', '29.55')];
-    const written = await db.transaction((manager) => journal.postAll(manager, [booked, fresh[0]!, fresh[1]!, fresh[0]!], 3));
+    const statements: string[] = [];
+    const written = await db.transaction((manager) => {
+      const query = manager.query.bind(manager);
+      manager.query = ((text: string, params?: unknown[]) => (statements.push(text), query(text, params))) as typeof manager.query;
+      return journal.postAll(manager, [booked, fresh[0]!, fresh[1]!, fresh[0]!], 3);
+    });
     expect(written.map((p) => p.id)).toEqual(fresh.map((p) => p.id));
+    // The postings, their entries and balances, and the events of those written (with the relay's NOTIFY, as no
+    // relay runs in this process): one round trip.
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toContain('pg_notify');
+    const events = (await db.query(`SELECT payload::jsonb->>'aggregate_id' AS id FROM ledger.outbox WHERE payload::jsonb->>'aggregate_id' = ANY($1) ORDER BY id`, [
+      [booked.id, ...fresh.map((p) => p.id)],
+    ])) as Array<{ id: string }>;
+    expect(events.map((e) => e.id).sort()).toEqual([booked.id, ...fresh.map((p) => p.id)].sort());
     expect(await journal.availableCents(merchant, 'test')).toBe(985n + 1970n + 2955n);
     expect((await check(merchant)).findings).toEqual([]);
   });

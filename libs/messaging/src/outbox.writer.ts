@@ -63,11 +63,14 @@ export class OutboxWriter {
    * The outbox insert as a statement, for a write made of one combined statement (see combineStatements) rather
    * than a transaction; call committed() once it has run.
    */
-  appendStatement(topic: string, envelopes: ReadonlyArray<EventEnvelope<unknown>>, options: { onlyIfRowsIn?: string } = {}): SqlStatement {
+  appendStatement(topic: string, envelopes: ReadonlyArray<EventEnvelope<unknown>>, options: { onlyIfRowsIn?: string; onlyKeysIn?: string } = {}): SqlStatement {
     if (this.options.schema === undefined) throw new Error('appendStatement needs the writer to know its schema');
     if (envelopes.length === 0 || envelopes.length > ROWS_PER_INSERT) throw new Error(`appendStatement takes 1..${ROWS_PER_INSERT} events`);
-    return this.insertStatement(this.options.schema, topic, envelopes, options.onlyIfRowsIn);
+    return this.insertStatement(this.options.schema, topic, envelopes, options);
   }
+
+  /** The most events one appendStatement takes. */
+  static readonly maxEventsPerStatement = ROWS_PER_INSERT;
 
   /**
    * For a combined statement holding appendStatement: the NOTIFY to include in it when the relay runs in another
@@ -93,8 +96,16 @@ export class OutboxWriter {
     await signalOutboxWrite(manager, this.options.schema);
   }
 
-  /** `onlyIfRowsIn`: a CTE of the combined statement; the rows are written only when it returned any. */
-  private insertStatement(schema: string, topic: string, envelopes: ReadonlyArray<EventEnvelope<unknown>>, onlyIfRowsIn?: string): SqlStatement {
+  /**
+   * `onlyIfRowsIn`: a CTE of the combined statement; the rows are written only when it returned any. `onlyKeysIn`:
+   * a CTE returning `id`; only the events whose key (aggregate id) it returned are written.
+   */
+  private insertStatement(
+    schema: string,
+    topic: string,
+    envelopes: ReadonlyArray<EventEnvelope<unknown>>,
+    { onlyIfRowsIn, onlyKeysIn }: { onlyIfRowsIn?: string; onlyKeysIn?: string } = {},
+  ): SqlStatement {
     // Validation on produce: a bad event fails the business write instead of reaching consumers.
     for (const envelope of envelopes) validateEnvelope(envelope);
     const values: string[] = [];
@@ -110,6 +121,9 @@ export class OutboxWriter {
     const into = `INSERT INTO ${qualified(schema, 'outbox')} (event_id, topic, key, payload, headers)`;
     // Every column is text, so the VALUES' untyped parameters need no casts in a subquery either.
     if (onlyIfRowsIn !== undefined) return { text: `${into} SELECT * FROM (VALUES ${values.join(', ')}) AS v WHERE EXISTS (SELECT 1 FROM ${onlyIfRowsIn})`, params };
+    if (onlyKeysIn !== undefined) {
+      return { text: `${into} SELECT * FROM (VALUES ${values.join(', ')}) AS v (event_id, topic, key, payload, headers) WHERE v.key IN (SELECT id FROM ${onlyKeysIn})`, params };
+    }
     return { text: `${into} VALUES ${values.join(', ')}`, params };
   }
 }
