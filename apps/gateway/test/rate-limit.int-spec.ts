@@ -1,7 +1,6 @@
 import { Body, Controller, Get, Post } from '@nestjs/common';
-import { createTestDatabase, freePort, TestDatabase } from '@payments/testing';
+import { createTestDatabase, freePort, monitorRedis, TestDatabase } from '@payments/testing';
 import { IsString } from 'class-validator';
-import Redis from 'ioredis';
 import { AuthContext } from '../src/auth/auth-context';
 import { Auth } from '../src/auth/auth.decorator';
 import { IdempotencyKey, Idempotent } from '../src/idempotency/idempotent.decorator';
@@ -105,10 +104,8 @@ describe('rate limits', () => {
   it('takes an idempotent request\'s tokens in its key claim\'s round trip: two calls to Redis a request, not three', async () => {
     const { merchant, testKey } = await api.accounts.createMerchant({ name: 'Round trips', email: 'trips@example.com' });
     const keyId = testKey.token.split('.')[0]!.replace(/^pay_test_/, '');
-    const client = new Redis(api.config.REDIS_URL);
-    const monitor = await client.monitor();
     const calls: string[] = [];
-    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    const monitor = await monitorRedis(api.config.REDIS_URL, ({ args, source }) => {
       const ours = args.some((arg) => arg.startsWith(api.config.KAFKA_NAMESPACE) && (arg.includes(merchant.id) || arg.includes(keyId)));
       if (source !== 'lua' && ours) calls.push(args[0]!.toLowerCase());
     });
@@ -124,8 +121,7 @@ describe('rate limits', () => {
       expect(calls).toHaveLength(6);
       expect(calls.every((command) => command === 'evalsha' || command === 'eval')).toBe(true);
     } finally {
-      monitor.disconnect();
-      client.disconnect();
+      monitor.stop();
     }
   });
 

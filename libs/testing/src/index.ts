@@ -33,6 +33,7 @@ export { startTestSmtpServer, TestSmtpServer, type ReceivedMail, type TestSmtpSe
 export { signInWalletCustomer, type WalletCustomer } from './wallet-customer';
 export { PgCountingProxy, tallyMinus, type PgTally } from './pg-counting-proxy';
 export { recordStatements, type IssuedStatement, type StatementRecorder } from './statements';
+export { monitorRedis, type MonitoredCommand } from './redis-monitor';
 export { anvilBinary, startAnvil, type AnvilOptions, type RunningAnvil } from './anvil';
 export {
   ANVIL_MNEMONIC,
