@@ -64,5 +64,53 @@ describe('a quiet delivery worker', () => {
     expect(Date.now() - createdAt).toBeLessThan(2000);
     expect(count(/WITH candidates AS/)).toBeGreaterThan(0);
     proxy.counting = false;
+    await worker.stop();
+    worker = undefined;
+    await receiver.close();
+    receiver = undefined;
+  });
+
+  // An answered delivery frees its endpoint's slot: that is worth a claim only if a due delivery may be waiting
+  // for it. A poll a minute apart here, so every claim counted is a wake-up's.
+  async function endpointWithReceiver(handlerDelayMs: number) {
+    const merchant = uniqueName('acct');
+    const endpoint = newEndpoint(merchant, 'test', 'http://127.0.0.1:9/later');
+    receiver = await startReceiver({ secret: endpoint.secret, handlerDelayMs });
+    endpoint.snapshot.url = receiver.url;
+    await dispatcher.apply(endpointEvent(endpoint));
+    return merchant;
+  }
+
+  it('claims once for a delivery whose endpoint had slots to spare, not again when it is answered', async () => {
+    const merchant = await endpointWithReceiver(0);
+    worker = dispatcher.worker({ perEndpoint: 4, maxInFlight: 16, pollIntervalMs: 60_000, leaseMs: 2000 });
+    worker.start();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    proxy.reset();
+    proxy.counting = true;
+    await dispatcher.receive(intentEvent(merchant, 'test'));
+    await waitFor(() => receiver!.handled.length === 1, 5000, 'the delivery, woken by NOTIFY');
+    await waitFor(() => worker!.stats().inFlight === 0, 5000, 'the attempt recorded');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    proxy.counting = false;
+    expect(count(/WITH candidates AS/)).toBe(1);
+    await worker.stop();
+    worker = undefined;
+    await receiver!.close();
+    receiver = undefined;
+  });
+
+  it('claims again when an endpoint at its limit answers, so a delivery waiting for its slot goes at once', async () => {
+    const merchant = await endpointWithReceiver(400);
+    worker = dispatcher.worker({ perEndpoint: 1, maxInFlight: 16, pollIntervalMs: 60_000, leaseMs: 2000 });
+    worker.start();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await dispatcher.receive(intentEvent(merchant, 'test'));
+    await waitFor(() => worker!.stats().inFlight === 1, 5000, 'the first attempt under way');
+    const secondAt = Date.now();
+    await dispatcher.receive(intentEvent(merchant, 'test'));
+    // The second waits for the endpoint's one slot; the next poll is a minute away.
+    await waitFor(() => receiver!.handled.length === 2, 5000, 'the second delivery, once the first was answered');
+    expect(Date.now() - secondAt).toBeLessThan(3000);
   });
 });

@@ -49,7 +49,7 @@ export type AttemptRunner = (claimed: ClaimedDelivery, sent: () => void, retryAt
  * keep flowing. An endpoint that is failing (no success since its last failure) gets one slot, and failing
  * endpoints together at most a quarter of the instance's, so even many dead endpoints leave room for the rest. Every schedule lives in Postgres (next_attempt_at, lease), none in memory: a restart or a crash
  * loses nothing, and several instances share the work. Woken by NOTIFY when deliveries are created and when an
- * attempt of its own finishes, and otherwise polls every WEBHOOK_POLL_INTERVAL_MS; while no delivery is pending
+ * attempt of its own frees a slot a due delivery may be waiting for, and otherwise polls every WEBHOOK_POLL_INTERVAL_MS; while no delivery is pending
  * anywhere it does not claim, and looks only every QUIET_POLL_MS (an idle instance woke twice a second for
  * queries that found nothing).
  *
@@ -190,9 +190,10 @@ export class DeliveryWorker {
       if (!slotHeld) return;
       slotHeld = false;
       const current = this.perEndpoint.get(endpointId);
+      const mayBeWaiting = current !== undefined && this.heldBackBy(current);
       if (!current || current.count <= 1) this.perEndpoint.delete(endpointId);
       else this.perEndpoint.set(endpointId, { ...current, count: current.count - 1 });
-      this.wake();
+      if (mayBeWaiting) this.wake();
     };
     const running = this.runAttempt(delivery, freeSlot, (at) => this.wakeForRetry(at))
       .then(
@@ -204,8 +205,8 @@ export class DeliveryWorker {
       .finally(() => {
         // Its lease is no longer renewed: it ends within WEBHOOK_LEASE_MS if the attempt was not recorded.
         this.leases.remove(delivery.id);
-        // Claiming again is worth it when this frees something: the endpoint's slot (if `sent` was not called)
-        // or the instance's last one. Every needless claim is a query, and claims run one after another.
+        // Claiming again is worth it when this frees something: the endpoint's slot (if `sent` was not called
+        // and a due delivery may wait for it) or the instance's last one. Every needless claim is a query, and claims run one after another.
         const wasFull = this.inFlight.size >= this.options.maxInFlight;
         this.inFlight.delete(delivery.id);
         webhookInFlight.dec();
@@ -213,10 +214,24 @@ export class DeliveryWorker {
           clearInterval(this.renewalTimer);
           this.renewalTimer = undefined;
         }
-        if (slotHeld) freeSlot();
-        else if (wasFull) this.wake();
+        freeSlot();
+        if (wasFull) this.wake();
       });
     this.inFlight.set(delivery.id, running);
+  }
+
+  /**
+   * Whether a claim may have left a due delivery behind for want of this endpoint's slot: only when the endpoint
+   * was at its limit, or it is failing and failing endpoints held their whole share (a claim takes every due
+   * delivery otherwise, and one created later notifies). Freeing any other slot claims nothing: it cost a query
+   * for every answered delivery, half the dispatcher's claims.
+   */
+  private heldBackBy(slot: { count: number; degraded: boolean }): boolean {
+    if (slot.count >= (slot.degraded ? this.degradedPerEndpoint : this.options.perEndpoint)) return true;
+    if (!slot.degraded) return false;
+    let degradedInFlight = 0;
+    for (const { count, degraded } of this.perEndpoint.values()) if (degraded) degradedInFlight += count;
+    return degradedInFlight >= this.degradedCap;
   }
 
   /**
