@@ -114,7 +114,7 @@ export class JournalRepository {
     const params = [...statement.params];
     const outboxRows = appended(params, this.outbox.appendStatement(this.eventsTopic, unique.map(postingCreated), { onlyKeysIn: 'posting' }));
     const notify = this.outbox.notifyStatement();
-    const notified = notify ? `, pg_notify($${params.push(...notify.params) - 1}, $${params.length})::text AS notified` : '';
+    const notified = notify ? appended(params, { text: ', pg_notify($1, $2)::text AS notified', params: notify.params }) : '';
     const rows = (await manager.query(`${statement.text}, outbox_row AS (${outboxRows}) SELECT id, (SELECT count(*) FROM balance) AS balances${notified} FROM posting`, params)) as Array<{
       id: string;
     }>;
