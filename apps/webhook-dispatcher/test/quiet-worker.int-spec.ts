@@ -112,5 +112,24 @@ describe('a quiet delivery worker', () => {
     // The second waits for the endpoint's one slot; the next poll is a minute away.
     await waitFor(() => receiver!.handled.length === 2, 5000, 'the second delivery, once the first was answered');
     expect(Date.now() - secondAt).toBeLessThan(3000);
+    await worker.stop();
+    worker = undefined;
+    await receiver!.close();
+    receiver = undefined;
+  });
+
+  // A slot freed while a claim is on its way was counted busy by that claim: the worker claims again after it.
+  it('keeps an endpoint with a backlog at its limit, however its answers and claims interleave', async () => {
+    const merchant = await endpointWithReceiver(0);
+    worker = dispatcher.worker({ perEndpoint: 2, maxInFlight: 16, pollIntervalMs: 60_000, leaseMs: 2000 });
+    for (let i = 0; i < 40; i++) await dispatcher.receive(intentEvent(merchant, 'test'));
+    worker.start();
+    // Two at a time, each answered at once: without a claim after every answer, one waits a minute for the poll.
+    await waitFor(() => receiver!.handled.length === 40, 15_000, 'the backlog, two at a time');
+    await worker.stop();
+    worker = undefined;
+    await receiver!.close();
+    receiver = undefined;
   });
 });
+

@@ -65,6 +65,8 @@ export class DeliveryWorker {
   private readonly degradedPerEndpoint: number;
   private readonly degradedCap: number;
   private stopping = false;
+  /** A claim is on its way: it counted every slot busy as of when it was sent. */
+  private claiming = false;
   private loop?: Promise<void>;
   private listener?: Client;
   /** LISTEN is in place on `listener`: a delivery created anywhere wakes this worker. */
@@ -150,15 +152,21 @@ export class DeliveryWorker {
           }
           // The lease runs from no earlier than this (Postgres sets it once the claim arrives).
           const claimSentAt = Date.now();
-          const claimed = await this.deliveries.claim({
-            limit: free,
-            perEndpoint: this.options.perEndpoint,
-            degradedPerEndpoint: this.degradedPerEndpoint,
-            degradedFree: this.degradedCap - degradedInFlight,
-            busy,
-            leaseMs: this.options.leaseMs,
-          });
-          for (const delivery of claimed) this.launch(delivery, claimSentAt);
+          this.claiming = true;
+          let claimed: ClaimedDelivery[];
+          try {
+            claimed = await this.deliveries.claim({
+              limit: free,
+              perEndpoint: this.options.perEndpoint,
+              degradedPerEndpoint: this.degradedPerEndpoint,
+              degradedFree: this.degradedCap - degradedInFlight,
+              busy,
+              leaseMs: this.options.leaseMs,
+            });
+            for (const delivery of claimed) this.launch(delivery, claimSentAt);
+          } finally {
+            this.claiming = false;
+          }
           failures = 0;
           // Every free slot filled: more may be due right away.
           if (claimed.length > 0 && claimed.length === free) continue;
@@ -190,7 +198,7 @@ export class DeliveryWorker {
       if (!slotHeld) return;
       slotHeld = false;
       const current = this.perEndpoint.get(endpointId);
-      const mayBeWaiting = current !== undefined && this.heldBackBy(current);
+      const mayBeWaiting = this.claiming || (current !== undefined && this.heldBackBy(current));
       if (!current || current.count <= 1) this.perEndpoint.delete(endpointId);
       else this.perEndpoint.set(endpointId, { ...current, count: current.count - 1 });
       if (mayBeWaiting) this.wake();
@@ -224,7 +232,8 @@ export class DeliveryWorker {
    * Whether a claim may have left a due delivery behind for want of this endpoint's slot: only when the endpoint
    * was at its limit, or it is failing and failing endpoints held their whole share (a claim takes every due
    * delivery otherwise, and one created later notifies). Freeing any other slot claims nothing: it cost a query
-   * for every answered delivery, half the dispatcher's claims.
+   * for every answered delivery, half the dispatcher's claims. (A slot freed while a claim is on its way always
+   * claims again: that claim counted it busy.)
    */
   private heldBackBy(slot: { count: number; degraded: boolean }): boolean {
     if (slot.count >= (slot.degraded ? this.degradedPerEndpoint : this.options.perEndpoint)) return true;
