@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { createTestDatabase, PgCountingProxy, uniqueName, waitFor, type TestDatabase } from '@payments/testing';
 import { DataSource } from 'typeorm';
-import type { DeliveryWorker } from '../src/deliveries/delivery.worker';
+import { FOREIGN_WAKE_DELAY_MS, type DeliveryWorker } from '../src/deliveries/delivery.worker';
 import { WEBHOOKS_MIGRATIONS } from '../src/migrations/webhooks-schema';
 import { endpointEvent, intentEvent, newEndpoint } from './support/fixtures';
 import { inProcessDispatcher, type InProcessDispatcher } from './support/in-process';
@@ -131,5 +131,52 @@ describe('a quiet delivery worker', () => {
     await receiver!.close();
     receiver = undefined;
   });
-});
 
+  // Another instance's deliveries: that instance claims them itself, so this one claims once for all of its
+  // notifications within FOREIGN_WAKE_DELAY_MS, and still sends what the other left.
+  describe('deliveries another instance made', () => {
+    let makerSource: DataSource;
+    let maker: InProcessDispatcher;
+
+    beforeAll(async () => {
+      makerSource = await db.dataSource('webhooks', WEBHOOKS_MIGRATIONS);
+      maker = inProcessDispatcher(makerSource, [60_000]);
+    });
+
+    afterAll(async () => {
+      await maker?.sender.close();
+      if (makerSource?.isInitialized) await makerSource.destroy();
+    });
+
+    it('are claimed once for several of its notifications close together, not once each', async () => {
+      worker = dispatcher.worker({ perEndpoint: 4, maxInFlight: 16, pollIntervalMs: 60_000, leaseMs: 2000 });
+      worker.start();
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      proxy.reset();
+      proxy.counting = true;
+      // Four notifications 20 ms apart: each was a claim of this instance's (four), now one or two at most.
+      for (let i = 0; i < 4; i++) {
+        await makerSource.transaction((manager) => maker.webhooks.notifyDeliveries(manager));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await new Promise((resolve) => setTimeout(resolve, FOREIGN_WAKE_DELAY_MS + 300));
+      proxy.counting = false;
+      const claims = count(/WITH candidates AS/);
+      expect(claims).toBeGreaterThanOrEqual(1);
+      expect(claims).toBeLessThanOrEqual(2);
+    });
+
+    it('are sent by this instance when the maker does not claim them', async () => {
+      const merchant = uniqueName('acct');
+      const endpoint = newEndpoint(merchant, 'test', 'http://127.0.0.1:9/later');
+      receiver = await startReceiver({ secret: endpoint.secret });
+      endpoint.snapshot.url = receiver.url;
+      await maker.apply(endpointEvent(endpoint));
+      const createdAt = Date.now();
+      await maker.receive(intentEvent(merchant, 'test'));
+      // The maker runs no worker here; this one's poll is a minute away.
+      await waitFor(() => receiver!.handled.length === 1, 5000, 'the delivery, sent by the other instance');
+      expect(Date.now() - createdAt).toBeLessThan(3000);
+    });
+  });
+});

@@ -484,7 +484,7 @@ export class DeliveriesRepository {
           AND (ep.events IS NULL OR i.type = ANY(ep.events)) AND ep.created_at <= i.occurred_at
          ORDER BY i.n, ep.id
          ON CONFLICT (endpoint_id, event_id) WHERE kind = 'first' DO NOTHING
-         RETURNING event_id, pg_notify($11, '') AS woke
+         RETURNING event_id, pg_notify($11, $12) AS woke
        )`,
       params: [
         column((e) => e.id),
@@ -498,6 +498,7 @@ export class DeliveriesRepository {
         column((e) => e.body),
         column((e) => e.traceContext ?? null),
         this.db.deliveriesChannel,
+        this.db.notifier,
       ],
     };
   }

@@ -39,6 +39,13 @@ const QUIET_POLL_MS = 10_000;
 const RETRY_WAKE_HORIZON_MS = 60_000;
 /** Past the due time, so the claim (Postgres' clock) finds the retry due. */
 const RETRY_WAKE_MARGIN_MS = 5;
+/**
+ * How long after another instance's notification this one claims. The instance that made the deliveries claims
+ * them at once; every other one claimed too, and found nothing nearly every time (a claim per notification per
+ * instance). Within this span others still take what the maker left (its slots full, or it died before claiming),
+ * one claim for all the notifications of the span.
+ */
+export const FOREIGN_WAKE_DELAY_MS = 100;
 
 /** Runs one attempt; calls `sent` once the endpoint has answered (or the attempt ended without a request). */
 export type AttemptRunner = (claimed: ClaimedDelivery, sent: () => void, retryAt: (at: Date) => void) => Promise<unknown>;
@@ -47,11 +54,12 @@ export type AttemptRunner = (claimed: ClaimedDelivery, sent: () => void, retryAt
  * Claims due deliveries and runs their attempts concurrently, within limits: WEBHOOK_MAX_IN_FLIGHT in all and
  * WEBHOOK_ENDPOINT_CONCURRENCY per endpoint, so an endpoint that hangs holds only its own slots while the others
  * keep flowing. An endpoint that is failing (no success since its last failure) gets one slot, and failing
- * endpoints together at most a quarter of the instance's, so even many dead endpoints leave room for the rest. Every schedule lives in Postgres (next_attempt_at, lease), none in memory: a restart or a crash
- * loses nothing, and several instances share the work. Woken by NOTIFY when deliveries are created and when an
- * attempt of its own frees a slot a due delivery may be waiting for, and otherwise polls every WEBHOOK_POLL_INTERVAL_MS; while no delivery is pending
- * anywhere it does not claim, and looks only every QUIET_POLL_MS (an idle instance woke twice a second for
- * queries that found nothing).
+ * endpoints together at most a quarter of the instance's, so even many dead endpoints leave room for the rest.
+ * Every schedule lives in Postgres (next_attempt_at, lease), none in memory: a restart or a crash loses nothing, and
+ * several instances share the work. Woken by NOTIFY when deliveries are created (at once when its own instance made
+ * them, a moment later for another's) and when an attempt of its own frees a slot a due delivery may be waiting
+ * for, and otherwise polls every WEBHOOK_POLL_INTERVAL_MS; while no delivery is pending anywhere it does not claim,
+ * and looks only every QUIET_POLL_MS (an idle instance woke twice a second for queries that found nothing).
  *
  * A claim's lease is short (WEBHOOK_LEASE_MS, at most 2 s) and renewed every quarter of it, in one statement for
  * every attempt in flight, until the attempt is recorded: an attempt may run its whole 10 s timeout, while a dead
@@ -76,6 +84,8 @@ export class DeliveryWorker {
   private listenRetry?: NodeJS.Timeout;
   /** Wake-ups armed for retries due before the poll would find them late (see wakeForRetry). */
   private readonly retryTimers = new Set<NodeJS.Timeout>();
+  /** The claim another instance's notifications asked for (see FOREIGN_WAKE_DELAY_MS). */
+  private foreignWake?: NodeJS.Timeout;
   /** Leases of the attempts in flight, and the renewal that keeps them. */
   private readonly leases: LeaseBook;
   private renewalTimer?: NodeJS.Timeout;
@@ -102,6 +112,7 @@ export class DeliveryWorker {
   async stop(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.listenRetry);
+    clearTimeout(this.foreignWake);
     for (const timer of this.retryTimers) clearTimeout(timer);
     this.wake();
     await this.loop;
@@ -282,6 +293,16 @@ export class DeliveryWorker {
     this.retryTimers.add(timer);
   }
 
+  /** A notification: its own (or one that names no instance) claims now, another instance's a moment later. */
+  private notified(notifier: string | undefined): void {
+    if (!notifier || notifier === this.db.notifier) return this.wake();
+    if (this.foreignWake || this.stopping) return;
+    this.foreignWake = setTimeout(() => {
+      this.foreignWake = undefined;
+      this.wake();
+    }, FOREIGN_WAKE_DELAY_MS);
+  }
+
   /** LISTEN on the deliveries channel; reconnects after a lost connection (the poll covers the gap). */
   private async listen(): Promise<void> {
     if (this.stopping) return;
@@ -300,7 +321,7 @@ export class DeliveryWorker {
     client.on('end', () => {
       if (this.listener === client) retry(new Error('LISTEN connection ended'));
     });
-    client.on('notification', () => this.wake());
+    client.on('notification', ({ payload }) => this.notified(payload));
     this.listener = client;
     try {
       await client.connect();
