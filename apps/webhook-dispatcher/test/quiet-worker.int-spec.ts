@@ -30,6 +30,14 @@ describe('a quiet delivery worker', () => {
     dispatcher = inProcessDispatcher(dataSource, [60_000]);
   });
 
+  // Each test's worker and receiver go with it.
+  afterEach(async () => {
+    await worker?.stop();
+    worker = undefined;
+    await receiver?.close();
+    receiver = undefined;
+  });
+
   afterAll(async () => {
     await worker?.stop();
     await receiver?.close();
@@ -39,13 +47,18 @@ describe('a quiet delivery worker', () => {
     await db?.drop();
   });
 
+  /** A worker at `pollIntervalMs` (a minute: every claim counted is a wake-up's), once its first passes (LISTEN, a first look) are done. */
+  async function startWorker(perEndpoint: number, pollIntervalMs = 60_000): Promise<DeliveryWorker> {
+    worker = dispatcher.worker({ perEndpoint, maxInFlight: 16, pollIntervalMs, leaseMs: 2000 });
+    worker.start();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    return worker;
+  }
+
   const count = (pattern: RegExp) => [...proxy.tally.statements].filter(([text]) => pattern.test(text)).reduce((sum, [, n]) => sum + n, 0);
 
   it('does not claim while nothing is pending, and sends a new delivery at once', async () => {
-    worker = dispatcher.worker({ perEndpoint: 4, maxInFlight: 16, pollIntervalMs: 100, leaseMs: 2000 });
-    worker.start();
-    // Its first passes (LISTEN, a first look) done.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await startWorker(4, 100);
     proxy.reset();
     proxy.counting = true;
     await new Promise((resolve) => setTimeout(resolve, 2500));
@@ -53,39 +66,29 @@ describe('a quiet delivery worker', () => {
     expect(count(/WITH candidates AS/)).toBe(0);
     expect(count(/WITH RECURSIVE holding/)).toBe(0);
 
-    const merchant = uniqueName('acct');
-    const endpoint = newEndpoint(merchant, 'test', 'http://127.0.0.1:9/later');
-    receiver = await startReceiver({ secret: endpoint.secret });
-    endpoint.snapshot.url = receiver.url;
-    await dispatcher.apply(endpointEvent(endpoint));
+    const merchant = await endpointWithReceiver(0);
     const createdAt = Date.now();
     await dispatcher.receive(intentEvent(merchant, 'test'));
     await waitFor(() => receiver!.handled.length === 1, 5000, 'the delivery, woken by NOTIFY');
     expect(Date.now() - createdAt).toBeLessThan(2000);
     expect(count(/WITH candidates AS/)).toBeGreaterThan(0);
     proxy.counting = false;
-    await worker.stop();
-    worker = undefined;
-    await receiver.close();
-    receiver = undefined;
   });
 
   // An answered delivery frees its endpoint's slot: that is worth a claim only if a due delivery may be waiting
   // for it. A poll a minute apart here, so every claim counted is a wake-up's.
-  async function endpointWithReceiver(handlerDelayMs: number) {
+  async function endpointWithReceiver(handlerDelayMs: number, via: InProcessDispatcher = dispatcher) {
     const merchant = uniqueName('acct');
     const endpoint = newEndpoint(merchant, 'test', 'http://127.0.0.1:9/later');
     receiver = await startReceiver({ secret: endpoint.secret, handlerDelayMs });
     endpoint.snapshot.url = receiver.url;
-    await dispatcher.apply(endpointEvent(endpoint));
+    await via.apply(endpointEvent(endpoint));
     return merchant;
   }
 
   it('claims once for a delivery whose endpoint had slots to spare, not again when it is answered', async () => {
     const merchant = await endpointWithReceiver(0);
-    worker = dispatcher.worker({ perEndpoint: 4, maxInFlight: 16, pollIntervalMs: 60_000, leaseMs: 2000 });
-    worker.start();
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await startWorker(4);
     proxy.reset();
     proxy.counting = true;
     await dispatcher.receive(intentEvent(merchant, 'test'));
@@ -94,17 +97,11 @@ describe('a quiet delivery worker', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     proxy.counting = false;
     expect(count(/WITH candidates AS/)).toBe(1);
-    await worker.stop();
-    worker = undefined;
-    await receiver!.close();
-    receiver = undefined;
   });
 
   it('claims again when an endpoint at its limit answers, so a delivery waiting for its slot goes at once', async () => {
     const merchant = await endpointWithReceiver(400);
-    worker = dispatcher.worker({ perEndpoint: 1, maxInFlight: 16, pollIntervalMs: 60_000, leaseMs: 2000 });
-    worker.start();
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await startWorker(1);
     await dispatcher.receive(intentEvent(merchant, 'test'));
     await waitFor(() => worker!.stats().inFlight === 1, 5000, 'the first attempt under way');
     const secondAt = Date.now();
@@ -112,10 +109,6 @@ describe('a quiet delivery worker', () => {
     // The second waits for the endpoint's one slot; the next poll is a minute away.
     await waitFor(() => receiver!.handled.length === 2, 5000, 'the second delivery, once the first was answered');
     expect(Date.now() - secondAt).toBeLessThan(3000);
-    await worker.stop();
-    worker = undefined;
-    await receiver!.close();
-    receiver = undefined;
   });
 
   // A slot freed while a claim is on its way was counted busy by that claim: the worker claims again after it.
@@ -126,10 +119,6 @@ describe('a quiet delivery worker', () => {
     worker.start();
     // Two at a time, each answered at once: without a claim after every answer, one waits a minute for the poll.
     await waitFor(() => receiver!.handled.length === 40, 15_000, 'the backlog, two at a time');
-    await worker.stop();
-    worker = undefined;
-    await receiver!.close();
-    receiver = undefined;
   });
 
   // Another instance's deliveries: that instance claims them itself, so this one claims once for all of its
@@ -149,9 +138,7 @@ describe('a quiet delivery worker', () => {
     });
 
     it('are claimed once for several of its notifications close together, not once each', async () => {
-      worker = dispatcher.worker({ perEndpoint: 4, maxInFlight: 16, pollIntervalMs: 60_000, leaseMs: 2000 });
-      worker.start();
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await startWorker(4);
       proxy.reset();
       proxy.counting = true;
       // Four notifications 20 ms apart: each was a claim of this instance's (four), now one or two at most.
@@ -167,11 +154,8 @@ describe('a quiet delivery worker', () => {
     });
 
     it('are sent by this instance when the maker does not claim them', async () => {
-      const merchant = uniqueName('acct');
-      const endpoint = newEndpoint(merchant, 'test', 'http://127.0.0.1:9/later');
-      receiver = await startReceiver({ secret: endpoint.secret });
-      endpoint.snapshot.url = receiver.url;
-      await maker.apply(endpointEvent(endpoint));
+      await startWorker(4);
+      const merchant = await endpointWithReceiver(0, maker);
       const createdAt = Date.now();
       await maker.receive(intentEvent(merchant, 'test'));
       // The maker runs no worker here; this one's poll is a minute away.
