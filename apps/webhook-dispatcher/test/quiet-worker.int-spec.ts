@@ -39,20 +39,27 @@ describe('a quiet delivery worker', () => {
   });
 
   afterAll(async () => {
-    await worker?.stop();
-    await receiver?.close();
     await dispatcher?.sender.close();
     if (dataSource?.isInitialized) await dataSource.destroy();
     await proxy?.stop();
     await db?.drop();
   });
 
-  /** A worker at `pollIntervalMs` (a minute: every claim counted is a wake-up's), once its first passes (LISTEN, a first look) are done. */
-  async function startWorker(perEndpoint: number, pollIntervalMs = 60_000): Promise<DeliveryWorker> {
+  /** A worker polling every `pollIntervalMs` (a minute: every claim counted is a wake-up's), its first passes (LISTEN, a first look) done. */
+  async function startWorker(perEndpoint: number, pollIntervalMs = 60_000): Promise<void> {
     worker = dispatcher.worker({ perEndpoint, maxInFlight: 16, pollIntervalMs, leaseMs: 2000 });
     worker.start();
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    return worker;
+  }
+
+  /** A merchant with an endpoint (made through `via`) whose receiver answers after `handlerDelayMs`. */
+  async function endpointWithReceiver(handlerDelayMs: number, via: InProcessDispatcher = dispatcher): Promise<string> {
+    const merchant = uniqueName('acct');
+    const endpoint = newEndpoint(merchant, 'test', 'http://127.0.0.1:9/later');
+    receiver = await startReceiver({ secret: endpoint.secret, handlerDelayMs });
+    endpoint.snapshot.url = receiver.url;
+    await via.apply(endpointEvent(endpoint));
+    return merchant;
   }
 
   const count = (pattern: RegExp) => [...proxy.tally.statements].filter(([text]) => pattern.test(text)).reduce((sum, [, n]) => sum + n, 0);
@@ -76,16 +83,7 @@ describe('a quiet delivery worker', () => {
   });
 
   // An answered delivery frees its endpoint's slot: that is worth a claim only if a due delivery may be waiting
-  // for it. A poll a minute apart here, so every claim counted is a wake-up's.
-  async function endpointWithReceiver(handlerDelayMs: number, via: InProcessDispatcher = dispatcher) {
-    const merchant = uniqueName('acct');
-    const endpoint = newEndpoint(merchant, 'test', 'http://127.0.0.1:9/later');
-    receiver = await startReceiver({ secret: endpoint.secret, handlerDelayMs });
-    endpoint.snapshot.url = receiver.url;
-    await via.apply(endpointEvent(endpoint));
-    return merchant;
-  }
-
+  // for it.
   it('claims once for a delivery whose endpoint had slots to spare, not again when it is answered', async () => {
     const merchant = await endpointWithReceiver(0);
     await startWorker(4);

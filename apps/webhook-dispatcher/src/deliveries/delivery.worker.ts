@@ -225,7 +225,8 @@ export class DeliveryWorker {
         // Its lease is no longer renewed: it ends within WEBHOOK_LEASE_MS if the attempt was not recorded.
         this.leases.remove(delivery.id);
         // Claiming again is worth it when this frees something: the endpoint's slot (if `sent` was not called
-        // and a due delivery may wait for it) or the instance's last one. Every needless claim is a query, and claims run one after another.
+        // and a due delivery may wait for it) or the instance's last one. Every needless claim is a query, and
+        // claims run one after another.
         const wasFull = this.inFlight.size >= this.options.maxInFlight;
         this.inFlight.delete(delivery.id);
         webhookInFlight.dec();
