@@ -216,6 +216,36 @@ describe('outbox writer, relay connection loss, pruning and tables', () => {
     }
   });
 
+  it('vacuums its outbox after every so many rows it deleted, so reads do not walk past dead rows until autovacuum', async () => {
+    const kafka = testKafka();
+    await ensureTopics(kafka, [topic]);
+    const producer = await connectProducer(kafka, cleanup);
+    // Autovacuum kept out of it: every vacuum counted here is the relay's.
+    await db.query('ALTER TABLE svc.outbox SET (autovacuum_enabled = false)');
+    cleanup.add(() => db.query('ALTER TABLE svc.outbox RESET (autovacuum_enabled)'));
+    const vacuums = async () =>
+      Number(((await db.query("SELECT vacuum_count::int AS n FROM pg_stat_user_tables WHERE schemaname = 'svc' AND relname = 'outbox'")) as [{ n: number }])[0].n);
+    const writer = new OutboxWriter();
+    // Three groups of six rows, each sent before the next is written: each group's deletion passes five rows.
+    const send = async (relay: OutboxRelay, key: string) => {
+      relay.start();
+      for (let group = 0; group < 3; group++) {
+        for (let i = 1; i <= 6; i++) await db.transaction((manager) => writer.append(manager, topic, [thingHappened(key, group * 6 + i)]));
+        await relay.flush(20_000);
+      }
+      await relay.stop();
+      expect(await count(`SELECT count(*)::int AS n FROM svc.outbox WHERE key = '${key}'`)).toBe(0);
+    };
+
+    const before = await vacuums();
+    await send(new OutboxRelay({ dataSource: db, producer, schema: 'svc', vacuumAfterDeletedRows: 0, logger: recordingLogger() }), 'thing_unvacuumed');
+    expect(await vacuums()).toBe(before);
+
+    await send(new OutboxRelay({ dataSource: db, producer, schema: 'svc', vacuumAfterDeletedRows: 5, logger: recordingLogger() }), 'thing_vacuumed');
+    // A vacuum after every five rows deleted, none while one runs: at least two of the three groups' deletions.
+    await waitFor(async () => (await vacuums()) >= before + 2, 5000, 'the relay to vacuum its outbox');
+  });
+
   it('lets rows committed right behind the one that woke it join its batch (linger)', async () => {
     const kafka = testKafka();
     await ensureTopics(kafka, [topic]);
