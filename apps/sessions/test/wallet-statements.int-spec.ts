@@ -40,6 +40,27 @@ describe('wallet payment statements', () => {
     await db?.drop();
   });
 
+  it("a simulated payment reads the session's stream once, as a prepared statement (parsed once per connection)", async () => {
+    const N = 20;
+    const intents: Array<{ id: string }> = [];
+    for (let i = 0; i < N; i += 1) intents.push(await sessions.request('payment-intents.create', intentCommand(merchant, {}, { amount: '10.00' })));
+    const p = proxies.sessions;
+    p.reset();
+    p.counting = true;
+    try {
+      for (const intent of intents) {
+        expect(await sessions.request('payment-intents.simulate', { merchant_id: merchant, environment: 'test', id: intent.id, result: 'succeeded', method: 'lahza' })).toMatchObject({ status: 'succeeded' });
+      }
+    } finally {
+      p.counting = false;
+    }
+    const read = /^SELECT position, stream_id, version, type, data, metadata, occurred_at FROM "sessions"\."events"/;
+    const reads = [...p.tally.statements].filter(([text]) => read.test(text)).reduce((sum, [, n]) => sum + n, 0);
+    const parses = [...p.tally.parses].filter(([text]) => read.test(text)).reduce((sum, [, n]) => sum + n, 0);
+    expect(reads).toBe(N);
+    expect(parses).toBeLessThan(N / 2);
+  });
+
   it('a wallet payment: 3 statements and 2 commits in sessions, one statement and no transaction in the ledger, nothing in its consumer', async () => {
     const ledger = new ServiceClient(ledgerClient, 10_000);
     const N = 20;
