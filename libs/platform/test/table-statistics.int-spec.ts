@@ -47,4 +47,21 @@ describe('statistics of growing tables', () => {
     await dataSource.query(`INSERT INTO svc.small SELECT generate_series(1, 100)`);
     expect(await analyzeGrownTables(dataSource, 'svc')).toEqual([]);
   });
+
+  it("sizes only its own schema's tables: another service's table, locked by its migration, does not hold it up", async () => {
+    await dataSource.query(`CREATE SCHEMA other`);
+    await dataSource.query(`CREATE TABLE other.busy (id int PRIMARY KEY)`);
+    const migration = dataSource.createQueryRunner();
+    await migration.connect();
+    try {
+      await migration.startTransaction();
+      await migration.query(`LOCK TABLE other.busy IN ACCESS EXCLUSIVE MODE`);
+      const checked = analyzeGrownTables(dataSource, 'svc').then((tables) => ({ tables }));
+      const held = new Promise<'held up'>((resolve) => setTimeout(() => resolve('held up'), 5000).unref());
+      expect(await Promise.race([checked, held])).toEqual({ tables: [] });
+    } finally {
+      await migration.rollbackTransaction();
+      await migration.release();
+    }
+  });
 });

@@ -18,11 +18,16 @@ const CHECK_EVERY_MS = 10_000;
  * The growth factor keeps this to a few ANALYZEs per table while it is young; autovacuum covers the rest.
  */
 export async function analyzeGrownTables(dataSource: DataSource, schema: string): Promise<string[]> {
+  // The schema's tables first, then their sizes: as one filter, Postgres sized every table of the database (each
+  // size opens the table, waiting for any lock on it, another service's migration included), 8–18 ms a check
+  // against 1–4 ms.
   const grown = (await dataSource.query(
-    `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-     WHERE n.nspname = $1 AND c.relkind = 'r'
-       AND pg_relation_size(c.oid) / current_setting('block_size')::int >= greatest($2::int, $3::int * c.relpages)
-     ORDER BY c.relname`,
+    `WITH own AS MATERIALIZED (
+       SELECT c.oid, c.relname, c.relpages FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = $1 AND c.relkind = 'r')
+     SELECT relname AS name FROM own
+     WHERE pg_relation_size(oid) / current_setting('block_size')::int >= greatest($2::int, $3::int * relpages)
+     ORDER BY relname`,
     [schema, MIN_PAGES, GROWTH_FACTOR],
   )) as Array<{ name: string }>;
   for (const { name } of grown) await dataSource.query(`ANALYZE ${qualified(schema, name)}`);
