@@ -1,6 +1,6 @@
 // The ledger under load: postings per second draining a backlog of payment events (100,000 by default) while
 // merchants read their balance at 500/s, then the lag from a payment's event to its posting at an even 500
-// payments/s. Events go straight to the sessions topic (what sessions publishes), spread over many merchants: a
+// payments/s. Events go straight to sessions' topics (its events and the copies of its paid ones, as its relay publishes them), spread over many merchants: a
 // stand-in for sessions that can write a backlog of 100,000 payments in seconds. The system measured is the whole
 // of it as `npm start` runs it (all five services, REPLICAS instances of each owner, one gateway, info logging;
 // every consumer of payments, refunds and the dispatcher too, takes the same events) unless `--services two` asks
@@ -63,10 +63,14 @@ function paymentEvent(merchantId: string): { key: string; value: string } {
   return { key: intentId, value: JSON.stringify(envelope) };
 }
 
-async function produce(producer: Producer, topic: string, merchants: string[], n: number): Promise<void> {
+/** Sends payment events as sessions' relay does: on its events topic and, copied, on the topic of its paid events. */
+async function send(producer: Producer, topics: readonly string[], messages: Array<{ key: string; value: string }>): Promise<void> {
+  await producer.sendBatch({ acks: 1, topicMessages: topics.map((topic) => ({ topic, messages })) });
+}
+
+async function produce(producer: Producer, topics: readonly string[], merchants: string[], n: number): Promise<void> {
   for (let sent = 0; sent < n; sent += 1000) {
-    const messages = Array.from({ length: Math.min(1000, n - sent) }, (_, i) => paymentEvent(merchants[(sent + i) % merchants.length]!));
-    await producer.send({ topic, acks: 1, messages });
+    await send(producer, topics, Array.from({ length: Math.min(1000, n - sent) }, (_, i) => paymentEvent(merchants[(sent + i) % merchants.length]!)));
   }
 }
 
@@ -78,14 +82,14 @@ async function main(): Promise<void> {
   // Settings under test can be passed through the environment (e.g. BALANCE_CACHE_MS=0: every read asks the ledger).
   const passThrough = Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(BALANCE_CACHE_MS|DB_POOL|COMMAND_|PROCESS_NICE)/.test(k))) as Record<string, string>;
   const common = { DATABASE_URL: db.url, KAFKA_NAMESPACE: namespace, RATE_LIMIT_TEST_PER_SEC: '100000', ...passThrough };
-  const topic = topicName(namespace, STREAMS.sessions);
+  const topics = [topicName(namespace, STREAMS.sessions), topicName(namespace, STREAMS.sessionPayments)];
   const kafka = testKafka();
   const producer = kafka.producer();
   await producer.connect();
   const services: RunningService[] = [];
   const closers: Array<() => Promise<void>> = [];
   try {
-    await ensureTopics(kafka, [topic]);
+    await ensureTopics(kafka, topics);
     const merchant = await admin(db.url, 'merchant', 'create', '--name', 'Bench Ledger', '--email', `${namespace}@example.com`);
     const merchants = [merchant.merchant_id as string, ...Array.from({ length: MERCHANTS - 1 }, (_, i) => `acct_bench${i}`)];
     // The system up (the gateway needs the ledgers' command ports), the VM's bare HTTP figure, then the ledgers
@@ -115,7 +119,7 @@ async function main(): Promise<void> {
     await Promise.all(ledgers.map((ledger) => ledger.stop()));
     for (const ledger of ledgers) services.splice(services.indexOf(ledger), 1);
     const started = Date.now();
-    await produce(producer, topic, merchants, backlog);
+    await produce(producer, topics, merchants, backlog);
     console.log(`bench ledger: ${backlog} payment events written in ${((Date.now() - started) / 1000).toFixed(1)} s over ${MERCHANTS} merchants; ${new Date().toISOString()}; system: ${label}`);
     console.log(`  ${on} this VM's bare HTTP (gateway /health/live, 32 connections, 3 s): ${bare} req/s`);
     const probe = await startFlushProbe();
@@ -189,7 +193,7 @@ async function main(): Promise<void> {
     const total = rate * seconds;
     for (let i = 0; i < total; i += rate / 10) {
       await sleep(Math.max(0, paced + (i * 1000) / rate - Date.now()));
-      await producer.send({ topic, acks: 1, messages: Array.from({ length: rate / 10 }, (_, j) => paymentEvent(merchants[(i + j) % merchants.length]!)) });
+      await send(producer, topics, Array.from({ length: rate / 10 }, (_, j) => paymentEvent(merchants[(i + j) % merchants.length]!)));
     }
     while ((await count()) < before + total) await sleep(250);
     const lags = (
@@ -213,7 +217,7 @@ async function main(): Promise<void> {
       const event = paymentEvent(reader);
       const net = centsOf((JSON.parse(event.value) as { data: { payment: { net: string } } }).data.payment.net);
       const sent = Date.now();
-      await producer.send({ topic, acks: 1, messages: [event] });
+      await send(producer, topics, [event]);
       while ((await readBalance()) < start + net) await sleep(20);
       visible.push(Date.now() - sent);
       await sleep(Math.random() * 300);

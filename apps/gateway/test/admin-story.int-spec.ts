@@ -2,7 +2,9 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { REPO_ROOT, startStack, TestWebhookReceiver, waitFor, type Stack, type TestMerchant } from '@payments/testing';
+import { STREAMS, topicName } from '@payments/events';
+import { REPO_ROOT, startStack, testKafka, TestWebhookReceiver, waitFor, type Stack, type TestMerchant } from '@payments/testing';
+import { AssignerProtocol } from 'kafkajs';
 
 // `npm run admin -- story <id>`: one payment's story read from every owner's own data (sessions, the ledger, refunds,
 // the webhook-dispatcher), for a payment made through the gateway with a partial refund and a webhook endpoint.
@@ -120,6 +122,28 @@ describe('admin story', () => {
     // The dispatcher counted the attempts per endpoint (the webhook-failure alert's series).
     const metrics = await fetch(`${stack.services['webhook-dispatcher']!.opsUrl}/metrics`).then((res) => res.text());
     expect(metrics).toContain(`webhook_endpoint_attempts_total{endpoint_id="${endpointId}",result="succeeded"} 3\n`);
+  });
+
+  it("books payments from the copies of sessions' paid events: the ledger and refunds never read a session's other events", async () => {
+    const intent = await post('/api/v1/payment-intents', { amount: '8.00', currency: 'USD' });
+    const paid = await post(`/api/v1/payment-intents/${intent.id}/simulate`, { result: 'succeeded', method: 'crypto' });
+    await waitFor(async () => (await stack.admin('story', intent.id)).postings.length === 1, 30_000, 'the payment booked');
+    expect((await stack.call('POST', `/api/v1/payments/${paid.payment_id}/refunds`, { key: merchant.test_key, body: { amount: '1.00' }, headers: { 'Idempotency-Key': randomUUID() } })).status).toBe(201);
+
+    // The topics each group's members were given: the copies and refunds' own, not sessions' events topic.
+    const admin = testKafka().admin();
+    await admin.connect();
+    try {
+      const topicsOf = async (group: string) => {
+        const [described] = (await admin.describeGroups([`${stack.namespace}.${group}`])).groups;
+        return new Set(described!.members.flatMap((m) => Object.keys(AssignerProtocol.MemberAssignment.decode(m.memberAssignment)?.assignment ?? {})));
+      };
+      const topic = (stream: string) => topicName(stack.namespace, stream);
+      expect(await topicsOf('ledger.payments')).toEqual(new Set([topic(STREAMS.sessionPayments), topic(STREAMS.refunds)]));
+      expect(await topicsOf('refunds.payments')).toEqual(new Set([topic(STREAMS.sessionPayments)]));
+    } finally {
+      await admin.disconnect();
+    }
   });
 
   it('tells an unpaid intent without a payment, and refuses an id it does not know with exit code 1', async () => {

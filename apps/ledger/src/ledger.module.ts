@@ -39,10 +39,11 @@ const BOOKINGS_CONSUMER = Symbol('BOOKINGS_CONSUMER');
     eventConsumerProvider(
       BOOKINGS_CONSUMER,
       // Ready once joined: after a restart, "ready" means payments and refunds are being booked again. One group
-      // over both topics (the name is kept, so the group keeps its offsets): one transaction can book both kinds.
+      // over both topics: one transaction can book both kinds. Payments come from the copies of sessions' paid
+      // events, so the rest of a session's life (its creation above all) never wakes the ledger.
       {
         name: 'ledger.payments',
-        topics: (namespace) => [topicName(namespace, STREAMS.sessions), topicName(namespace, STREAMS.refunds)],
+        topics: (namespace) => [topicName(namespace, STREAMS.sessionPayments), topicName(namespace, STREAMS.refunds)],
         readyOnceJoined: true,
         eventTypes: BOOKED_EVENT_TYPES,
         skips: walletPaymentPassedOver,

@@ -4,7 +4,7 @@ import { AssignerProtocol, Kafka, logLevel, type Producer } from 'kafkajs';
 import { Client } from 'pg';
 import { createTestDatabase, freePort, PrivateKafka, startService, uniqueName, waitFor, type RunningService, type TestDatabase } from '@payments/testing';
 
-// Two ledger instances share the sessions topic's partitions; one killed with SIGKILL cannot leave its group, so
+// Two ledger instances share the partitions of sessions' paid events; one killed with SIGKILL cannot leave its group, so
 // its partitions wait for its consumer session to end. The services' session (KAFKA_SESSION_TIMEOUT_MS, 3 s, on a
 // broker that allows it, as scripts/kafka.sh configures) has the survivor booking every partition within 5 s.
 describe('ledger replicas', () => {
@@ -41,9 +41,9 @@ describe('ledger replicas', () => {
     await broker?.destroy();
   });
 
-  const sessionsTopic = () => topicName(namespace, STREAMS.sessions);
+  const paymentsTopic = () => topicName(namespace, STREAMS.sessionPayments);
 
-  /** A payment of the intent's succeeded event, written to one partition of the sessions topic as sessions would. */
+  /** A payment of the intent's succeeded event, written to one partition of the topic of paid events as sessions' relay would. */
   async function pay(partition: number): Promise<string> {
     const paymentId = String(8_900_000_000_000_000 + Math.floor(Math.random() * 1e12));
     const intentId = `pi_test_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
@@ -61,7 +61,7 @@ describe('ledger replicas', () => {
       causation_id: null,
       data: { payment: { id: paymentId, amount: '10.00', fee: '0.15', net: '9.85', method: 'crypto', currency: 'USD', fee_rate_bps: 150 } },
     };
-    await producer.send({ topic: sessionsTopic(), messages: [{ partition, key: intentId, value: JSON.stringify(event) }] });
+    await producer.send({ topic: paymentsTopic(), messages: [{ partition, key: intentId, value: JSON.stringify(event) }] });
     return paymentId;
   }
 
@@ -79,7 +79,7 @@ describe('ledger replicas', () => {
       const held = new Map<string, number[]>();
       for (const member of described!.members) {
         const decoded = AssignerProtocol.MemberAssignment.decode(member.memberAssignment);
-        held.set(member.clientId, decoded?.assignment[sessionsTopic()] ?? []);
+        held.set(member.clientId, decoded?.assignment[paymentsTopic()] ?? []);
       }
       return held;
     } finally {
@@ -90,7 +90,7 @@ describe('ledger replicas', () => {
   it("books payments of every partition again within 5 s of one of two instances being killed", async () => {
     const admin = kafka.admin();
     await admin.connect();
-    const { partitions } = (await admin.fetchTopicMetadata({ topics: [sessionsTopic()] })).topics[0]!;
+    const { partitions } = (await admin.fetchTopicMetadata({ topics: [paymentsTopic()] })).topics[0]!;
     await admin.disconnect();
     const all = partitions.map((p) => p.partitionId);
     expect(all.length).toBeGreaterThan(1);

@@ -62,9 +62,9 @@ describe('ledger service', () => {
   const someId = (prefix: string) => `${prefix}${randomUUID().replace(/-/g, '').slice(0, 24)}`;
   const somePaymentId = () => String(8_800_000_000_000_000 + Math.floor(Math.random() * 1e12));
 
-  /** Writes events to the sessions topic as sessions would, one message each, in order; answers the topic. */
+  /** Writes events to the topic of sessions' paid events as its relay would, one message each, in order; answers the topic. */
   async function publish(events: Array<{ aggregate_id: string }>): Promise<string> {
-    const topic = topicName(stack.namespace, STREAMS.sessions);
+    const topic = topicName(stack.namespace, STREAMS.sessionPayments);
     const producer = testKafka().producer();
     await producer.connect();
     for (const event of events) await producer.send({ topic, messages: [{ key: event.aggregate_id, value: JSON.stringify(event) }] });

@@ -97,7 +97,7 @@ describe('ledger wallets service', () => {
     expect(await merchantBalance()).toBe('19.90');
 
     // Sessions' event for it: the session's success is recorded, nothing is booked again.
-    await publish(STREAMS.sessions, source, succeeded(id, source, wallet));
+    await publish(STREAMS.sessionPayments, source, succeeded(id, source, wallet));
     await waitFor(async () => (await sql(`SELECT 1 FROM ledger.wallet_payment_sessions WHERE payment_id = $1`, [id])).length === 1, 30_000, 'the session success to be recorded');
     expect(await merchantBalance()).toBe('19.90');
 
@@ -130,7 +130,7 @@ describe('ledger wallets service', () => {
     const before = await merchantBalance();
     const id = paymentId();
     const source = `pi_test_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
-    const topic = await publish(STREAMS.sessions, source, succeeded(id, source, wallet));
+    const topic = await publish(STREAMS.sessionPayments, source, succeeded(id, source, wallet));
     const parked = await collectMessages(deadLetterTopic(topic), 1, 20_000, undefined, (m) => m.key === source);
     expect(parked[0]?.headers).toMatchObject({ 'dlq-reason': expect.stringMatching(new RegExp(`^wallet_not_debited: payment ${id}`)), 'dlq-attempts': '1' });
     expect(await metrics()).toMatch(/^ledger_refused_events_total\{reason="wallet_not_debited"\} 1$/m);
@@ -138,7 +138,7 @@ describe('ledger wallets service', () => {
 
     const sandbox = paymentId();
     const sandboxSource = `pi_test_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
-    await publish(STREAMS.sessions, sandboxSource, succeeded(sandbox, sandboxSource, null));
+    await publish(STREAMS.sessionPayments, sandboxSource, succeeded(sandbox, sandboxSource, null));
     // In cents: the balance before plus the sandbox payment's net (19.90).
     const expected = formatMoney(Number(before.replace('.', '')) + 1990);
     await waitFor(async () => (await merchantBalance()) === expected, 30_000, 'the sandbox payment to be booked');
@@ -159,14 +159,14 @@ describe('ledger wallets service', () => {
     const headers = envelopeHeaders(marked as EventEnvelope);
     expect(headers).toMatchObject({ [WALLET_PAYMENT_HEADER]: 'true', 'event-type': 'payment_intent.succeeded' });
     expect(JSON.stringify(headers)).not.toContain(wallet);
-    await publish(STREAMS.sessions, source, marked, headers);
+    await publish(STREAMS.sessionPayments, source, marked, headers);
     // One without a debit, marked too: passed over as well (sessions' data shows it to ledger check, see its test).
     const undebited = succeeded(paymentId(), source, wallet);
-    await publish(STREAMS.sessions, source, undebited, envelopeHeaders(undebited as EventEnvelope));
+    await publish(STREAMS.sessionPayments, source, undebited, envelopeHeaders(undebited as EventEnvelope));
     // Behind them on the same partition, a sandbox payment the consumer books: once it is, the two were passed.
     const sandbox = succeeded(paymentId(), source, null);
     expect(envelopeHeaders(sandbox as EventEnvelope)).not.toHaveProperty(WALLET_PAYMENT_HEADER);
-    await publish(STREAMS.sessions, source, sandbox, envelopeHeaders(sandbox as EventEnvelope));
+    await publish(STREAMS.sessionPayments, source, sandbox, envelopeHeaders(sandbox as EventEnvelope));
     await waitFor(async () => (await sql(`SELECT 1 FROM ledger.inbox WHERE event_id = $1`, [sandbox.id])).length === 1, 30_000, 'the sandbox payment to be booked');
     expect(await sql(`SELECT event_id FROM ledger.inbox WHERE event_id = ANY($1::text[])`, [[marked.id, undebited.id]])).toEqual([]);
     expect(await sql(`SELECT 1 FROM ledger.wallet_payment_sessions WHERE payment_id = $1`, [id])).toEqual([]);

@@ -41,8 +41,9 @@ const PAYMENTS_CONSUMER = Symbol('PAYMENTS_CONSUMER');
     eventConsumerProvider(
       PAYMENTS_CONSUMER,
       // Nobody waits on this projection (a refund of a payment not seen yet asks sessions), so it may lag by 100 ms
-      // and take a span's events in one statement with their inbox claim.
-      { name: 'refunds.payments', topics: (namespace) => [topicName(namespace, STREAMS.sessions)], eventTypes: PAYMENT_EVENT_TYPES, lingerMs: 100 },
+      // and take a span's events in one statement with their inbox claim. It reads the copies of sessions' paid
+      // events: the rest of a session's life never wakes it.
+      { name: 'refunds.payments', topics: (namespace) => [topicName(namespace, STREAMS.sessionPayments)], eventTypes: PAYMENT_EVENT_TYPES, lingerMs: 100 },
       PaymentEventsHandler,
       (handler) => ({ handle: (envelope, manager) => handler.handle(envelope, manager), claimedWrites: (manager) => handler.claimedWrites(manager) }),
     ),

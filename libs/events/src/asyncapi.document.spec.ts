@@ -47,6 +47,10 @@ describe('buildAsyncApiDocument', () => {
       expect(doc.components.messages[type]!.tags).toEqual([{ name: 'public' }]);
     }
     expect(Object.keys(doc.channels['ledger.events']!.messages)).toEqual(['ledger.posting.created']);
+    // The copies' channel carries the paid types only, as the same messages.
+    expect(Object.keys(doc.channels['sessions.payments']!.messages).sort()).toEqual(['invoice.paid', 'payment_intent.succeeded']);
+    expect(doc.channels['sessions.payments']!.address).toBe('payments.sessions.payments.v1');
+    expect(doc.channels['sessions.payments']!.messages['invoice.paid']).toEqual({ $ref: '#/components/messages/invoice.paid' });
     expect(doc.components.messages['ledger.posting.created']!.tags).not.toEqual([{ name: 'public' }]);
   });
 

@@ -2,7 +2,7 @@ import { ENVELOPE_SCHEMA } from './envelope.schema';
 import { eventTypes } from './event-catalogue';
 import type { JsonSchema } from './event-type';
 import type { EventTypeRegistry } from './event-type.registry';
-import { STREAMS, topicName } from './topics';
+import { COPIED_STREAMS, STREAMS, topicName } from './topics';
 
 export interface AsyncApiDocument {
   asyncapi: '3.0.0';
@@ -88,14 +88,19 @@ export function buildAsyncApiDocument(namespace: string, registry: EventTypeRegi
   const types = registry.latest();
   for (const stream of Object.values(STREAMS)) {
     const channelId = stream;
+    const copy = COPIED_STREAMS.find((copied) => copied.stream === stream);
     const channel: AsyncApiChannel = {
       address: topicName(namespace, stream),
       title: stream,
-      description: `Events of the ${stream.split('.')[0]} service.`,
+      description: copy
+        ? `Copies of the ${copy.from.split('.')[0]} service's ${copy.types.join(' and ')} events, published with them (same key, ` +
+          `envelope and headers; the same event id on both topics): for consumers that act on these types only.`
+        : `Events of the ${stream.split('.')[0]} service.`,
       messages: {},
     };
     const operationMessages: Array<{ $ref: string }> = [];
-    for (const definition of types.filter((t) => t.stream === stream)) {
+    const carried = copy ? types.filter((t) => t.stream === copy.from && copy.types.includes(t.type)) : types.filter((t) => t.stream === stream);
+    for (const definition of carried) {
       const messageId = definition.type;
       doc.components.messages[messageId] = {
         name: definition.type,

@@ -9,7 +9,7 @@ export { newEnvelope, type NewEnvelopeInput } from './new-envelope';
 export { EventValidationError, validateEnvelope } from './validate-envelope';
 
 // Topics.
-export { deadLetterTopic, STREAMS, topicName, type StreamName } from './topics';
+export { COPIED_STREAMS, deadLetterTopic, PAID_EVENT_TYPES, STREAMS, topicCopies, topicName, type StreamName } from './topics';
 
 // Event types: the registry of every type, and each stream's list.
 export { type EventTypeDefinition, type JsonSchema, type RegisteredEventType } from './event-type';

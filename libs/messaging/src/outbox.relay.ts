@@ -64,6 +64,11 @@ export interface OutboxRelayOptions {
   retry?: { initialMs?: number; maxMs?: number };
   /** Deleting rows earlier versions marked sent (and kept): how often and how old. */
   prune?: { intervalMs?: number; retentionDays?: number };
+  /**
+   * The topics a row of `topic` whose `event-type` header is `eventType` is also published on, in the same produce
+   * (a copy: same key, value and headers). Default none. See `topicCopies` of @payments/events.
+   */
+  copies?: (topic: string, eventType: string | undefined) => readonly string[];
   logger?: MessagingLogger;
   hooks?: OutboxRelayHooks;
 }
@@ -335,11 +340,19 @@ export class OutboxRelay {
     }
     const rows = take === read.length ? read : read.slice(0, take);
 
+    // Copies go in the same produce, in the rows' order, so each topic holds an aggregate's events in order. The byte
+    // budget above is per partition's batch (what the broker limits), and a copy's topic gets a subset of the rows.
     const byTopic = new Map<string, Message[]>();
+    const add = (topic: string, message: Message) => {
+      const messages = byTopic.get(topic) ?? [];
+      messages.push(message);
+      byTopic.set(topic, messages);
+    };
     for (const row of rows) {
-      const messages = byTopic.get(row.topic) ?? [];
-      messages.push({ key: row.key, value: row.payload, headers: JSON.parse(row.headers) as Record<string, string> });
-      byTopic.set(row.topic, messages);
+      const headers = JSON.parse(row.headers) as Record<string, string>;
+      add(row.topic, { key: row.key, value: row.payload, headers });
+      // A copy's headers are its own: a publish span writes its traceparent into them.
+      if (this.options.copies) for (const copy of this.options.copies(row.topic, headers['event-type'])) add(copy, { key: row.key, value: row.payload, headers: { ...headers } });
     }
     const ids = rows.map((row) => row.id);
     const spans = tracingEnabled() ? [...byTopic].flatMap(([topic, messages]) => startPublishSpans(topic, messages)) : undefined;

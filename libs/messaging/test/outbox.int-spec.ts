@@ -4,7 +4,7 @@ import { createProducer, ensureTopics, envelopeHeaders, MESSAGING_MIGRATIONS, Me
 import { collectMessages, recordStatements, testKafka, uniqueTopic, waitFor } from '@payments/testing';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
-import { Cleanup, connectProducer, createDatabase, CreateThings1763769700000, recordingLogger, thingHappened } from './support/fixtures';
+import { Cleanup, connectProducer, createDatabase, CreateThings1763769700000, recordingLogger, THING_HAPPENED, thingHappened } from './support/fixtures';
 
 describe('outbox writer, relay connection loss, pruning and tables', () => {
   const cleanup = new Cleanup();
@@ -244,6 +244,38 @@ describe('outbox writer, relay connection loss, pruning and tables', () => {
     await send(new OutboxRelay({ dataSource: db, producer, schema: 'svc', vacuumAfterDeletedRows: 5, logger: recordingLogger() }), 'thing_vacuumed');
     // A vacuum after every five rows deleted, none while one runs: at least two of the three groups' deletions.
     await waitFor(async () => (await vacuums()) >= before + 2, 5000, 'the relay to vacuum its outbox');
+  });
+
+  it('publishes a copy of the rows its copies rule names on the copy topic too, in order, same key, value and headers', async () => {
+    const kafka = testKafka();
+    const copied = uniqueTopic('outbox-copied');
+    const copyTopic = uniqueTopic('outbox-copy');
+    await ensureTopics(kafka, [topic, copied, copyTopic]);
+    const producer = await connectProducer(kafka, cleanup);
+    const asked: Array<string | undefined> = [];
+    const copies = (from: string, eventType: string | undefined) => {
+      asked.push(eventType);
+      return from === copied ? [copyTopic] : [];
+    };
+    const relay = new OutboxRelay({ dataSource: db, producer, schema: 'svc', copies, logger: recordingLogger() });
+    cleanup.add(() => relay.stop());
+    const writer = new OutboxWriter();
+    const events = [1, 2, 3].map((n) => thingHappened('thing_copied', n));
+    await db.transaction(async (manager) => {
+      await writer.append(manager, copied, events);
+      await writer.append(manager, topic, [thingHappened('thing_not_copied', 1)]);
+    });
+    relay.start();
+    await relay.flush(20_000);
+    await relay.stop();
+
+    const originals = await collectMessages(copied, 3, 20_000, kafka, (m) => m.key === 'thing_copied');
+    const copiesSent = await collectMessages(copyTopic, 3, 20_000, kafka);
+    expect(copiesSent.map((m) => JSON.parse(m.value!).id)).toEqual(events.map((e) => e.id));
+    expect(copiesSent.map(({ key, value, headers }) => ({ key, value, headers }))).toEqual(originals.map(({ key, value, headers }) => ({ key, value, headers })));
+    // Nothing of the other topic's row reached the copy topic; the rule was asked with each row's event type.
+    expect(copiesSent.every((m) => m.key === 'thing_copied')).toBe(true);
+    expect(new Set(asked)).toEqual(new Set([THING_HAPPENED]));
   });
 
   it('lets rows committed right behind the one that woke it join its batch (linger)', async () => {

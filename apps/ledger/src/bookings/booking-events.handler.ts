@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { PaymentEventData, RefundEventData } from '@payments/contracts';
-import type { EventEnvelope } from '@payments/events';
+import { PAID_EVENT_TYPES, type EventEnvelope } from '@payments/events';
 import { EventRefused, WALLET_PAYMENT_HEADER, type MessageContext } from '@payments/messaging';
 import type { EntityManager } from 'typeorm';
 import { parseMoneyString } from '@payments/money';
@@ -12,7 +12,7 @@ import { bookingsRefused, postingsWritten } from '../shared/ledger-metrics';
 type RefundInput = Parameters<typeof bookRefund>[0];
 
 /** The sessions events that complete a payment; each carries it in `data.payment`. */
-const PAYMENT_EVENTS = new Set(['payment_intent.succeeded', 'invoice.paid']);
+const PAYMENT_EVENTS = new Set(PAID_EVENT_TYPES);
 /** The refunds event that moves money back (created and failed move nothing). */
 const REFUND_COMPLETED = 'refund.completed';
 /** Every event type that books something; the consumer lets the others pass without a transaction. */

@@ -1,5 +1,5 @@
 import type { PaymentEventData } from '@payments/contracts';
-import type { EventEnvelope } from '@payments/events';
+import { PAID_EVENT_TYPES, type EventEnvelope } from '@payments/events';
 import { EventRefused } from '@payments/messaging';
 import { parseMoneyString } from '@payments/money';
 import type { SqlStatement } from '@payments/database';
@@ -7,7 +7,7 @@ import type { EntityManager } from 'typeorm';
 import type { NewPayment, RefundsRepository } from '../refunds/refunds.repository';
 
 /** The sessions events that complete a payment; each carries it in `data.payment` (the only ones this service keeps). */
-const PAYMENT_EVENTS = new Set(['payment_intent.succeeded', 'invoice.paid']);
+const PAYMENT_EVENTS = new Set(PAID_EVENT_TYPES);
 /** The consumer's event types: the others pass without a transaction. */
 export const PAYMENT_EVENT_TYPES: readonly string[] = [...PAYMENT_EVENTS];
 

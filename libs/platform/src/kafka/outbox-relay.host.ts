@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ServiceConfig } from '@payments/config';
+import { topicCopies } from '@payments/events';
 import { OutboxRelay, outboxOldestUnsentAgeSeconds } from '@payments/messaging';
 import type { Producer } from 'kafkajs';
 import { PinoLogger } from 'nestjs-pino';
@@ -31,6 +32,7 @@ export class OutboxRelayHost implements OnApplicationBootstrap, BeforeApplicatio
       maxBatchBytes: config.OUTBOX_MAX_BATCH_BYTES,
       pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
       spacingMs: config.OUTBOX_SPACING_MS,
+      copies: topicCopies(config.KAFKA_NAMESPACE),
       logger,
       hooks: { onParked: () => outboxRowsParked.inc({ schema: config.DB_SCHEMA }) },
     });
