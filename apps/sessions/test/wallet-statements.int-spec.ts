@@ -6,6 +6,11 @@ import { createTestDatabase, PgCountingProxy, startStack, tallyMinus, uniqueName
 import { connectSessionsCommandClient, type SessionsCommandClient } from './support/command-client';
 import { intentCommand } from './support/sessions-harness';
 
+/** How many times statements whose text matches `pattern` were sent, and parsed, per a proxy's tally. */
+const sum = (counts: Map<string, number>, pattern: RegExp) => [...counts].filter(([text]) => pattern.test(text)).reduce((total, [, n]) => total + n, 0);
+const count = (t: PgTally, pattern: RegExp) => sum(t.statements, pattern);
+const parses = (t: PgTally, pattern: RegExp) => sum(t.parses, pattern);
+
 // What one wallet payment sends Postgres, per service: sessions and the real ledger each behind a counting proxy
 // (deterministic: statements counted, not timed). Guards the request path's budget; prints the whole tally.
 describe('wallet payment statements', () => {
@@ -55,10 +60,8 @@ describe('wallet payment statements', () => {
       p.counting = false;
     }
     const read = /^SELECT position, stream_id, version, type, data, metadata, occurred_at FROM "sessions"\."events"/;
-    const reads = [...p.tally.statements].filter(([text]) => read.test(text)).reduce((sum, [, n]) => sum + n, 0);
-    const parses = [...p.tally.parses].filter(([text]) => read.test(text)).reduce((sum, [, n]) => sum + n, 0);
-    expect(reads).toBe(N);
-    expect(parses).toBeLessThan(N / 2);
+    expect(count(p.tally, read)).toBe(N);
+    expect(parses(p.tally, read)).toBeLessThan(N / 2);
   });
 
   it('a wallet payment: 3 statements and 2 commits in sessions, one statement and no transaction in the ledger, nothing in its consumer', async () => {
@@ -87,7 +90,6 @@ describe('wallet payment statements', () => {
     const report = (name: string, t: PgTally) =>
       `${name}: ${(t.roundTrips / N).toFixed(2)} round trips, ${(t.commits / N).toFixed(2)} commits, ${([...t.parses.values()].reduce((a, b) => a + b, 0) / N).toFixed(2)} parses per payment\n` +
       [...t.statements].sort((a, b) => b[1] - a[1]).map(([text, n]) => `  ${(n / N).toFixed(2)}  ${text.slice(0, 160)}`).join('\n');
-    const count = (t: PgTally, pattern: RegExp) => [...t.statements].filter(([text]) => pattern.test(text)).reduce((sum, [, n]) => sum + n, 0);
     const s = paid.tallies.sessions;
     const l = paid.tallies.ledger;
     // Sessions: the session's owner, its stream (read once) and the open attempt in one statement; the attempt
@@ -110,7 +112,6 @@ describe('wallet payment statements', () => {
     expect(count(l, /^INSERT INTO "ledger"\."(outbox|wallet_payments)"/)).toBe(0);
     expect(count(l, /pg_notify/)).toBe(0);
     // The hot statements are named prepared statements: parsed once per connection, not at every payment.
-    const parses = (t: PgTally, pattern: RegExp) => [...t.parses].filter(([text]) => pattern.test(text)).reduce((sum, [, n]) => sum + n, 0);
     expect(parses(s, /^SELECT s\.merchant_id AS owner_merchant_id/)).toBeLessThan(N / 2);
     expect(parses(s, /^WITH s1 AS \(UPDATE "sessions"\."payment_intents"/)).toBeLessThan(N);
     expect(parses(l, /^WITH gate AS \(UPDATE "ledger"\."balances"/)).toBeLessThan(N / 2);
