@@ -1,12 +1,12 @@
 import { Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { parseCommandSecrets } from '@payments/config';
-import { STREAMS, topicName } from '@payments/events';
+import { PAID_EVENT_TYPES, STREAMS, topicName } from '@payments/events';
 import { eventConsumerProvider, CommandClient, ServiceClient } from '@payments/platform';
 import type { DataSource } from 'typeorm';
 import { RefundsController } from './commands/refunds.controller';
 import { RefundsConfig } from './config';
-import { PAYMENT_EVENT_TYPES, PaymentEventsHandler } from './payments/payment-events.handler';
+import { PaymentEventsHandler } from './payments/payment-events.handler';
 import { ProviderRefundScheduler } from './refunds/provider-refund.scheduler';
 import { RefundHandlers } from './refunds/refund.handlers';
 import { createRefunds, type Refunds } from './refunds.composition';
@@ -43,7 +43,7 @@ const PAYMENTS_CONSUMER = Symbol('PAYMENTS_CONSUMER');
       // Nobody waits on this projection (a refund of a payment not seen yet asks sessions), so it may lag by 100 ms
       // and take a span's events in one statement with their inbox claim. It reads the copies of sessions' paid
       // events: the rest of a session's life never wakes it.
-      { name: 'refunds.payments', topics: (namespace) => [topicName(namespace, STREAMS.sessionPayments)], eventTypes: PAYMENT_EVENT_TYPES, lingerMs: 100 },
+      { name: 'refunds.payments', topics: (namespace) => [topicName(namespace, STREAMS.sessionPayments)], eventTypes: PAID_EVENT_TYPES, lingerMs: 100 },
       PaymentEventsHandler,
       (handler) => ({ handle: (envelope, manager) => handler.handle(envelope, manager), claimedWrites: (manager) => handler.claimedWrites(manager) }),
     ),

@@ -8,8 +8,6 @@ import type { NewPayment, RefundsRepository } from '../refunds/refunds.repositor
 
 /** The sessions events that complete a payment; each carries it in `data.payment` (the only ones this service keeps). */
 const PAYMENT_EVENTS = new Set(PAID_EVENT_TYPES);
-/** The consumer's event types: the others pass without a transaction. */
-export const PAYMENT_EVENT_TYPES: readonly string[] = [...PAYMENT_EVENTS];
 
 function cents(value: unknown, field: string, minCents: number): number {
   const parsed = parseMoneyString(value, { minCents });
