@@ -31,6 +31,18 @@ export class ServiceConfig {
   DB_POOL_SIZE: number = 10;
 
   /**
+   * How long a pooled connection may sit idle before it is closed (0: kept until the service stops). A new
+   * connection costs a backend, its catalog caches and each hot statement's parse and first plans; pools that
+   * emptied in a quiet spell rebuilt all of that at once when payments came back, and the first seconds after the
+   * lull answered in a second or more. Kept connections are probed by TCP keepalive, so one the network dropped is
+   * replaced while idle.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(86400000)
+  DB_POOL_IDLE_TIMEOUT_MS: number = 0;
+
+  /**
    * How long a statement of the service's pool waits for a row or table lock before it fails (0: no limit). A
    * stuck lock then costs its callers a retryable 503 (commands) or a retry (events), not every request queued
    * behind it. Migrations and the admin commands run without it.

@@ -23,8 +23,14 @@ describe('database options', () => {
     expect(extraOf(options)).toMatchObject({ max: 20, lock_timeout: 4000 });
   });
 
+  it('keeps idle connections, probed by TCP keepalive, unless told to close them', () => {
+    expect(extraOf(dataSourceOptions(loadConfig(ServiceConfig, {}), {}))).toMatchObject({ idleTimeoutMillis: 0, keepAlive: true });
+    expect(extraOf(dataSourceOptions(loadConfig(ServiceConfig, { DB_POOL_IDLE_TIMEOUT_MS: '60000' }), {}))).toMatchObject({ idleTimeoutMillis: 60000 });
+  });
+
   it('refuses a negative or absurd timeout at start', () => {
     expect(() => loadConfig(ServiceConfig, { DB_LOCK_TIMEOUT_MS: '-1' })).toThrow(/DB_LOCK_TIMEOUT_MS/);
     expect(() => loadConfig(ServiceConfig, { DB_STATEMENT_TIMEOUT_MS: '99999999' })).toThrow(/DB_STATEMENT_TIMEOUT_MS/);
+    expect(() => loadConfig(ServiceConfig, { DB_POOL_IDLE_TIMEOUT_MS: '-5' })).toThrow(/DB_POOL_IDLE_TIMEOUT_MS/);
   });
 });

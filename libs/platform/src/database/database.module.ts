@@ -25,7 +25,12 @@ export function dataSourceOptions(config: ServiceConfig, options: DatabaseOption
     extra: {
       max: config.DB_POOL_SIZE,
       connectionTimeoutMillis: 5000,
-      idleTimeoutMillis: 30000,
+      // 0 keeps idle connections (pg-pool's own default would close them after 10 s): see DB_POOL_IDLE_TIMEOUT_MS.
+      idleTimeoutMillis: config.DB_POOL_IDLE_TIMEOUT_MS,
+      // A kept connection the network dropped (a NAT's idle limit, a lost node) is found and replaced while idle,
+      // not by the next payment's statement.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10000,
       // Session settings of every pooled connection (pg sends them at connect; 0 leaves the server's default).
       lock_timeout: config.DB_LOCK_TIMEOUT_MS,
       statement_timeout: config.DB_STATEMENT_TIMEOUT_MS,
