@@ -33,9 +33,8 @@ export class ServiceConfig {
   /**
    * How long a pooled connection may sit idle before it is closed (0: kept until the service stops). A new
    * connection costs a backend, its catalog caches and each hot statement's parse and first plans; pools that
-   * emptied in a quiet spell rebuilt all of that at once when payments came back, and the first seconds after the
-   * lull answered in a second or more. Kept connections are probed by TCP keepalive, so one the network dropped is
-   * replaced while idle.
+   * emptied in a quiet spell rebuilt all of that at once when payments came back (docs/decisions.md). Kept
+   * connections are probed by TCP keepalive, so one the network dropped is replaced while idle.
    */
   @IsInt()
   @Min(0)

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../src/database/database.module';
 
 // A quiet spell must not empty the pool: the first payments after it would each pay for a new backend, its caches
-// and its statements' first plans, all at once (seconds, where a warm pool answers in milliseconds).
+// and its statements' first plans, all at once.
 describe('the service pool over a quiet spell', () => {
   let db: TestDatabase;
   const sources: DataSource[] = [];
