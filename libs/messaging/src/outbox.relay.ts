@@ -289,10 +289,8 @@ export class OutboxRelay {
   private async tryBecomeActive(): Promise<boolean> {
     const client = await this.connection();
     const { rows } = await this.db(() =>
-      client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked', [
-        LOCK_NAMESPACE,
-        this.schema,
-      ]),
+      // Named: a relay standing by asks every poll interval, for as long as it runs.
+      client.query<{ locked: boolean }>({ name: 'outbox_relay_lock', text: 'SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked', values: [LOCK_NAMESPACE, this.schema] }),
     );
     if (!rows[0]!.locked) return false;
     await this.db(() => client.query(`LISTEN "${outboxChannel(this.schema)}"`));
@@ -474,7 +472,9 @@ export class OutboxRelay {
     // Deleting sent rows need not wait for the disk: a delete lost in a crash of Postgres only means a re-send, which
     // consumers drop through their inbox. Without this every relay cycle's DELETE waited on its own WAL flush, a
     // flush per cycle competing with the commits that acknowledge requests; now the next of those carries it.
-    await this.db(() => client.query('SET synchronous_commit TO off'));
+    // Its few named statements are planned once a session: Postgres judged the read's custom plan cheaper every
+    // time and planned it at every cycle (0.2 ms each), where the generic plan takes the same indexes.
+    await this.db(() => client.query('SET synchronous_commit TO off; SET plan_cache_mode TO force_generic_plan'));
     return client;
   }
 

@@ -166,9 +166,39 @@ describe('outbox writer, relay connection loss, pruning and tables', () => {
     expect(new Set(marks.map((m) => m.client)).size).toBe(2);
     for (const mark of marks) {
       const session = issued.filter((q) => q.client === mark.client);
-      const asynchronous = session.findIndex((q) => /^SET synchronous_commit TO off$/.test(q.text));
+      const asynchronous = session.findIndex((q) => /^SET synchronous_commit TO off(;|$)/.test(q.text));
       expect(asynchronous).toBeGreaterThanOrEqual(0);
       expect(asynchronous).toBeLessThan(session.indexOf(mark));
+    }
+  });
+
+  it('plans its read once a session, not at every cycle', async () => {
+    const kafka = testKafka();
+    await ensureTopics(kafka, [topic]);
+    const producer = await connectProducer(kafka, cleanup);
+    const statements = recordStatements();
+    const relay = new OutboxRelay({ dataSource: db, producer, schema: 'svc', pollIntervalMs: 50, retry: { initialMs: 10, maxMs: 50 }, logger: recordingLogger() });
+    cleanup.add(() => relay.stop());
+    try {
+      relay.start();
+      const writer = new OutboxWriter();
+      for (let i = 1; i <= 8; i += 1) {
+        await db.transaction((manager) => writer.append(manager, topic, [thingHappened('thing_planned_once', i)]));
+        await relay.flush(20_000);
+      }
+      const read = statements.issued.find((q) => /WITH gone AS \(DELETE FROM "svc"\."outbox"/.test(q.text));
+      expect(read).toBeDefined();
+      // The relay's own session, asked between its cycles: Postgres plans a named statement custom for its first
+      // five runs unless told otherwise, and here went on doing so at every run.
+      const { rows } = await read!.client.query<{ generic_plans: string; custom_plans: string }>(
+        "SELECT generic_plans::text, custom_plans::text FROM pg_prepared_statements WHERE name = 'outbox_relay_read'",
+      );
+      expect(rows).toHaveLength(1);
+      expect(Number(rows[0]!.custom_plans)).toBe(0);
+      expect(Number(rows[0]!.generic_plans)).toBeGreaterThanOrEqual(8);
+    } finally {
+      statements.stop();
+      await relay.stop();
     }
   });
 

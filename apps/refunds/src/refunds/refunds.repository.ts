@@ -332,12 +332,13 @@ export class RefundsRepository {
    * due again once the lease runs out, not at their next turn minutes later.
    */
   async claimDue(manager: EntityManager, now: Date, limit: number, leaseUntil: Date): Promise<StoredRefund[]> {
-    const [rows] = (await manager.query(
-      `UPDATE ${this.refunds} SET next_check_at = $3
+    // Named: every instance asks every few seconds, nearly always for nothing, and unnamed it was planned each time.
+    const rows = (await executePreparedIn(manager, {
+      text: `UPDATE ${this.refunds} SET next_check_at = $3
         WHERE id IN (SELECT id FROM ${this.refunds} WHERE status = 'pending' AND next_check_at <= $1 ORDER BY next_check_at LIMIT $2 FOR UPDATE SKIP LOCKED)
        RETURNING ${REFUND_COLUMNS}`,
-      [now, limit, leaseUntil],
-    )) as [RefundRow[], number];
+      params: [now, limit, leaseUntil],
+    })) as unknown as RefundRow[];
     return rows.map(refund);
   }
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { ServiceConfig } from '@payments/config';
-import { qualified } from '@payments/database';
+import { executePrepared, qualified } from '@payments/database';
 import { DataSource } from 'typeorm';
 
 /** Tables smaller than this many pages (128 KiB) are never analyzed here: any plan is cheap on them. */
@@ -21,15 +21,16 @@ export async function analyzeGrownTables(dataSource: DataSource, schema: string)
   // The schema's tables first, then their sizes: as one filter, Postgres sized every table of the database (each
   // size opens the table, waiting for any lock on it, another service's migration included), 8–18 ms a check
   // against 1–4 ms.
-  const grown = (await dataSource.query(
-    `WITH own AS MATERIALIZED (
+  // Named: every instance asks every 10 s, and unnamed it was planned each time (0.7 ms of Postgres' time).
+  const grown = (await executePrepared(dataSource, {
+    text: `WITH own AS MATERIALIZED (
        SELECT c.oid, c.relname, c.relpages FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
        WHERE n.nspname = $1 AND c.relkind = 'r')
      SELECT relname AS name FROM own
      WHERE pg_relation_size(oid) / current_setting('block_size')::int >= greatest($2::int, $3::int * relpages)
      ORDER BY relname`,
-    [schema, MIN_PAGES, GROWTH_FACTOR],
-  )) as Array<{ name: string }>;
+    params: [schema, MIN_PAGES, GROWTH_FACTOR],
+  })) as Array<{ name: string }>;
   for (const { name } of grown) await dataSource.query(`ANALYZE ${qualified(schema, name)}`);
   return grown.map((table) => table.name);
 }
