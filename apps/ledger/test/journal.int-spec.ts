@@ -1,6 +1,6 @@
-import { createTestDatabase, type TestDatabase } from '@payments/testing';
+import { createTestDatabase, recordStatements, type TestDatabase } from '@payments/testing';
 import fc from 'fast-check';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { checkLedger, reportLines } from '../src/check/ledger-check';
 import { bookAdjustment, bookPayment, bookRefund, type Posting } from '../src/domain';
 import { JournalRepository } from '../src/journal/journal.repository';
@@ -52,15 +52,17 @@ describe('ledger journal', () => {
     const booked = payment(merchant, '2001', '10.00', '0.15', '9.85');
     await post(booked);
     const fresh = [payment(merchant, '2002', '20.00', '0.30', '19.70'), payment(merchant, '2003', '30.00', '0.45', '29.55')];
-    const statements: string[] = [];
-    const written = await db.transaction((manager) => {
-      const query = manager.query.bind(manager);
-      manager.query = ((text: string, params?: unknown[]) => (statements.push(text), query(text, params))) as typeof manager.query;
-      return journal.postAll(manager, [booked, fresh[0]!, fresh[1]!, fresh[0]!], 3);
-    });
+    const recorder = recordStatements();
+    let written: Posting[];
+    try {
+      written = await db.transaction((manager) => journal.postAll(manager, [booked, fresh[0]!, fresh[1]!, fresh[0]!], 3));
+    } finally {
+      recorder.stop();
+    }
     expect(written.map((p) => p.id)).toEqual(fresh.map((p) => p.id));
     // The postings, their entries and balances, and the events of those written (with the relay's NOTIFY, as no
     // relay runs in this process): one round trip.
+    const statements = recorder.texts().filter((text) => !/^(START TRANSACTION|BEGIN|COMMIT)/.test(text));
     expect(statements).toHaveLength(1);
     expect(statements[0]).toContain('pg_notify');
     const events = (await db.query(`SELECT payload::jsonb->>'aggregate_id' AS id FROM ledger.outbox WHERE payload::jsonb->>'aggregate_id' = ANY($1) ORDER BY id`, [
@@ -69,6 +71,25 @@ describe('ledger journal', () => {
     expect(events.map((e) => e.id).sort()).toEqual([booked.id, ...fresh.map((p) => p.id)].sort());
     expect(await journal.availableCents(merchant, 'test')).toBe(985n + 1970n + 2955n);
     expect((await check(merchant)).findings).toEqual([]);
+  });
+
+  it("plans a consumer run's statement once a connection, not at every run", async () => {
+    const merchant = newMerchant();
+    // The transaction's own connection: what its prepared posting statements have run so far.
+    const prepared = async (manager: EntityManager) =>
+      (await manager.query(
+        `SELECT count(*)::int AS statements, coalesce(sum(generic_plans + custom_plans), 0)::int AS runs FROM pg_prepared_statements WHERE statement LIKE 'WITH posting AS%'`,
+      )) as [{ statements: number; runs: number }];
+    const [before, after] = await db.transaction(async (manager) => {
+      const [first] = await prepared(manager);
+      for (let i = 0; i < 7; i += 1) await journal.postAll(manager, [payment(merchant, `${3001 + i}`, '10.00', '0.15', '9.85')], 3);
+      const [last] = await prepared(manager);
+      return [first, last];
+    });
+    // Seven runs of one size, one prepared statement (Postgres plans it custom five times, then reuses a plan).
+    expect(after.runs - before.runs).toBe(7);
+    expect(after.statements - before.statements).toBeLessThanOrEqual(1);
+    expect(await journal.availableCents(merchant, 'test')).toBe(7n * 985n);
   });
 
   it('keeps live and test apart: test payments leave the live balance at zero', async () => {
