@@ -92,6 +92,30 @@ describe('ledger journal', () => {
     expect(await journal.availableCents(merchant, 'test')).toBe(7n * 985n);
   });
 
+  it("books one shop's payments from two partitions at once: neither waits for the other's commit", async () => {
+    const merchant = newMerchant();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // The first partition's transaction holds its rows open until the second has written.
+    const first = db.transaction(async (manager) => {
+      expect(await journal.postAll(manager, [payment(merchant, '4001', '10.00', '0.15', '9.85')], 0)).toHaveLength(1);
+      await released;
+    });
+    try {
+      // A row the first holds would make this wait; with lock_timeout it fails instead of hanging.
+      const second = await db.transaction(async (manager) => {
+        await manager.query(`SET LOCAL lock_timeout = '2s'`);
+        return journal.postAll(manager, [payment(merchant, '4002', '20.00', '0.30', '19.70')], 1);
+      });
+      expect(second).toHaveLength(1);
+    } finally {
+      release();
+      await first;
+    }
+    expect(await journal.availableCents(merchant, 'test')).toBe(985n + 1970n);
+    expect((await check(merchant)).findings).toEqual([]);
+  });
+
   it('keeps live and test apart: test payments leave the live balance at zero', async () => {
     const merchant = newMerchant();
     await post(payment(merchant, '1002', '10.00', '0.15', '9.85', 'test'));

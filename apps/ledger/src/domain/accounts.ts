@@ -16,7 +16,11 @@ export interface Account {
   readonly environment: Environment;
   /** Credit-normal accounts show the negated sum of their entries. */
   readonly normal: 'debit' | 'credit';
-  /** Touched by every posting: its balance is spread over shards so writers do not queue on one row. */
+  /**
+   * Written by concurrent writers (every posting, or every posting of a busy shop): its balance is spread over
+   * shards so writers do not queue on one row. Only an account a posting must check before it writes (a wallet)
+   * keeps one row, which the check locks.
+   */
   readonly hot: boolean;
 }
 
@@ -24,8 +28,13 @@ const PLATFORM_NORMAL: Record<PlatformAccountKind, 'debit' | 'credit'> = { fee_r
 /** Touched by (nearly) every posting; the others are written rarely enough for one balance row. */
 const HOT_PLATFORM_ACCOUNTS: ReadonlySet<PlatformAccountKind> = new Set(['fee_revenue', 'clearing']);
 
+/**
+ * Hot: the ledger's instances book a shop's payments from different partitions at once (and its wallet payments by
+ * concurrent commands); on one balance row each transaction would wait for the other's commit. Nothing checks a
+ * merchant's balance before writing it (it may go negative), so nothing needs the one row.
+ */
 export function merchantAccount(merchantId: string, environment: Environment, kind: MerchantAccountKind = 'available'): Account {
-  return { id: `${merchantId}:${environment}:${kind}`, environment, normal: 'credit', hot: false };
+  return { id: `${merchantId}:${environment}:${kind}`, environment, normal: 'credit', hot: true };
 }
 
 export function platformAccount(kind: PlatformAccountKind, environment: Environment): Account {

@@ -62,10 +62,7 @@ export function bookWalletPayment(payment: WalletPayment): { posting: Posting; a
     netCents: amounts.netCents,
     entries: journalEntries(environment, [
       { account: walletAccount(payment.walletId, environment), amountCents: amounts.amountCents },
-      // Spread over shards like fee revenue: wallet payments are booked by concurrent commands, not by one consumer
-      // per partition, and a shop's customers paying at once would otherwise queue on the shop's one balance row
-      // until each payment commits. Its balance is the sum of its shards, as for every account.
-      { account: { ...merchantAccount(payment.merchantId, environment), hot: true }, amountCents: -amounts.netCents },
+      { account: merchantAccount(payment.merchantId, environment), amountCents: -amounts.netCents },
       { account: platformAccount('fee_revenue', environment), amountCents: -amounts.feeCents },
     ]),
     eventId: null,
