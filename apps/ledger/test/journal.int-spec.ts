@@ -96,12 +96,16 @@ describe('ledger journal', () => {
     const merchant = newMerchant();
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    // The first partition's transaction holds its rows open until the second has written.
+    let posted!: () => void;
+    const firstPosted = new Promise<void>((resolve) => (posted = resolve));
+    // The first partition's transaction has written and holds its rows open until the second has written.
     const first = db.transaction(async (manager) => {
       expect(await journal.postAll(manager, [payment(merchant, '4001', '10.00', '0.15', '9.85')], 0)).toHaveLength(1);
+      posted();
       await released;
     });
     try {
+      await Promise.race([firstPosted, first]);
       // A row the first holds would make this wait; with lock_timeout it fails instead of hanging.
       const second = await db.transaction(async (manager) => {
         await manager.query(`SET LOCAL lock_timeout = '2s'`);
