@@ -18,8 +18,8 @@ export interface Account {
   readonly normal: 'debit' | 'credit';
   /**
    * Written by concurrent writers (every posting, or every posting of a busy shop): its balance is spread over
-   * shards so writers do not queue on one row. Only an account a posting must check before it writes (a wallet)
-   * keeps one row, which the check locks.
+   * shards so writers do not queue on one row. Accounts written rarely (adjustments, wallet funding) keep one row,
+   * and so does an account a posting must check before it writes (a wallet), which the check locks.
    */
   readonly hot: boolean;
 }
