@@ -51,17 +51,18 @@ export function createDispatcher(dataSource: DataSource, settings: DispatcherSet
   const commandResults = new CommandResultsRepository(db.table('command_results'));
   const sender = new WebhookSender(settings.sender);
   const runner = new DeliveryRunner(db, deliveries, endpoints, sender, settings.delivery, new OutboxWriter({ schema: settings.schema }));
+  const catchUp = new CatchUpSweep(db, deliveries);
   return {
     db,
     endpoints,
     events,
     deliveries,
-    endpointEvents: new EndpointEventsHandler(db, endpoints, deliveries, events),
+    endpointEvents: new EndpointEventsHandler(db, endpoints, deliveries, events, catchUp),
     publicEvents: new PublicEventsHandler(deliveries),
     sender,
     runner,
     service: new DeliveriesService(db, endpoints, events, deliveries, commandResults, settings.eventRetentionDays),
-    catchUp: new CatchUpSweep(db, deliveries),
+    catchUp,
     retention: new RetentionJob(events, settings.eventRetentionDays, () =>
       commandResults.prune(db.dataSource.manager, new Date(Date.now() - COMMAND_RESULT_RETENTION_MS)),
     ),

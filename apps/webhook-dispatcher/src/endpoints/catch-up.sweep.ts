@@ -4,6 +4,11 @@ import { activeEndpointSql } from '../shared/endpoint-row';
 import type { WebhooksDatabase } from '../shared/webhooks-database';
 
 const SWEEP_EVERY_MS = 30_000;
+/**
+ * How long after an endpoint's first sight its own sweep runs: long enough for a payment event's transaction that
+ * raced it to have committed, short enough that the merchant's first webhook is not held for the next interval.
+ */
+const SWEEP_AFTER_FIRST_SIGHT_MS = 2_000;
 /** How long after its first sight an endpoint is swept: far longer than any transaction in flight at that moment. */
 const SWEEP_WINDOW = '10 minutes';
 // One sweeper at a time across instances (two would both see an event undelivered and both schedule it). Held by
@@ -14,12 +19,16 @@ export const CATCH_UP_SWEEP_LOCK = 0x77656273; // 'webs'
  * Closes the window the first-sight catch-up leaves (EndpointEventsHandler): a payment event whose transaction
  * commits while an endpoint's first sight is in flight is seen by neither (each read before the other
  * committed). For endpoints first seen in the last minutes it schedules every event they take, from their
- * creation on, that has no delivery to them at all.
+ * creation on, that has no delivery to them at all: every 30 s, and once a couple of seconds after each first
+ * sight (`soon`), so the race costs the merchant seconds, not the interval.
  */
 export class CatchUpSweep implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('CatchUpSweep');
   private timer?: NodeJS.Timeout;
+  private soonTimer?: NodeJS.Timeout;
   private running?: Promise<unknown>;
+  /** A sweep was asked for while one ran: it may have read before the asker's race committed, so one more follows. */
+  private again = false;
 
   constructor(
     private readonly db: WebhooksDatabase,
@@ -27,18 +36,44 @@ export class CatchUpSweep implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      if (this.running) return;
-      this.running = this.sweep()
-        .catch((error: unknown) => this.logger.error({ err: error }, 'catch-up sweep failed; trying again next interval'))
-        .finally(() => (this.running = undefined));
-    }, SWEEP_EVERY_MS);
+    this.timer = setInterval(() => this.trigger(), SWEEP_EVERY_MS);
     this.timer.unref();
   }
 
   async onModuleDestroy(): Promise<void> {
     clearInterval(this.timer);
+    clearTimeout(this.soonTimer);
+    this.timer = this.soonTimer = undefined;
     await this.running;
+  }
+
+  /**
+   * One sweep a couple of seconds from now (EndpointEventsHandler calls it at an endpoint's first sight); asks made
+   * meanwhile share it. Only while the sweep runs on its own (after bootstrap, before destroy).
+   */
+  soon(): void {
+    if (!this.timer || this.soonTimer) return;
+    this.soonTimer = setTimeout(() => {
+      this.soonTimer = undefined;
+      this.trigger();
+    }, SWEEP_AFTER_FIRST_SIGHT_MS);
+    this.soonTimer.unref();
+  }
+
+  private trigger(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.sweep()
+      .catch((error: unknown) => this.logger.error({ err: error }, 'catch-up sweep failed; trying again next interval'))
+      .finally(() => {
+        this.running = undefined;
+        if (this.again && this.timer) {
+          this.again = false;
+          this.trigger();
+        }
+      });
   }
 
   /** One sweep; answers how many deliveries it scheduled (0 when another instance is sweeping). */

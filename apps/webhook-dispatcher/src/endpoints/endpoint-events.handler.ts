@@ -6,6 +6,7 @@ import { DeliveriesRepository } from '../deliveries/deliveries.repository';
 import { EventsRepository } from '../events/events.repository';
 import { isActive, type EndpointRow } from '../shared/endpoint-row';
 import { WebhooksDatabase } from '../shared/webhooks-database';
+import type { CatchUpSweep } from './catch-up.sweep';
 import { EndpointsRepository } from './endpoints.repository';
 
 export type EndpointEventOutcome = 'applied' | 'stale' | 'ignored';
@@ -17,7 +18,8 @@ export type EndpointEventOutcome = 'applied' | 'stale' | 'ignored';
  * lifts the dispatcher's own disabling (410 or failing for days): re-enabling is the merchant's word that the
  * receiver works again. An endpoint seen for the first time catches up from its creation: endpoint and payment
  * events come on different topics and consumer groups, so a payment's events may be here before the endpoint
- * they were meant for (a relay in backoff, a rebalance, clocks apart).
+ * they were meant for (a relay in backoff, a rebalance, clocks apart). A payment event stored while the first
+ * sight is in flight is seen by neither; the catch-up sweep asked for here closes that within seconds.
  */
 @Injectable()
 export class EndpointEventsHandler {
@@ -28,6 +30,7 @@ export class EndpointEventsHandler {
     private readonly endpoints: EndpointsRepository,
     private readonly deliveries: DeliveriesRepository,
     private readonly events: EventsRepository,
+    private readonly catchUp: Pick<CatchUpSweep, 'soon'>,
   ) {}
 
   async handle(envelope: EventEnvelope, manager: EntityManager): Promise<EndpointEventOutcome> {
@@ -70,6 +73,7 @@ export class EndpointEventsHandler {
       const ended = await this.deliveries.failPending(manager, snapshot.id, deleted ? 'endpoint_deleted' : 'endpoint_disabled');
       if (ended > 0) this.logger.log({ endpoint: snapshot.id, ended }, 'endpoint inactive: pending deliveries ended');
     }
+    if (existing === null && nowActive) this.catchUp.soon();
     if (replayFrom !== null) {
       const stored = (await this.endpoints.find(manager, snapshot.id))!;
       const missed = await this.events.missedSince(manager, stored, replayFrom);
