@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { LahzaStandIn } from '@payments/testing';
+import { LahzaStandIn, waitFor } from '@payments/testing';
 import { providerVerifications } from '../src/shared/sessions-metrics';
 import { codeOf, createHarness, intentCommand, invoiceCommand, type SessionsHarness } from './support/sessions-harness';
 
@@ -269,8 +269,12 @@ describe('provider payments (lahza)', () => {
       standIn.slow.set('GET /transaction/verify', 8000);
       const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => notification(references[i % references.length]!, patient)));
       expect(replies.every((r) => r.accepted)).toBe(true);
-      // Every notification answered while Lahza has not answered a single verify: one verify per attempt, in flight.
-      expect(standIn.inFlight('GET /transaction/verify')).toBe(references.length);
+      // Every notification answered while Lahza has not answered a single verify ...
+      const ended = () => references.reduce((n, reference) => n + standIn.count(`GET /transaction/verify/${reference}`) - standIn.inFlight(`GET /transaction/verify/${reference}`), 0);
+      expect(ended()).toBe(0);
+      // ... and one verify per attempt, in flight (the last may still be on its way when the answers are in).
+      await waitFor(() => standIn.inFlight('GET /transaction/verify') === references.length, 5_000, 'a verify of each attempt in flight');
+      expect(ended()).toBe(0);
       for (const reference of references) expect(standIn.count(`GET /transaction/verify/${reference}`)).toBe(1);
       await patient.providerPayments.idle();
       for (const intent of intents) expect((await intentOf(intent.id)).status).toBe('succeeded');
