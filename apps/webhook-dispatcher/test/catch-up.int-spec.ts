@@ -1,10 +1,9 @@
 import { Logger } from '@nestjs/common';
-import type { EventEnvelope } from '@payments/events';
 import { createTestDatabase, uniqueName, waitFor, type TestDatabase } from '@payments/testing';
 import type { DataSource } from 'typeorm';
 import { WEBHOOKS_MIGRATIONS } from '../src/migrations/webhooks-schema';
-import { createDispatcher, type Dispatcher } from '../src/webhook-dispatcher.composition';
-import { endpointEvent, intentEvent, newEndpoint, SECRETS_KEY } from './support/fixtures';
+import { endpointEvent, intentEvent, newEndpoint } from './support/fixtures';
+import { inProcessDispatcher, type InProcessDispatcher } from './support/in-process';
 
 Logger.overrideLogger(['error']);
 
@@ -14,17 +13,12 @@ Logger.overrideLogger(['error']);
 describe('the catch-up after an endpoint\'s first sight', () => {
   let db: TestDatabase;
   let dataSource: DataSource;
-  let dispatcher: Dispatcher;
+  let dispatcher: InProcessDispatcher;
 
   beforeAll(async () => {
     db = await createTestDatabase('wd_catch_up');
     dataSource = await db.dataSource('webhooks', WEBHOOKS_MIGRATIONS);
-    dispatcher = createDispatcher(dataSource, {
-      schema: 'webhooks',
-      sender: { timeoutMs: 5000, allowInsecure: true },
-      delivery: { userAgent: 'PaymentsWebhooks/1.0', retryScheduleMs: [60_000], disableAfterMs: 5 * 24 * 3600 * 1000, secretsKey: SECRETS_KEY, eventsTopic: 'test.webhooks.events.v1' },
-      eventRetentionDays: 30,
-    });
+    dispatcher = inProcessDispatcher(dataSource, [60_000]);
     // The sweep as the service runs it: every 30 s, and soon after each first sight.
     dispatcher.catchUp.onApplicationBootstrap();
   });
@@ -38,39 +32,32 @@ describe('the catch-up after an endpoint\'s first sight', () => {
   const deliveriesTo = async (endpointId: string) =>
     (await dataSource.query(`SELECT event_id, kind FROM webhooks.deliveries WHERE endpoint_id = $1`, [endpointId])) as Array<{ event_id: string; kind: string }>;
 
-  /** Stores `event` as the public-events consumer does, with the endpoint's first sight committed while that transaction is open. */
-  async function raced(event: EventEnvelope<unknown>, endpoint: EventEnvelope<unknown>): Promise<void> {
-    await dataSource.transaction(async (manager) => {
-      await dispatcher.publicEvents.handle(event as EventEnvelope, manager);
-      await dispatcher.publicEvents.beforeCommit(manager);
-      await dataSource.transaction((other) => dispatcher.endpointEvents.handle(endpoint as EventEnvelope, other));
-    });
-  }
-
-  it('an event stored while the endpoint was first seen is scheduled seconds later, long before the periodic sweep', async () => {
+  /** A payment event for a new endpoint, stored while the endpoint's first sight commits (the race). */
+  async function raced() {
     const merchant = uniqueName('acct');
     const endpoint = newEndpoint(merchant, 'test', 'http://127.0.0.1:9/never');
     const event = intentEvent(merchant, 'test');
-    await raced(event, endpointEvent(endpoint));
+    await dispatcher.receive(event, () => dispatcher.apply(endpointEvent(endpoint)));
+    return { endpointId: endpoint.snapshot.id, event };
+  }
+
+  it('an event stored while the endpoint was first seen is scheduled seconds later, long before the periodic sweep', async () => {
+    const { endpointId, event } = await raced();
     // What the race leaves: the event stored, no delivery of it (neither side saw the other).
-    expect(await deliveriesTo(endpoint.snapshot.id)).toEqual([]);
+    expect(await deliveriesTo(endpointId)).toEqual([]);
     const stored = (await dataSource.query('SELECT count(*)::int AS n FROM webhooks.events WHERE id = $1', [event.id])) as [{ n: number }];
     expect(stored[0].n).toBe(1);
 
     // The periodic sweep's first turn is 30 s after bootstrap; the one asked for at the first sight comes in ~2 s.
-    await waitFor(async () => (await deliveriesTo(endpoint.snapshot.id)).length > 0, 10_000, 'the raced event scheduled');
-    expect(await deliveriesTo(endpoint.snapshot.id)).toEqual([{ event_id: event.id, kind: 'replay' }]);
+    await waitFor(async () => (await deliveriesTo(endpointId)).length > 0, 10_000, 'the raced event scheduled');
+    expect(await deliveriesTo(endpointId)).toEqual([{ event_id: event.id, kind: 'replay' }]);
   });
 
   it('several first sights close together: each raced event is scheduled once', async () => {
-    const races = Array.from({ length: 3 }, () => {
-      const merchant = uniqueName('acct');
-      return { endpoint: newEndpoint(merchant, 'test', 'http://127.0.0.1:9/never'), event: intentEvent(merchant, 'test') };
-    });
-    for (const { endpoint, event } of races) await raced(event, endpointEvent(endpoint));
-    for (const { endpoint, event } of races) {
-      await waitFor(async () => (await deliveriesTo(endpoint.snapshot.id)).length > 0, 10_000, 'each raced event scheduled');
-      expect(await deliveriesTo(endpoint.snapshot.id)).toEqual([{ event_id: event.id, kind: 'replay' }]);
+    const races = [await raced(), await raced(), await raced()];
+    for (const { endpointId, event } of races) {
+      await waitFor(async () => (await deliveriesTo(endpointId)).length > 0, 10_000, 'each raced event scheduled');
+      expect(await deliveriesTo(endpointId)).toEqual([{ event_id: event.id, kind: 'replay' }]);
     }
     // Nothing is left for a later sweep.
     expect(await dispatcher.catchUp.sweep()).toBe(0);

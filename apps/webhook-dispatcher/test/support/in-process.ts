@@ -3,6 +3,7 @@
 import type { EventEnvelope } from '@payments/events';
 import type { DataSource } from 'typeorm';
 import type { DeliveriesRepository } from '../../src/deliveries/deliveries.repository';
+import type { CatchUpSweep } from '../../src/endpoints/catch-up.sweep';
 import type { DeliveryRunner } from '../../src/deliveries/delivery.runner';
 import type { WebhookSender, WebhookSenderOptions } from '../../src/deliveries/webhook.sender';
 import type { WebhooksDatabase } from '../../src/shared/webhooks-database';
@@ -15,10 +16,15 @@ export interface InProcessDispatcher {
   runner: DeliveryRunner;
   sender: WebhookSender;
   worker: Dispatcher['worker'];
+  /** Not started: call onApplicationBootstrap (and onModuleDestroy after) to run it as the service does. */
+  catchUp: CatchUpSweep;
   /** Applies a gateway endpoint event, as the consumer would. */
   apply(envelope: EventEnvelope<unknown>): Promise<unknown>;
-  /** Receives a public event in a transaction of its own, as the consumer would; answers its outcome. */
-  receive(envelope: EventEnvelope<unknown>): Promise<unknown>;
+  /**
+   * Receives a public event in a transaction of its own, as the consumer would; answers its outcome. `whileOpen`
+   * runs after the event's writes, before its commit (another transaction racing it).
+   */
+  receive(envelope: EventEnvelope<unknown>, whileOpen?: () => Promise<unknown>): Promise<unknown>;
 }
 
 export function inProcessDispatcher(dataSource: DataSource, retryScheduleMs: readonly number[], sending: Partial<WebhookSenderOptions> = {}): InProcessDispatcher {
@@ -40,11 +46,14 @@ export function inProcessDispatcher(dataSource: DataSource, retryScheduleMs: rea
     runner: dispatcher.runner,
     sender: dispatcher.sender,
     worker: dispatcher.worker,
+    catchUp: dispatcher.catchUp,
     apply: (envelope) => dataSource.transaction((manager) => dispatcher.endpointEvents.handle(envelope as EventEnvelope, manager)),
-    receive: (envelope) =>
+    receive: (envelope, whileOpen) =>
       dataSource.transaction(async (manager) => {
         await dispatcher.publicEvents.handle(envelope as EventEnvelope, manager);
-        return (await dispatcher.publicEvents.beforeCommit(manager)).get(envelope.id) ?? { stored: false };
+        const outcome = (await dispatcher.publicEvents.beforeCommit(manager)).get(envelope.id) ?? { stored: false };
+        await whileOpen?.();
+        return outcome;
       }),
   };
 }
