@@ -27,8 +27,6 @@ export class CatchUpSweep implements OnApplicationBootstrap, OnModuleDestroy {
   private timer?: NodeJS.Timeout;
   private soonTimer?: NodeJS.Timeout;
   private running?: Promise<unknown>;
-  /** A sweep was asked for while one ran: it may have read before the asker's race committed, so one more follows. */
-  private again = false;
 
   constructor(
     private readonly db: WebhooksDatabase,
@@ -60,20 +58,12 @@ export class CatchUpSweep implements OnApplicationBootstrap, OnModuleDestroy {
     this.soonTimer.unref();
   }
 
+  /** A sweep unless one is running (one that coincides with it is left to the next interval, as before). */
   private trigger(): void {
-    if (this.running) {
-      this.again = true;
-      return;
-    }
+    if (this.running) return;
     this.running = this.sweep()
       .catch((error: unknown) => this.logger.error({ err: error }, 'catch-up sweep failed; trying again next interval'))
-      .finally(() => {
-        this.running = undefined;
-        if (this.again && this.timer) {
-          this.again = false;
-          this.trigger();
-        }
-      });
+      .finally(() => (this.running = undefined));
   }
 
   /** One sweep; answers how many deliveries it scheduled (0 when another instance is sweeping). */
