@@ -2,15 +2,15 @@ import { Logger } from '@nestjs/common';
 import { createTestDatabase, uniqueName, waitFor, type TestDatabase } from '@payments/testing';
 import type { DataSource } from 'typeorm';
 import { WEBHOOKS_MIGRATIONS } from '../src/migrations/webhooks-schema';
-import { endpointEvent, intentEvent, newEndpoint } from './support/fixtures';
+import { changed, endpointEvent, intentEvent, newEndpoint } from './support/fixtures';
 import { inProcessDispatcher, type InProcessDispatcher } from './support/in-process';
 
 Logger.overrideLogger(['error']);
 
-// An endpoint's first sight and a payment event for it stored at once, each reading before the other committed,
-// leave the event with no delivery. The instance that saw the endpoint sweeps a couple of seconds later, so the
-// merchant's first webhook waits seconds, not the sweep's 30 s interval.
-describe('the catch-up after an endpoint\'s first sight', () => {
+// An endpoint's first sight (or its enabling after a while disabled) and a payment event for it stored at once,
+// each reading before the other committed, leave the event with no delivery. The instance that saw the endpoint
+// sweeps a couple of seconds later, so the merchant's webhook waits seconds, not the sweep's 30 s interval.
+describe('the catch-up after an endpoint\'s first sight or enabling', () => {
   let db: TestDatabase;
   let dataSource: DataSource;
   let dispatcher: InProcessDispatcher;
@@ -61,5 +61,49 @@ describe('the catch-up after an endpoint\'s first sight', () => {
     }
     // Nothing is left for a later sweep.
     expect(await dispatcher.catchUp.sweep()).toBe(0);
+  });
+
+  /** An endpoint seen long ago (out of the first-sight sweep's window), delivered to, then disabled by the merchant. */
+  async function disabledEndpoint() {
+    const merchant = uniqueName('acct');
+    const created = newEndpoint(merchant, 'test', 'http://127.0.0.1:9/never');
+    await dispatcher.apply(endpointEvent(created));
+    await dataSource.query(`UPDATE webhooks.endpoints SET first_seen_at = now() - interval '1 day' WHERE id = $1`, [created.snapshot.id]);
+    const delivered = intentEvent(merchant, 'test');
+    await dispatcher.receive(delivered);
+    const disabled = changed(created, { status: 'disabled' });
+    await dispatcher.apply(endpointEvent(disabled, 'webhook_endpoint.updated'));
+    return { merchant, disabled, delivered, endpointId: created.snapshot.id };
+  }
+
+  it('an event stored while the endpoint was enabled again is scheduled seconds later; what it had is not sent again', async () => {
+    const { merchant, disabled, delivered, endpointId } = await disabledEndpoint();
+    const whileDisabled = intentEvent(merchant, 'test');
+    await dispatcher.receive(whileDisabled);
+    const raced = intentEvent(merchant, 'test');
+    await dispatcher.receive(raced, () => dispatcher.apply(endpointEvent(changed(disabled, { status: 'enabled' }), 'webhook_endpoint.updated')));
+    // The enabling replayed what came while it was disabled (and the first delivery the disabling ended); the raced
+    // event has nothing yet.
+    const kinds = async () => (await deliveriesTo(endpointId)).map((d) => `${d.event_id}:${d.kind}`).sort();
+    const replayed = [`${delivered.id}:first`, `${delivered.id}:replay`, `${whileDisabled.id}:replay`];
+    expect(await kinds()).toEqual([...replayed].sort());
+
+    await waitFor(async () => (await kinds()).includes(`${raced.id}:replay`), 10_000, 'the raced event scheduled');
+    expect(await kinds()).toEqual([...replayed, `${raced.id}:replay`].sort());
+    expect(await dispatcher.catchUp.sweep()).toBe(0);
+  });
+
+  it('an event stamped just before the disabling but stored after it is replayed at the enabling', async () => {
+    const { merchant, disabled, endpointId } = await disabledEndpoint();
+    // Its transaction began before the disabling and read the endpoint after it: received_at precedes inactive_since.
+    const straddling = intentEvent(merchant, 'test');
+    await dispatcher.receive(straddling);
+    await dataSource.query(
+      `UPDATE webhooks.events SET received_at = (SELECT inactive_since FROM webhooks.endpoints WHERE id = $2) - interval '5 seconds' WHERE id = $1`,
+      [straddling.id, endpointId],
+    );
+    expect((await deliveriesTo(endpointId)).some((d) => d.event_id === straddling.id)).toBe(false);
+    await dispatcher.apply(endpointEvent(changed(disabled, { status: 'enabled' }), 'webhook_endpoint.updated'));
+    expect((await deliveriesTo(endpointId)).filter((d) => d.event_id === straddling.id)).toEqual([{ event_id: straddling.id, kind: 'replay' }]);
   });
 });

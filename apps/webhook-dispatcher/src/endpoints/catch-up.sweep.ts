@@ -1,6 +1,6 @@
 import { Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { DeliveriesRepository } from '../deliveries/deliveries.repository';
-import { activeEndpointSql } from '../shared/endpoint-row';
+import { activeEndpointSql, EVENT_TRANSACTION_MARGIN_MS } from '../shared/endpoint-row';
 import type { WebhooksDatabase } from '../shared/webhooks-database';
 
 const SWEEP_EVERY_MS = 30_000;
@@ -9,18 +9,20 @@ const SWEEP_EVERY_MS = 30_000;
  * raced it to have committed, short enough that the merchant's first webhook is not held for the next interval.
  */
 const SWEEP_AFTER_FIRST_SIGHT_MS = 2_000;
-/** How long after its first sight an endpoint is swept: far longer than any transaction in flight at that moment. */
+/** How long after its first sight (or enabling again) an endpoint is swept: far longer than any transaction then in flight. */
 const SWEEP_WINDOW = '10 minutes';
 // One sweeper at a time across instances (two would both see an event undelivered and both schedule it). Held by
 // the sweeping transaction (pg_try_advisory_xact_lock): it ends with it, or with its connection if the instance dies.
 export const CATCH_UP_SWEEP_LOCK = 0x77656273; // 'webs'
 
 /**
- * Closes the window the first-sight catch-up leaves (EndpointEventsHandler): a payment event whose transaction
- * commits while an endpoint's first sight is in flight is seen by neither (each read before the other
- * committed). For endpoints first seen in the last minutes it schedules every event they take, from their
- * creation on, that has no delivery to them at all: every 30 s, and once a couple of seconds after each first
- * sight (`soon`), so the race costs the merchant seconds, not the interval.
+ * Closes the window the first-sight catch-up and the replay at enabling leave (EndpointEventsHandler): a payment
+ * event whose transaction commits while an endpoint's first sight or enabling is in flight is seen by neither
+ * (each read before the other committed). For endpoints first seen in the last minutes it schedules every event
+ * they take, from their creation on, that has no delivery to them at all; for endpoints enabled again in the last
+ * minutes, every such event received from shortly before the enabling (any transaction in flight at it). Every
+ * 30 s, and once a couple of seconds after each first sight or enabling (`soon`), so the race costs the merchant
+ * seconds, not the interval.
  */
 export class CatchUpSweep implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('CatchUpSweep');
@@ -46,8 +48,8 @@ export class CatchUpSweep implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * One sweep a couple of seconds from now (EndpointEventsHandler calls it at an endpoint's first sight); asks made
-   * meanwhile share it. Only while the sweep runs on its own (after bootstrap, before destroy).
+   * One sweep a couple of seconds from now (EndpointEventsHandler calls it at an endpoint's first sight or enabling);
+   * asks made meanwhile share it. Only while the sweep runs on its own (after bootstrap, before destroy).
    */
   soon(): void {
     if (!this.timer || this.soonTimer) return;
@@ -76,19 +78,21 @@ export class CatchUpSweep implements OnApplicationBootstrap, OnModuleDestroy {
         `SELECT ep.id AS endpoint_id, ev.id AS event_id
          FROM ${t('endpoints')} ep
          JOIN ${t('events')} ev ON ev.merchant_id = ep.merchant_id AND ev.environment = ep.environment
-         WHERE ep.first_seen_at > now() - $1::interval AND ${activeEndpointSql('ep')}
+         WHERE ${activeEndpointSql('ep')}
+           AND (ep.first_seen_at > now() - $1::interval
+             OR (ep.enabled_again_at > now() - $1::interval AND ev.received_at >= ep.enabled_again_at - $2::int * interval '1 millisecond'))
            AND ev.endpoint_id IS NULL AND ev.occurred_at >= ep.created_at
            AND (ep.events IS NULL OR ev.type = ANY(ep.events))
            AND NOT EXISTS (SELECT 1 FROM ${t('deliveries')} d WHERE d.event_id = ev.id AND d.endpoint_id = ep.id)
          ORDER BY ev.occurred_at, ev.id`,
-        [SWEEP_WINDOW],
+        [SWEEP_WINDOW, EVENT_TRANSACTION_MARGIN_MS],
       )) as Array<{ endpoint_id: string; event_id: string }>;
       const byEndpoint = new Map<string, string[]>();
       for (const row of missed) byEndpoint.set(row.endpoint_id, [...(byEndpoint.get(row.endpoint_id) ?? []), row.event_id]);
       for (const [endpointId, eventIds] of byEndpoint) await this.deliveries.schedule(manager, endpointId, eventIds, 'replay');
       if (missed.length > 0) {
         await this.db.notifyDeliveries(manager);
-        this.logger.warn({ scheduled: missed.length, endpoints: byEndpoint.size }, 'events missed around an endpoint\'s first sight: scheduled');
+        this.logger.warn({ scheduled: missed.length, endpoints: byEndpoint.size }, 'events missed around an endpoint\'s first sight or enabling: scheduled');
       }
       return missed.length;
     });

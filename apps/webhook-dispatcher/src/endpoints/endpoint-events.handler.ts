@@ -4,7 +4,7 @@ import { GATEWAY_EVENT_TYPES, type EventEnvelope } from '@payments/events';
 import type { EntityManager } from 'typeorm';
 import { DeliveriesRepository } from '../deliveries/deliveries.repository';
 import { EventsRepository } from '../events/events.repository';
-import { isActive, type EndpointRow } from '../shared/endpoint-row';
+import { EVENT_TRANSACTION_MARGIN_MS, isActive, type EndpointRow } from '../shared/endpoint-row';
 import { WebhooksDatabase } from '../shared/webhooks-database';
 import type { CatchUpSweep } from './catch-up.sweep';
 import { EndpointsRepository } from './endpoints.repository';
@@ -19,7 +19,7 @@ export type EndpointEventOutcome = 'applied' | 'stale' | 'ignored';
  * receiver works again. An endpoint seen for the first time catches up from its creation: endpoint and payment
  * events come on different topics and consumer groups, so a payment's events may be here before the endpoint
  * they were meant for (a relay in backoff, a rebalance, clocks apart). A payment event stored while the first
- * sight is in flight is seen by neither; the catch-up sweep asked for here closes that within seconds.
+ * sight or an enabling is in flight is seen by neither; the catch-up sweep asked for here closes that within seconds.
  */
 @Injectable()
 export class EndpointEventsHandler {
@@ -73,10 +73,15 @@ export class EndpointEventsHandler {
       const ended = await this.deliveries.failPending(manager, snapshot.id, deleted ? 'endpoint_deleted' : 'endpoint_disabled');
       if (ended > 0) this.logger.log({ endpoint: snapshot.id, ended }, 'endpoint inactive: pending deliveries ended');
     }
-    if (existing === null && nowActive) this.catchUp.soon();
     if (replayFrom !== null) {
+      // The sweep covers a payment event whose transaction raced this one (first sight, or enabled again).
+      if (existing !== null) await this.endpoints.markEnabledAgain(manager, snapshot.id, now);
+      this.catchUp.soon();
       const stored = (await this.endpoints.find(manager, snapshot.id))!;
-      const missed = await this.events.missedSince(manager, stored, replayFrom);
+      // Enabled again: also an event whose transaction began before the disabling and read the endpoint after it
+      // (stamped before inactive_since, and given no delivery).
+      const since = existing === null ? replayFrom : new Date(replayFrom.getTime() - EVENT_TRANSACTION_MARGIN_MS);
+      const missed = await this.events.missedSince(manager, stored, since);
       await this.deliveries.schedule(manager, snapshot.id, missed, 'replay');
       if (missed.length > 0) {
         await this.db.notifyDeliveries(manager);

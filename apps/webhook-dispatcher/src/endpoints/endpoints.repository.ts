@@ -67,6 +67,11 @@ export class EndpointsRepository {
     );
   }
 
+  /** Records an enabling after inactivity, for the catch-up sweep. */
+  async markEnabledAgain(manager: EntityManager, id: string, at: Date): Promise<void> {
+    await manager.query(`UPDATE ${this.db.table('endpoints')} SET enabled_again_at = $2 WHERE id = $1`, [id, at]);
+  }
+
   /** A failure: when the failing streak began (this attempt, if it is the first one). */
   async markFailing(manager: EntityManager, id: string, at: Date): Promise<Date | null> {
     const rows = (await manager.query(

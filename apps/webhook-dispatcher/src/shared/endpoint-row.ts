@@ -20,7 +20,16 @@ export interface EndpointRow {
   failing_since: Date | null;
   /** While inactive: from when to replay what was not delivered once it is enabled again. */
   inactive_since: Date | null;
+  /** When it last became active again after being inactive (the catch-up sweep looks at recent ones). */
+  enabled_again_at: Date | null;
 }
+
+/**
+ * Longer than any transaction that stores events: one that began this long before an endpoint changed state cannot
+ * still be in flight. The replay at an enabling reaches back this far before the disabling (an event stamped before
+ * it but stored after it), and the catch-up sweep this far before the enabling (one stored while it was in flight).
+ */
+export const EVENT_TRANSACTION_MARGIN_MS = 60_000;
 
 /** Deliveries go to an endpoint the merchant enabled, did not delete, and the dispatcher did not disable. */
 export function isActive(endpoint: Pick<EndpointRow, 'status' | 'deleted_at' | 'auto_disabled_at'>): boolean {
