@@ -74,17 +74,22 @@ export class CatchUpSweep implements OnApplicationBootstrap, OnModuleDestroy {
       const [{ locked }] = (await manager.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [CATCH_UP_SWEEP_LOCK])) as [{ locked: boolean }];
       if (!locked) return 0;
       const t = (name: string) => this.db.table(name);
-      const missed = (await manager.query(
-        `SELECT ep.id AS endpoint_id, ev.id AS event_id
+      // Each event an endpoint takes, with no delivery to it, among those `recent` selects. Two selects, not one
+      // with an OR: each keeps its own index (an endpoint enabled again reads the last minutes' events by
+      // received_at, not its merchant's whole history).
+      const missedOf = (recent: string) =>
+        `SELECT ep.id AS endpoint_id, ev.id AS event_id, ev.occurred_at
          FROM ${t('endpoints')} ep
          JOIN ${t('events')} ev ON ev.merchant_id = ep.merchant_id AND ev.environment = ep.environment
-         WHERE ${activeEndpointSql('ep')}
-           AND (ep.first_seen_at > now() - $1::interval
-             OR (ep.enabled_again_at > now() - $1::interval AND ev.received_at >= ep.enabled_again_at - $2::int * interval '1 millisecond'))
+         WHERE ${recent} AND ${activeEndpointSql('ep')}
            AND ev.endpoint_id IS NULL AND ev.occurred_at >= ep.created_at
            AND (ep.events IS NULL OR ev.type = ANY(ep.events))
-           AND NOT EXISTS (SELECT 1 FROM ${t('deliveries')} d WHERE d.event_id = ev.id AND d.endpoint_id = ep.id)
-         ORDER BY ev.occurred_at, ev.id`,
+           AND NOT EXISTS (SELECT 1 FROM ${t('deliveries')} d WHERE d.event_id = ev.id AND d.endpoint_id = ep.id)`;
+      const missed = (await manager.query(
+        `${missedOf('ep.first_seen_at > now() - $1::interval')}
+         UNION
+         ${missedOf(`ep.enabled_again_at > now() - $1::interval AND ev.received_at >= ep.enabled_again_at - $2::int * interval '1 millisecond'`)}
+         ORDER BY occurred_at, event_id`,
         [SWEEP_WINDOW, EVENT_TRANSACTION_MARGIN_MS],
       )) as Array<{ endpoint_id: string; event_id: string }>;
       const byEndpoint = new Map<string, string[]>();
