@@ -7,10 +7,10 @@ import { inProcessDispatcher, type InProcessDispatcher } from './support/in-proc
 
 Logger.overrideLogger(['error']);
 
-// An endpoint's first sight (or its enabling after a while disabled) and a payment event for it stored at once,
-// each reading before the other committed, leave the event with no delivery. The instance that saw the endpoint
-// sweeps a couple of seconds later, so the merchant's webhook waits seconds, not the sweep's 30 s interval.
-describe('the catch-up after an endpoint\'s first sight or enabling', () => {
+// An endpoint's first sight or widening (enabled again, event types added) and a payment event for it stored at
+// once, each reading before the other committed, leave the event with no delivery. The instance that saw the
+// endpoint sweeps a couple of seconds later, so the merchant's webhook waits seconds, not the sweep's 30 s interval.
+describe('the catch-up after an endpoint\'s first sight or widening', () => {
   let db: TestDatabase;
   let dataSource: DataSource;
   let dispatcher: InProcessDispatcher;
@@ -105,5 +105,53 @@ describe('the catch-up after an endpoint\'s first sight or enabling', () => {
     expect((await deliveriesTo(endpointId)).some((d) => d.event_id === straddling.id)).toBe(false);
     await dispatcher.apply(endpointEvent(changed(disabled, { status: 'enabled' }), 'webhook_endpoint.updated'));
     expect((await deliveriesTo(endpointId)).filter((d) => d.event_id === straddling.id)).toEqual([{ event_id: straddling.id, kind: 'replay' }]);
+  });
+
+  /** An endpoint seen long ago taking only `payment_intent.created`, and the same endpoint taking `succeeded` too. */
+  async function narrowEndpoint() {
+    const merchant = uniqueName('acct');
+    const created = newEndpoint(merchant, 'test', 'http://127.0.0.1:9/never', ['payment_intent.created']);
+    await dispatcher.apply(endpointEvent(created));
+    await dataSource.query(`UPDATE webhooks.endpoints SET first_seen_at = now() - interval '1 day' WHERE id = $1`, [created.snapshot.id]);
+    return { merchant, created, endpointId: created.snapshot.id };
+  }
+  const succeeded = (merchant: string) => intentEvent(merchant, 'test', { type: 'payment_intent.succeeded', sequence: 2 });
+
+  it('event types added: one that occurred after the change but was stored before the dispatcher saw it goes out at once', async () => {
+    const { merchant, created, endpointId } = await narrowEndpoint();
+    const before = succeeded(merchant); // occurred before the merchant added the type
+    await dispatcher.receive(before);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const widened = changed(created, { events: ['payment_intent.created', 'payment_intent.succeeded'] });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const after = succeeded(merchant); // occurred after the change, stored while the dispatcher still had the old filter
+    await dispatcher.receive(after);
+    expect(await deliveriesTo(endpointId)).toEqual([]);
+
+    await dispatcher.apply(endpointEvent(widened, 'webhook_endpoint.updated'));
+    expect(await deliveriesTo(endpointId)).toEqual([{ event_id: after.id, kind: 'replay' }]);
+    // A later event of the added type goes out as any first send does.
+    const later = succeeded(merchant);
+    await dispatcher.receive(later);
+    expect((await deliveriesTo(endpointId)).map((d) => `${d.event_id}:${d.kind}`).sort()).toEqual([`${after.id}:replay`, `${later.id}:first`].sort());
+  });
+
+  it('event types added: one stored while the change was in flight is scheduled seconds later', async () => {
+    const { merchant, created, endpointId } = await narrowEndpoint();
+    const widened = changed(created, { events: null });
+    const raced = succeeded(merchant);
+    await dispatcher.receive(raced, () => dispatcher.apply(endpointEvent(widened, 'webhook_endpoint.updated')));
+    expect(await deliveriesTo(endpointId)).toEqual([]);
+    await waitFor(async () => (await deliveriesTo(endpointId)).length > 0, 10_000, 'the raced event scheduled');
+    expect(await deliveriesTo(endpointId)).toEqual([{ event_id: raced.id, kind: 'replay' }]);
+  });
+
+  it('a change that adds no type (a new URL, a type dropped) catches nothing up', async () => {
+    const { merchant, created, endpointId } = await narrowEndpoint();
+    await dispatcher.receive(succeeded(merchant));
+    await dispatcher.apply(endpointEvent(changed(created, { url: 'http://127.0.0.1:9/elsewhere', events: ['payment_intent.created'] }), 'webhook_endpoint.updated'));
+    expect(await deliveriesTo(endpointId)).toEqual([]);
+    const [row] = (await dataSource.query('SELECT widened_at FROM webhooks.endpoints WHERE id = $1', [endpointId])) as [{ widened_at: Date | null }];
+    expect(row.widened_at).toBeNull();
   });
 });

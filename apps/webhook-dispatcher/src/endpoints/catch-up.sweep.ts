@@ -9,20 +9,20 @@ const SWEEP_EVERY_MS = 30_000;
  * raced it to have committed, short enough that the merchant's first webhook is not held for the next interval.
  */
 const SWEEP_AFTER_FIRST_SIGHT_MS = 2_000;
-/** How long after its first sight (or enabling again) an endpoint is swept: far longer than any transaction then in flight. */
+/** How long after its first sight (or a widening) an endpoint is swept: far longer than any transaction then in flight. */
 const SWEEP_WINDOW = '10 minutes';
 // One sweeper at a time across instances (two would both see an event undelivered and both schedule it). Held by
 // the sweeping transaction (pg_try_advisory_xact_lock): it ends with it, or with its connection if the instance dies.
 export const CATCH_UP_SWEEP_LOCK = 0x77656273; // 'webs'
 
 /**
- * Closes the window the first-sight catch-up and the replay at enabling leave (EndpointEventsHandler): a payment
- * event whose transaction commits while an endpoint's first sight or enabling is in flight is seen by neither
- * (each read before the other committed). For endpoints first seen in the last minutes it schedules every event
- * they take, from their creation on, that has no delivery to them at all; for endpoints enabled again in the last
- * minutes, every such event received from shortly before the enabling (any transaction in flight at it). Every
- * 30 s, and once a couple of seconds after each first sight or enabling (`soon`), so the race costs the merchant
- * seconds, not the interval.
+ * Closes the window the catch-ups of EndpointEventsHandler leave: a payment event whose transaction commits while
+ * an endpoint's first sight or widening (enabled again, event types added) is in flight is seen by neither (each
+ * read before the other committed). For endpoints first seen in the last minutes it schedules every event they
+ * take, from their creation on, that has no delivery to them at all; for endpoints widened in the last minutes,
+ * every such event received from shortly before the widening (any transaction in flight at it). Every 30 s, and
+ * once a couple of seconds after each first sight or widening (`soon`), so the race costs the merchant seconds,
+ * not the interval.
  */
 export class CatchUpSweep implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('CatchUpSweep');
@@ -48,7 +48,7 @@ export class CatchUpSweep implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * One sweep a couple of seconds from now (EndpointEventsHandler calls it at an endpoint's first sight or enabling);
+   * One sweep a couple of seconds from now (EndpointEventsHandler calls it at an endpoint's first sight or widening);
    * asks made meanwhile share it. Only while the sweep runs on its own (after bootstrap, before destroy).
    */
   soon(): void {
@@ -75,8 +75,8 @@ export class CatchUpSweep implements OnApplicationBootstrap, OnModuleDestroy {
       if (!locked) return 0;
       const t = (name: string) => this.db.table(name);
       // Each event an endpoint takes, with no delivery to it, among those `recent` selects. Two selects, not one
-      // with an OR: each keeps its own index (an endpoint enabled again reads the last minutes' events by
-      // received_at, not its merchant's whole history).
+      // with an OR: each keeps its own index (an endpoint widened reads the last minutes' events by received_at, not
+      // its merchant's whole history).
       const missedOf = (recent: string) =>
         `SELECT ep.id AS endpoint_id, ev.id AS event_id, ev.occurred_at
          FROM ${t('endpoints')} ep
@@ -88,7 +88,7 @@ export class CatchUpSweep implements OnApplicationBootstrap, OnModuleDestroy {
       const missed = (await manager.query(
         `${missedOf('ep.first_seen_at > now() - $1::interval')}
          UNION
-         ${missedOf(`ep.enabled_again_at > now() - $1::interval AND ev.received_at >= ep.enabled_again_at - $2::int * interval '1 millisecond'`)}
+         ${missedOf(`ep.widened_at > now() - $1::interval AND ev.received_at >= ep.widened_at - $2::int * interval '1 millisecond'`)}
          ORDER BY occurred_at, event_id`,
         [SWEEP_WINDOW, EVENT_TRANSACTION_MARGIN_MS],
       )) as Array<{ endpoint_id: string; event_id: string }>;
@@ -97,7 +97,7 @@ export class CatchUpSweep implements OnApplicationBootstrap, OnModuleDestroy {
       for (const [endpointId, eventIds] of byEndpoint) await this.deliveries.schedule(manager, endpointId, eventIds, 'replay');
       if (missed.length > 0) {
         await this.db.notifyDeliveries(manager);
-        this.logger.warn({ scheduled: missed.length, endpoints: byEndpoint.size }, 'events missed around an endpoint\'s first sight or enabling: scheduled');
+        this.logger.warn({ scheduled: missed.length, endpoints: byEndpoint.size }, 'events missed around an endpoint\'s first sight or widening: scheduled');
       }
       return missed.length;
     });

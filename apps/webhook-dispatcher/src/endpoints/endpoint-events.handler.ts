@@ -11,15 +11,22 @@ import { EndpointsRepository } from './endpoints.repository';
 
 export type EndpointEventOutcome = 'applied' | 'stale' | 'ignored';
 
+/** Whether a new event filter takes a type the old one did not (null takes every type). */
+function takesMore(before: string[] | null, after: string[] | null): boolean {
+  if (before === null) return false;
+  return after === null || after.some((type) => !before.includes(type));
+}
+
 /**
  * Keeps the dispatcher's copy of each endpoint from the gateway's `webhook_endpoint.*` events. An event older
  * than the stored version (sequence) is ignored. An endpoint that stops being active has its pending deliveries
  * ended; one that becomes active again gets what it missed meanwhile replayed. A newer enabled snapshot also
  * lifts the dispatcher's own disabling (410 or failing for days): re-enabling is the merchant's word that the
- * receiver works again. An endpoint seen for the first time catches up from its creation: endpoint and payment
- * events come on different topics and consumer groups, so a payment's events may be here before the endpoint
- * they were meant for (a relay in backoff, a rebalance, clocks apart). A payment event stored while the first
- * sight or an enabling is in flight is seen by neither; the catch-up sweep asked for here closes that within seconds.
+ * receiver works again. Endpoint and payment events come on different topics and consumer groups, so a payment's
+ * events may be here before the endpoint change they were meant for (a relay in backoff, a rebalance, clocks
+ * apart): an endpoint seen for the first time catches up from its creation, and event types added to an active
+ * one catch up from the change. A payment event stored while a first sight or a widening (enabled again, types
+ * added) is in flight is seen by neither; the catch-up sweep asked for here closes that within seconds.
  */
 @Injectable()
 export class EndpointEventsHandler {
@@ -75,7 +82,7 @@ export class EndpointEventsHandler {
     }
     if (replayFrom !== null) {
       // The sweep covers a payment event whose transaction raced this one (first sight, or enabled again).
-      if (existing !== null) await this.endpoints.markEnabledAgain(manager, snapshot.id, now);
+      if (existing !== null) await this.endpoints.markWidened(manager, snapshot.id, now);
       this.catchUp.soon();
       const stored = (await this.endpoints.find(manager, snapshot.id))!;
       // Enabled again: also an event whose transaction began before the disabling and read the endpoint after it
@@ -87,6 +94,17 @@ export class EndpointEventsHandler {
         await this.db.notifyDeliveries(manager);
         const why = existing === null ? 'endpoint seen after events meant for it: caught up' : 'endpoint enabled again: missed events replayed';
         this.logger.log({ endpoint: snapshot.id, replayed: missed.length }, why);
+      }
+    } else if (wasActive && nowActive && takesMore(existing.events, snapshot.events)) {
+      // Event types added: what occurred since the change and was stored before this snapshot arrived (endpoint and
+      // payment events come on different topics) goes out now; the sweep covers one stored while this commits.
+      await this.endpoints.markWidened(manager, snapshot.id, now);
+      this.catchUp.soon();
+      const added = await this.events.newlyTakenSince(manager, snapshot, existing.events!, new Date(snapshot.updated_at));
+      await this.deliveries.schedule(manager, snapshot.id, added, 'replay');
+      if (added.length > 0) {
+        await this.db.notifyDeliveries(manager);
+        this.logger.log({ endpoint: snapshot.id, caughtUp: added.length }, 'event types added: events since the change caught up');
       }
     }
     return 'applied';

@@ -67,9 +67,9 @@ export class EndpointsRepository {
     );
   }
 
-  /** Records an enabling after inactivity, for the catch-up sweep. */
-  async markEnabledAgain(manager: EntityManager, id: string, at: Date): Promise<void> {
-    await manager.query(`UPDATE ${this.db.table('endpoints')} SET enabled_again_at = $2 WHERE id = $1`, [id, at]);
+  /** Records a widening (enabled again, or event types added), for the catch-up sweep. */
+  async markWidened(manager: EntityManager, id: string, at: Date): Promise<void> {
+    await manager.query(`UPDATE ${this.db.table('endpoints')} SET widened_at = $2 WHERE id = $1`, [id, at]);
   }
 
   /** A failure: when the failing streak began (this attempt, if it is the first one). */

@@ -67,6 +67,22 @@ export class EventsRepository {
   }
 
   /**
+   * Events of types an endpoint takes now (`endpoint.events`) and did not take before (`before`), occurred at or
+   * after `since` (when the types were added), with no delivery to it.
+   */
+  async newlyTakenSince(manager: EntityManager, endpoint: Pick<EndpointRow, 'id' | 'merchant_id' | 'environment' | 'events'>, before: string[], since: Date): Promise<string[]> {
+    const rows = (await manager.query(
+      `SELECT ev.id FROM ${this.db.table('events')} ev
+       WHERE ev.merchant_id = $1 AND ev.environment = $2 AND ev.endpoint_id IS NULL AND ev.occurred_at >= $3
+         AND ($4::text[] IS NULL OR ev.type = ANY($4::text[])) AND NOT ev.type = ANY($5::text[])
+         AND NOT EXISTS (SELECT 1 FROM ${this.db.table('deliveries')} d WHERE d.event_id = ev.id AND d.endpoint_id = $6)
+       ORDER BY ev.occurred_at, ev.id`,
+      [endpoint.merchant_id, endpoint.environment, since, endpoint.events, before, endpoint.id],
+    )) as Array<{ id: string }>;
+    return rows.map((row) => row.id);
+  }
+
+  /**
    * What an endpoint missed while inactive, to replay when it is enabled again: events it takes that have no
    * succeeded or pending delivery to it, and either arrived since `since` (and occurred at or after its creation,
    * as a first send would have required) or had a delivery to it fail since then.

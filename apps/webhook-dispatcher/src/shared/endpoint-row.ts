@@ -20,14 +20,14 @@ export interface EndpointRow {
   failing_since: Date | null;
   /** While inactive: from when to replay what was not delivered once it is enabled again. */
   inactive_since: Date | null;
-  /** When it last became active again after being inactive (the catch-up sweep looks at recent ones). */
-  enabled_again_at: Date | null;
+  /** When it last began to take events it did not (enabled again, or types added); the catch-up sweep looks at recent ones. */
+  widened_at: Date | null;
 }
 
 /**
  * Longer than any transaction that stores events: one that began this long before an endpoint changed state cannot
  * still be in flight. The replay at an enabling reaches back this far before the disabling (an event stamped before
- * it but stored after it), and the catch-up sweep this far before the enabling (one stored while it was in flight).
+ * it but stored after it), and the catch-up sweep this far before a widening (one stored while it was in flight).
  */
 export const EVENT_TRANSACTION_MARGIN_MS = 60_000;
 
