@@ -63,12 +63,18 @@ describe('the catch-up after an endpoint\'s first sight or widening', () => {
     expect(await dispatcher.catchUp.sweep()).toBe(0);
   });
 
-  /** An endpoint seen long ago (out of the first-sight sweep's window), delivered to, then disabled by the merchant. */
-  async function disabledEndpoint() {
+  /** An endpoint seen long ago (out of the first-sight sweep's window), taking `events`. */
+  async function seenLongAgo(events: string[] | null = null) {
     const merchant = uniqueName('acct');
-    const created = newEndpoint(merchant, 'test', 'http://127.0.0.1:9/never');
+    const created = newEndpoint(merchant, 'test', 'http://127.0.0.1:9/never', events);
     await dispatcher.apply(endpointEvent(created));
     await dataSource.query(`UPDATE webhooks.endpoints SET first_seen_at = now() - interval '1 day' WHERE id = $1`, [created.snapshot.id]);
+    return { merchant, created, endpointId: created.snapshot.id };
+  }
+
+  /** An endpoint seen long ago, delivered to, then disabled by the merchant. */
+  async function disabledEndpoint() {
+    const { merchant, created } = await seenLongAgo();
     const delivered = intentEvent(merchant, 'test');
     await dispatcher.receive(delivered);
     const disabled = changed(created, { status: 'disabled' });
@@ -107,14 +113,8 @@ describe('the catch-up after an endpoint\'s first sight or widening', () => {
     expect((await deliveriesTo(endpointId)).filter((d) => d.event_id === straddling.id)).toEqual([{ event_id: straddling.id, kind: 'replay' }]);
   });
 
-  /** An endpoint seen long ago taking only `payment_intent.created`, and the same endpoint taking `succeeded` too. */
-  async function narrowEndpoint() {
-    const merchant = uniqueName('acct');
-    const created = newEndpoint(merchant, 'test', 'http://127.0.0.1:9/never', ['payment_intent.created']);
-    await dispatcher.apply(endpointEvent(created));
-    await dataSource.query(`UPDATE webhooks.endpoints SET first_seen_at = now() - interval '1 day' WHERE id = $1`, [created.snapshot.id]);
-    return { merchant, created, endpointId: created.snapshot.id };
-  }
+  /** An endpoint seen long ago taking only `payment_intent.created`. */
+  const narrowEndpoint = () => seenLongAgo(['payment_intent.created']);
   const succeeded = (merchant: string) => intentEvent(merchant, 'test', { type: 'payment_intent.succeeded', sequence: 2 });
 
   it('event types added: one that occurred after the change but was stored before the dispatcher saw it goes out at once', async () => {
@@ -147,7 +147,7 @@ describe('the catch-up after an endpoint\'s first sight or widening', () => {
   });
 
   it('a change that adds no type (a new URL, a type dropped) catches nothing up', async () => {
-    const { merchant, created, endpointId } = await narrowEndpoint();
+    const { merchant, created, endpointId } = await seenLongAgo(['payment_intent.created', 'payment_intent.cancelled']);
     await dispatcher.receive(succeeded(merchant));
     await dispatcher.apply(endpointEvent(changed(created, { url: 'http://127.0.0.1:9/elsewhere', events: ['payment_intent.created'] }), 'webhook_endpoint.updated'));
     expect(await deliveriesTo(endpointId)).toEqual([]);

@@ -80,32 +80,31 @@ export class EndpointEventsHandler {
       const ended = await this.deliveries.failPending(manager, snapshot.id, deleted ? 'endpoint_deleted' : 'endpoint_disabled');
       if (ended > 0) this.logger.log({ endpoint: snapshot.id, ended }, 'endpoint inactive: pending deliveries ended');
     }
+    const addsTypes = wasActive && nowActive && takesMore(existing.events, snapshot.events);
+    if (replayFrom === null && !addsTypes) return 'applied';
+
+    // It takes events it did not: the sweep covers a payment event whose transaction raced this one.
+    if (existing !== null) await this.endpoints.markWidened(manager, snapshot.id, now);
+    this.catchUp.soon();
+    let missed: string[];
+    let why: string;
     if (replayFrom !== null) {
-      // The sweep covers a payment event whose transaction raced this one (first sight, or enabled again).
-      if (existing !== null) await this.endpoints.markWidened(manager, snapshot.id, now);
-      this.catchUp.soon();
       const stored = (await this.endpoints.find(manager, snapshot.id))!;
       // Enabled again: also an event whose transaction began before the disabling and read the endpoint after it
       // (stamped before inactive_since, and given no delivery).
       const since = existing === null ? replayFrom : new Date(replayFrom.getTime() - EVENT_TRANSACTION_MARGIN_MS);
-      const missed = await this.events.missedSince(manager, stored, since);
-      await this.deliveries.schedule(manager, snapshot.id, missed, 'replay');
-      if (missed.length > 0) {
-        await this.db.notifyDeliveries(manager);
-        const why = existing === null ? 'endpoint seen after events meant for it: caught up' : 'endpoint enabled again: missed events replayed';
-        this.logger.log({ endpoint: snapshot.id, replayed: missed.length }, why);
-      }
-    } else if (wasActive && nowActive && takesMore(existing.events, snapshot.events)) {
+      missed = await this.events.missedSince(manager, stored, since);
+      why = existing === null ? 'endpoint seen after events meant for it: caught up' : 'endpoint enabled again: missed events replayed';
+    } else {
       // Event types added: what occurred since the change and was stored before this snapshot arrived (endpoint and
-      // payment events come on different topics) goes out now; the sweep covers one stored while this commits.
-      await this.endpoints.markWidened(manager, snapshot.id, now);
-      this.catchUp.soon();
-      const added = await this.events.newlyTakenSince(manager, snapshot, existing.events!, new Date(snapshot.updated_at));
-      await this.deliveries.schedule(manager, snapshot.id, added, 'replay');
-      if (added.length > 0) {
-        await this.db.notifyDeliveries(manager);
-        this.logger.log({ endpoint: snapshot.id, caughtUp: added.length }, 'event types added: events since the change caught up');
-      }
+      // payment events come on different topics) goes out now.
+      missed = await this.events.newlyTakenSince(manager, snapshot, existing!.events!, new Date(snapshot.updated_at));
+      why = 'event types added: events since the change caught up';
+    }
+    await this.deliveries.schedule(manager, snapshot.id, missed, 'replay');
+    if (missed.length > 0) {
+      await this.db.notifyDeliveries(manager);
+      this.logger.log({ endpoint: snapshot.id, replayed: missed.length }, why);
     }
     return 'applied';
   }
