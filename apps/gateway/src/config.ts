@@ -70,6 +70,28 @@ export class GatewayConfig extends WebhookServiceConfig {
   RATE_LIMIT_TEST_PER_SEC: number = 25;
 
   /**
+   * Failed sign-ins (dashboard password or second factor, wallet code) one client address may make per
+   * ADDRESS_LIMIT_WINDOW_SECONDS, across every account and every gateway instance; past it the address is refused
+   * (429) before any password is checked. The per-account lock-out (10 failures) stands beside it.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  SIGN_IN_FAILURES_PER_ADDRESS: number = 100;
+
+  /** Forms that send mail to an address typed into them (sign-up, confirmation, reset, wallet code) per client address and window. */
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  FORM_MAILS_PER_ADDRESS: number = 100;
+
+  /** The window of the two per-address limits above. */
+  @IsInt()
+  @Min(1)
+  @Max(86400)
+  ADDRESS_LIMIT_WINDOW_SECONDS: number = 900;
+
+  /**
    * How long an instance reuses a looked-up API key and its merchant before refreshing it (in the background while
    * the key is in use). No entry is used once a second old, whatever this says: revocation, verification and limit
    * changes reach every instance within one second without any cross-instance messaging. 0 turns the cache off.

@@ -37,7 +37,7 @@ interface PayForm {
 
 const REFERENCE = /^[A-Za-z0-9]{1,64}$/;
 const ATTEMPT = /^[A-Za-z0-9-]{1,64}$/;
-const CODE_ERRORS: ReadonlySet<string> = new Set<WalletCodeError>(['invalid_email', 'invalid_code', 'expired', 'too_many_attempts']);
+const CODE_ERRORS: ReadonlySet<string> = new Set<WalletCodeError>(['invalid_email', 'invalid_code', 'expired', 'too_many_attempts', 'too_many_requests']);
 const WALLET_NOTICES = { insufficient: 'insufficient', pending: 'pending', unavailable: 'unavailable' } as const;
 
 function noticeOf(declined: unknown, notice: unknown): PayNotice {

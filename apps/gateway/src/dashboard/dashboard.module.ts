@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { GatewayConfig } from '../config';
 import { GATEWAY_REDIS, GatewayRedisModule } from '../redis/gateway-redis.module';
+import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { DashboardAccountsModule, SESSION_USERS } from './dashboard-accounts.module';
 import { DevelopersController } from './developers/developers.controller';
 import { DevelopersModule } from './developers/developers.module';
@@ -25,7 +26,7 @@ import { DashboardExceptionFilter } from './web/dashboard-exception.filter';
  * API. Sessions and CSRF live here, on the dashboard's own routes.
  */
 @Module({
-  imports: [GatewayRedisModule, DashboardAccountsModule, DevelopersModule, OperationsModule, DashboardBalanceModule],
+  imports: [GatewayRedisModule, RateLimitModule, DashboardAccountsModule, DevelopersModule, OperationsModule, DashboardBalanceModule],
   providers: [
     { provide: SessionStore, inject: [GATEWAY_REDIS], useFactory: (redis: Redis) => new SessionStore(redis) },
     {

@@ -13,6 +13,7 @@ import { securityHeaders } from '../checkout/page/security-headers';
 import { renderWalletPage, type StatementEntry, type WalletPageNotice, type WalletPageView } from '../checkout/page/wallet-page';
 import type { WalletCodeError, WalletFormContext } from '../checkout/page/wallet-section';
 import { MerchantsRepository } from '../merchants/merchants.repository';
+import { AddressLimits } from '../rate-limit/address-limits';
 import { SessionsClient } from '../sessions-client/sessions.client';
 import { normalisePhone } from './domain/phone-mask';
 import { environmentOfSession, type WalletEnvironment } from './domain/wallet-session';
@@ -37,7 +38,7 @@ interface WalletForm {
 const REFERENCE = /^[A-Za-z0-9]{1,64}$/;
 const CURSOR = /^txn_[A-Za-z0-9_-]{24,64}$/;
 const STATEMENT_PAGE = 20;
-const CODE_ERRORS: ReadonlySet<string> = new Set<WalletCodeError>(['invalid_email', 'invalid_code', 'expired', 'too_many_attempts']);
+const CODE_ERRORS: ReadonlySet<string> = new Set<WalletCodeError>(['invalid_email', 'invalid_code', 'expired', 'too_many_attempts', 'too_many_requests']);
 const NOTICES: Record<string, WalletPageNotice> = {
   succeeded: 'topUpSucceeded',
   failed: 'topUpFailed',
@@ -66,6 +67,7 @@ export class WalletController {
     private readonly ledger: LedgerClient,
     private readonly sessions: SessionsClient,
     private readonly merchants: MerchantsRepository,
+    private readonly limits: AddressLimits,
   ) {}
 
   /**
@@ -141,6 +143,7 @@ export class WalletController {
     const environment = environmentOf(env);
     if (!environment) return this.plain(reply, 404, 'not_found', 'en');
     if (!(await this.signInFormOk(request, reply, form, environment))) return;
+    if (await this.limits.takeMail(request.ip)) return this.back(reply, environment, form, { wallet_error: 'too_many_requests' });
     const asked = await this.signIns.requestCode(environment, form?.email, languageOf(form?.lang) ?? 'en');
     if (!asked.ok) return this.back(reply, environment, form, { wallet_error: 'invalid_email' });
     this.auth.rememberPending(request, reply, environment, asked.email);
@@ -154,8 +157,12 @@ export class WalletController {
     if (!(await this.signInFormOk(request, reply, form, environment))) return;
     const email = this.auth.pendingEmail(request, environment);
     if (!email) return this.back(reply, environment, form, { wallet_error: 'expired' });
+    if (await this.limits.signInRefused(request.ip)) return this.back(reply, environment, form, { wallet_error: 'too_many_requests' });
     const result = await this.signIns.verifyCode(environment, email, form?.code);
-    if (!result.ok) return this.back(reply, environment, form, { wallet_error: result.reason });
+    if (!result.ok) {
+      await this.limits.signInFailed(request.ip);
+      return this.back(reply, environment, form, { wallet_error: result.reason });
+    }
     await this.auth.signIn(request, reply, environment, result.wallet);
     return this.back(reply, environment, form);
   }

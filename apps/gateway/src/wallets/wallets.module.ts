@@ -8,6 +8,7 @@ import { dashboardOrigins } from '../dashboard/session/csrf';
 import { MailOutbox } from '../mail/mail-outbox';
 import { MailModule } from '../mail/mail.module';
 import { MerchantsModule } from '../merchants/merchants.module';
+import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { GATEWAY_REDIS, GatewayRedisModule } from '../redis/gateway-redis.module';
 import { SessionsClientModule } from '../sessions-client/sessions-client.module';
 import { OpaqueSessionStore } from '../web-session/opaque-session-store';
@@ -19,7 +20,7 @@ import { WalletsRepository } from './wallets.repository';
 
 /** Customer wallets (`togo`): sign-in by e-mailed code, the wallet page; the checkout pays with what it exports. */
 @Module({
-  imports: [GatewayRedisModule, MailModule, BalanceModule, SessionsClientModule, MerchantsModule],
+  imports: [GatewayRedisModule, MailModule, BalanceModule, SessionsClientModule, MerchantsModule, RateLimitModule],
   controllers: [WalletController],
   providers: [
     { provide: WalletsRepository, inject: [DataSource, GatewayConfig], useFactory: (dataSource: DataSource, config: GatewayConfig) => new WalletsRepository(dataSource, config.DB_SCHEMA) },

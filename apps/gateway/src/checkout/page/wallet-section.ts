@@ -3,7 +3,8 @@
 import { escapeHtml, html, SafeHtml } from './html';
 import type { Language, Messages } from './messages';
 
-export type WalletCodeError = 'invalid_email' | 'invalid_code' | 'expired' | 'too_many_attempts';
+/** Why a wallet sign-in step was refused (`too_many_requests`: the client's address is past its limit, AddressLimits). */
+export type WalletCodeError = 'invalid_email' | 'invalid_code' | 'expired' | 'too_many_attempts' | 'too_many_requests';
 
 /** Where a sign-in form sends the customer back: a checkout session (its id), else the wallet page. */
 export interface WalletFormContext {
@@ -42,6 +43,7 @@ const ERROR_TEXT: Record<WalletCodeError, keyof Messages['wallet']> = {
   invalid_code: 'invalidCode',
   expired: 'expiredCode',
   too_many_attempts: 'tooManyAttempts',
+  too_many_requests: 'tooManyRequests',
 };
 
 function hidden(f: WalletFormContext): SafeHtml {

@@ -49,6 +49,8 @@ const en = {
   errorEmail: 'Enter a valid e-mail address.',
   errorPassword: 'Choose a password of 10 to 128 characters that is not your e-mail address.',
   errorEmailTaken: 'An account with this e-mail already exists. Sign in, or reset its password.',
+  tooManyFailures: 'Too many failed sign-ins from your network. Nothing was checked; try again in {minutes} min.',
+  tooManyMails: 'Too many e-mails asked for from your network. Nothing was sent; try again in {minutes} min.',
 };
 
 const ar: Record<keyof typeof en, string> = {
@@ -100,6 +102,8 @@ const ar: Record<keyof typeof en, string> = {
   errorEmail: 'أدخل عنوان بريد إلكتروني صالحاً.',
   errorPassword: 'اختر كلمة مرور من 10 إلى 128 حرفاً لا تكون بريدك الإلكتروني.',
   errorEmailTaken: 'يوجد حساب بهذا البريد الإلكتروني. سجّل الدخول أو أعد تعيين كلمة المرور.',
+  tooManyFailures: 'محاولات دخول فاشلة كثيرة من شبكتك. لم نتحقق من شيء؛ حاول مرة أخرى بعد {minutes} دقيقة.',
+  tooManyMails: 'طلبات بريد إلكتروني كثيرة من شبكتك. لم نرسل شيئاً؛ حاول مرة أخرى بعد {minutes} دقيقة.',
 };
 
 export const signInText = defineMessages({ en, ar });

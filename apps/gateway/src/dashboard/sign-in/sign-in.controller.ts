@@ -2,10 +2,11 @@ import { Body, Controller, Get, Inject, Post, Query, Req, Res, UseFilters } from
 import { ApiExcludeController } from '@nestjs/swagger';
 import { parseCookies, serializeCookie } from '../session/cookies';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { html } from '../../checkout/page/html';
+import { html, type SafeHtml } from '../../checkout/page/html';
 import { AccountError } from '../../accounts/account.error';
+import { AddressLimits, type AddressRefusal } from '../../rate-limit/address-limits';
 import type { DashboardLanguage } from '../web/i18n';
-import { DashboardAuth } from '../session/dashboard-auth';
+import { DashboardAuth, type PageRequest } from '../session/dashboard-auth';
 import { SessionStore } from '../session/session-store';
 import { DashboardExceptionFilter } from '../web/dashboard-exception.filter';
 import { sendPublicPage } from '../web/respond';
@@ -31,6 +32,7 @@ export class SignInController {
     private readonly auth: DashboardAuth,
     private readonly store: SessionStore,
     @Inject(SIGN_IN_ACCOUNTS) private readonly accounts: SignInAccounts,
+    private readonly limits: AddressLimits,
   ) {}
 
   @Get()
@@ -51,6 +53,8 @@ export class SignInController {
     const t = (key: Parameters<typeof signInText>[1]) => signInText(page.lang, key);
     const email = field(form, 'email', 254);
     const next = safeNext(field(form, 'next', 2048));
+    const refusal = await this.limits.signInRefused(request.ip);
+    if (refusal) return this.tooMany(reply, page, refusal, 'tooManyFailures', 'signInTitle', (notice) => signInForm(page, { email, next }, notice));
     const result = await this.accounts.login(email, field(form, 'password', 128));
     if ('refused' in result && result.refused === 'second_factor_required' && result.userId) {
       const pending = await this.store.createPendingSignIn(result.userId);
@@ -59,6 +63,8 @@ export class SignInController {
     }
     if (await this.signedIn(request, reply, result, next)) return;
     const refused = 'refused' in result ? result.refused : 'invalid_credentials';
+    // A wrong password, or any password for a locked account (spraying meets those): not an unconfirmed address.
+    if (refused !== 'email_not_confirmed') await this.limits.signInFailed(request.ip);
     const text: Notice =
       refused === 'locked'
         ? { tone: 'error', text: t('locked') }
@@ -75,9 +81,12 @@ export class SignInController {
     const pendingId = parseCookies(request.headers.cookie)[PENDING_COOKIE];
     const userId = await this.store.pendingSignIn(pendingId);
     if (!userId) return sendPublicPage(reply, page, t('signInTitle'), signInForm(page, {}), 401);
+    const refusal = await this.limits.signInRefused(request.ip);
+    if (refusal) return this.tooMany(reply, page, refusal, 'tooManyFailures', 'secondFactorTitle', (notice) => secondFactorForm(page, notice));
     const result = await this.accounts.secondFactor(userId, field(form, 'code', 32).trim());
     if ('user' in result) await this.store.endPendingSignIn(pendingId);
     if (await this.signedIn(request, reply, result, '/dashboard')) return;
+    await this.limits.signInFailed(request.ip);
     if ('refused' in result && result.refused === 'locked') return sendPublicPage(reply, page, t('signInTitle'), signInForm(page, {}, { tone: 'error', text: t('locked') }), 423);
     await sendPublicPage(reply, page, t('secondFactorTitle'), secondFactorForm(page, { tone: 'error', text: t('secondFactorInvalid') }), 401);
   }
@@ -110,6 +119,8 @@ export class SignInController {
   async signUp(@Body() form: Form, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const page = this.auth.publicForm(request, reply, form);
     const values = { email: field(form, 'email', 254).trim(), businessName: field(form, 'business_name', 200).trim() };
+    const refusal = await this.limits.takeMail(request.ip);
+    if (refusal) return this.tooMany(reply, page, refusal, 'tooManyMails', 'signUpTitle', (notice) => signUpForm(page, values, notice));
     let testKey: string;
     try {
       testKey = (await this.accounts.signUp({ ...values, password: field(form, 'password', 129), language: page.lang })).testKey.token;
@@ -134,6 +145,8 @@ export class SignInController {
   async resendConfirmation(@Body() form: Form, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const page = this.auth.publicForm(request, reply, form);
     const email = field(form, 'email', 254);
+    const refusal = await this.limits.takeMail(request.ip);
+    if (refusal) return this.tooMany(reply, page, refusal, 'tooManyMails', 'signInTitle', (notice) => signInForm(page, { email }, notice));
     await this.accounts.resendConfirmation(email);
     await sendPublicPage(reply, page, signInText(page.lang, 'checkMailTitle'), messageCard(page, 'checkMailTitle', 'checkMailBody', { email }));
   }
@@ -156,6 +169,8 @@ export class SignInController {
   async forgot(@Body() form: Form, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const page = this.auth.publicForm(request, reply, form);
     const email = field(form, 'email', 254).trim();
+    const refusal = await this.limits.takeMail(request.ip);
+    if (refusal) return this.tooMany(reply, page, refusal, 'tooManyMails', 'forgotTitle', (notice) => forgotForm(page, notice));
     await this.accounts.requestPasswordReset(email);
     await sendPublicPage(reply, page, signInText(page.lang, 'forgotTitle'), messageCard(page, 'forgotTitle', 'forgotSentBody', { email }));
   }
@@ -178,6 +193,20 @@ export class SignInController {
       return sendPublicPage(reply, page, signInText(page.lang, 'resetTitle'), resetForm(page, token, { tone: 'error', text: message }), 400);
     }
     await sendPublicPage(reply, page, signInText(page.lang, 'resetTitle'), messageCard(page, 'resetTitle', 'resetDoneBody', {}, { href: '/dashboard/login', label: 'signIn' }));
+  }
+
+  /** A form again with why its address is refused (429, Retry-After): nothing was checked, sent or made. */
+  private async tooMany(
+    reply: FastifyReply,
+    page: PageRequest,
+    refusal: AddressRefusal,
+    why: 'tooManyFailures' | 'tooManyMails',
+    title: Parameters<typeof signInText>[1],
+    form: (notice: Notice) => SafeHtml,
+  ): Promise<void> {
+    void reply.header('retry-after', String(refusal.retryAfterSeconds));
+    const notice: Notice = { tone: 'error', text: signInText(page.lang, why, { minutes: Math.ceil(refusal.retryAfterSeconds / 60) }) };
+    await sendPublicPage(reply, page, signInText(page.lang, title), form(notice), 429);
   }
 
   /** Starts the session of a signed-in result and sends the browser on; false when the result is a refusal. */
