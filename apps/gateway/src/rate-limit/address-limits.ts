@@ -59,30 +59,34 @@ export class AddressLimits {
     this.mails = limiter(redis, `${settings.namespace}:address:mails`, settings.mails, settings.windowSeconds);
   }
 
-  /** Refused when the address has used up its failed sign-ins (checked before the credentials are). */
-  async signInRefused(address: string): Promise<AddressRefusal | null> {
-    const state = await this.failures.get(clientOf(address));
-    if (!state || state.consumedPoints < this.settings.signInFailures) return null;
-    refusals.inc({ limit: 'sign_in_failures' });
-    return refusal(state);
+  /**
+   * Takes a sign-in attempt from the address's failures before its password or code is checked, so guesses sent at
+   * once count each; refused past the limit. An attempt that turns out not to be a failure gives it back
+   * (signInSucceeded): only failures use the allowance.
+   */
+  async takeSignIn(address: string): Promise<AddressRefusal | null> {
+    return this.take(this.failures, 'sign_in_failures', this.settings.signInFailures, address);
   }
 
-  /** Counts a failed sign-in of the address. */
-  async signInFailed(address: string): Promise<void> {
-    const client = clientOf(address);
-    const state = await this.failures.penalty(client, 1);
-    if (state.consumedPoints === this.settings.signInFailures) this.reached('sign_in_failures', client, state);
+  /** The attempt taken by takeSignIn proved its credentials (or was not a guess): its share back. */
+  async signInSucceeded(address: string): Promise<void> {
+    await this.failures.reward(clientOf(address), 1);
   }
 
-  /** Takes one mail of the address's allowance; refused (nothing taken) past it. */
+  /** Takes one mail of the address's allowance; refused past it. */
   async takeMail(address: string): Promise<AddressRefusal | null> {
+    return this.take(this.mails, 'mails', this.settings.mails, address);
+  }
+
+  private async take(from: RateLimiterAbstract, limit: Limit, allowance: number, address: string): Promise<AddressRefusal | null> {
+    const client = clientOf(address);
     try {
-      await this.mails.consume(clientOf(address), 1);
+      await from.consume(client, 1);
       return null;
     } catch (error) {
       if (!(error instanceof RateLimiterRes)) throw error;
-      refusals.inc({ limit: 'mails' });
-      if (error.consumedPoints === this.settings.mails + 1) this.reached('mails', clientOf(address), error);
+      refusals.inc({ limit });
+      if (error.consumedPoints === allowance + 1) this.reached(limit, client, error);
       return refusal(error);
     }
   }

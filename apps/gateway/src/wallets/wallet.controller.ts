@@ -157,12 +157,10 @@ export class WalletController {
     if (!(await this.signInFormOk(request, reply, form, environment))) return;
     const email = this.auth.pendingEmail(request, environment);
     if (!email) return this.back(reply, environment, form, { wallet_error: 'expired' });
-    if (await this.limits.signInRefused(request.ip)) return this.back(reply, environment, form, { wallet_error: 'too_many_requests' });
+    if (await this.limits.takeSignIn(request.ip)) return this.back(reply, environment, form, { wallet_error: 'too_many_requests' });
     const result = await this.signIns.verifyCode(environment, email, form?.code);
-    if (!result.ok) {
-      await this.limits.signInFailed(request.ip);
-      return this.back(reply, environment, form, { wallet_error: result.reason });
-    }
+    if (!result.ok) return this.back(reply, environment, form, { wallet_error: result.reason });
+    await this.limits.signInSucceeded(request.ip);
     await this.auth.signIn(request, reply, environment, result.wallet);
     return this.back(reply, environment, form);
   }

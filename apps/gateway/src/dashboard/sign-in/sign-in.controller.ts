@@ -53,9 +53,11 @@ export class SignInController {
     const t = (key: Parameters<typeof signInText>[1]) => signInText(page.lang, key);
     const email = field(form, 'email', 254);
     const next = safeNext(field(form, 'next', 2048));
-    const refusal = await this.limits.signInRefused(request.ip);
+    const refusal = await this.limits.takeSignIn(request.ip);
     if (refusal) return this.tooMany(reply, page, refusal, 'tooManyFailures', 'signInTitle', (notice) => signInForm(page, { email, next }, notice));
     const result = await this.accounts.login(email, field(form, 'password', 128));
+    // The right password (a second step or a confirmation may still be due) is not a failure of the address.
+    if ('user' in result || result.refused === 'second_factor_required' || result.refused === 'email_not_confirmed') await this.limits.signInSucceeded(request.ip);
     if ('refused' in result && result.refused === 'second_factor_required' && result.userId) {
       const pending = await this.store.createPendingSignIn(result.userId);
       void reply.header('set-cookie', serializeCookie(PENDING_COOKIE, pending, { path: '/', httpOnly: true, secure: true, sameSite: 'strict', maxAge: 300 }));
@@ -63,8 +65,6 @@ export class SignInController {
     }
     if (await this.signedIn(request, reply, result, next)) return;
     const refused = 'refused' in result ? result.refused : 'invalid_credentials';
-    // A wrong password, or any password for a locked account (spraying meets those): not an unconfirmed address.
-    if (refused !== 'email_not_confirmed') await this.limits.signInFailed(request.ip);
     const text: Notice =
       refused === 'locked'
         ? { tone: 'error', text: t('locked') }
@@ -81,12 +81,11 @@ export class SignInController {
     const pendingId = parseCookies(request.headers.cookie)[PENDING_COOKIE];
     const userId = await this.store.pendingSignIn(pendingId);
     if (!userId) return sendPublicPage(reply, page, t('signInTitle'), signInForm(page, {}), 401);
-    const refusal = await this.limits.signInRefused(request.ip);
+    const refusal = await this.limits.takeSignIn(request.ip);
     if (refusal) return this.tooMany(reply, page, refusal, 'tooManyFailures', 'secondFactorTitle', (notice) => secondFactorForm(page, notice));
     const result = await this.accounts.secondFactor(userId, field(form, 'code', 32).trim());
-    if ('user' in result) await this.store.endPendingSignIn(pendingId);
+    if ('user' in result) await Promise.all([this.store.endPendingSignIn(pendingId), this.limits.signInSucceeded(request.ip)]);
     if (await this.signedIn(request, reply, result, '/dashboard')) return;
-    await this.limits.signInFailed(request.ip);
     if ('refused' in result && result.refused === 'locked') return sendPublicPage(reply, page, t('signInTitle'), signInForm(page, {}, { tone: 'error', text: t('locked') }), 423);
     await sendPublicPage(reply, page, t('secondFactorTitle'), secondFactorForm(page, { tone: 'error', text: t('secondFactorInvalid') }), 401);
   }
