@@ -48,6 +48,14 @@ describe('bad input never produces a 5xx', () => {
     );
   });
 
+  it('a null for an optional field is a 400 that names the field and the type it must be', async () => {
+    const types: Record<string, string> = { external_ref: 'a string', description: 'a string', success_url: 'a string', cancel_url: 'a string', customer: 'an object', metadata: 'an object', methods: 'an array', expires_in: 'an integer' };
+    for (const [name, type] of Object.entries(types)) {
+      const res = await post('/api/v1/payment-intents', JSON.stringify({ amount: '10.00', currency: 'USD', [name]: null }));
+      expect({ name, status: res.status, error: res.body.error }).toEqual({ name, status: 400, error: expect.objectContaining({ code: 'invalid_request', param: name, message: expect.stringMatching(new RegExp(`^${name} must be ${type}\\.?$`)) }) });
+    }
+  });
+
   it('a valid body with one field replaced by a wrong value is 400', async () => {
     const base = { amount: '10.00', currency: 'USD' };
     const field = fc.constantFrom('amount', 'currency', 'external_ref', 'description', 'success_url', 'cancel_url', 'methods', 'customer', 'metadata', 'expires_in');

@@ -24,6 +24,13 @@ describe('validateCommand', () => {
     expect(validateCommand('payment-intents.get', { ...scope })).toMatchObject({ ok: false, param: 'id' });
   });
 
+  it('says what type a field must be in words (a null for an optional field included)', () => {
+    expect(validateCommand('payment-intents.create', create({ amount: '1.00', currency: 'USD', external_ref: null }))).toEqual({ ok: false, param: 'external_ref', message: 'external_ref must be a string' });
+    expect(validateCommand('payment-intents.create', create({ amount: '1.00', currency: 'USD', customer: null }))).toEqual({ ok: false, param: 'customer', message: 'customer must be an object' });
+    expect(validateCommand('payment-intents.create', create({ amount: '1.00', currency: 'USD', expires_in: null }))).toEqual({ ok: false, param: 'expires_in', message: 'expires_in must be an integer' });
+    expect(validateCommand('payment-intents.create', create({ amount: '1.00', currency: 'USD', methods: null }))).toEqual({ ok: false, param: 'methods', message: 'methods must be an array' });
+  });
+
   it('checks a refund with its own bounds: down to a cent, nothing but amount and reason', () => {
     const refund = (params: Record<string, unknown>) => ({ ...scope, payment_id: '123', idempotency_key: 'k1', params });
     expect(validateCommand('refunds.create', refund({}))).toEqual({ ok: true });

@@ -65,6 +65,14 @@ function paramOf(error: ErrorObject): string {
   return segments.join('.') || 'body';
 }
 
+const TYPE_NAMES: Record<string, string> = { string: 'a string', integer: 'an integer', number: 'a number', boolean: 'true or false', object: 'an object', array: 'an array', null: 'null' };
+
+/** Ajv's "must be string,null" as the API's sentences say it: "must be a string or null". */
+function typeMessage(error: ErrorObject): string {
+  const types = ([] as string[]).concat((error.params as { type: string | string[] }).type);
+  return `must be ${types.map((type) => TYPE_NAMES[type] ?? type).join(' or ')}`;
+}
+
 /** Checks a command's body against its schema; the first problem names the field at fault. */
 export function validateCommand(name: CheckedCommandName, body: unknown): CommandCheck {
   const validate = validators.get(name);
@@ -72,6 +80,6 @@ export function validateCommand(name: CheckedCommandName, body: unknown): Comman
   if (validate(body)) return { ok: true };
   const error = validate.errors![0]!;
   const param = paramOf(error);
-  const message = error.keyword === 'additionalProperties' ? 'is not an accepted field' : (error.message ?? 'is invalid');
+  const message = error.keyword === 'additionalProperties' ? 'is not an accepted field' : error.keyword === 'type' ? typeMessage(error) : (error.message ?? 'is invalid');
   return { ok: false, param, message: `${param} ${message}` };
 }
