@@ -265,9 +265,21 @@ describe('Accounts', () => {
     expect(await accounts.login('totp@example.com', PASSWORD, recovery)).toEqual({ refused: 'second_factor_invalid' });
     expect(await accounts.unusedRecoveryCodes(owner.id)).toBe(9);
 
+    // Renewed with the password: ten new codes, and the ones left stop working.
+    await expect(accounts.renewRecoveryCodes(owner.id, 'wrong password!')).rejects.toMatchObject({ reason: 'invalid_credentials' });
+    expect(await accounts.unusedRecoveryCodes(owner.id)).toBe(9);
+    const renewed = await accounts.renewRecoveryCodes(owner.id, PASSWORD);
+    expect(renewed).toHaveLength(10);
+    expect(renewed).not.toContain(codes[4]);
+    expect(await accounts.unusedRecoveryCodes(owner.id)).toBe(10);
+    expect(await accounts.login('totp@example.com', PASSWORD, codes[4]!)).toEqual({ refused: 'second_factor_invalid' });
+    expect(await accounts.login('totp@example.com', PASSWORD, renewed[0]!)).toMatchObject({ user: { id: owner.id } });
+    expect(await accounts.unusedRecoveryCodes(owner.id)).toBe(9);
+
     await expect(accounts.disableTotp(owner.id, 'wrong password!')).rejects.toMatchObject({ reason: 'invalid_credentials' });
     await accounts.disableTotp(owner.id, PASSWORD);
     expect(await accounts.login('totp@example.com', PASSWORD)).toMatchObject({ user: { id: owner.id } });
+    await expect(accounts.renewRecoveryCodes(owner.id, PASSWORD)).rejects.toMatchObject({ reason: 'totp_not_enabled' });
   });
 
   it('invitation: an owner invites, the invited person chooses a password and signs in with the role', async () => {

@@ -174,6 +174,27 @@ describe('dashboard team and security in the browser', () => {
     await page.locator('[role=alert]').waitFor();
     expect(await signInWithCode(page, user.email, user.password, codes[1]!)).toBe(true);
 
+    // New recovery codes with the password (a wrong one is refused on its own form): the ones left stop working.
+    await page.goto(security());
+    await page.locator('#renew-password').fill('not the password');
+    await page.locator('[data-form="recovery-renew"] button[type=submit]').click();
+    await page.locator('[data-form="recovery-renew"] [data-error]').waitFor();
+    expect(await page.locator('[data-recovery-left]').textContent()).toBe('8');
+    expect(await axeViolations(page)).toEqual([]);
+    await shot(page, 'security-renew-wrong-password-en');
+    await page.locator('#renew-password').fill(user.password);
+    await page.locator('[data-form="recovery-renew"] button[type=submit]').click();
+    const renewed = (await page.locator('[data-recovery-codes] code').allTextContents()).map((c) => c.trim());
+    expect(renewed).toHaveLength(10);
+    expect(renewed).not.toContain(codes[2]);
+    expect(await axeViolations(page)).toEqual([]);
+    await shot(page, 'security-recovery-renewed-en');
+    await page.goto(security());
+    expect(await page.locator('[data-recovery-left]').textContent()).toBe('10');
+    await signOut(page);
+    expect(await signInWithCode(page, user.email, user.password, codes[2]!)).toBe(false);
+    expect(await signInWithCode(page, user.email, user.password, renewed[0]!)).toBe(true);
+
     // Off with the password (a wrong one is refused), then sign-in is one step again.
     await page.goto(security());
     await page.locator('#disable-password').fill('not the password');
@@ -197,6 +218,12 @@ describe('dashboard team and security in the browser', () => {
     expect(await page.locator('[data-recovery-codes] code').count()).toBe(10);
     expect(await axeViolations(page)).toEqual([]);
     await shot(page, 'security-recovery-codes-ar');
+    await page.goto(`${security()}?lang=ar`);
+    await page.locator('#renew-password').fill(user.password);
+    await page.locator('[data-form="recovery-renew"] button[type=submit]').click();
+    expect(await page.locator('[data-recovery-codes] code').count()).toBe(10);
+    expect(await axeViolations(page)).toEqual([]);
+    await shot(page, 'security-recovery-renewed-ar');
     await context.close();
   });
 

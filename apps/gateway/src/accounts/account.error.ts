@@ -10,6 +10,7 @@ export type AccountErrorReason =
   | 'invalid_code'
   | 'totp_already_enabled'
   | 'totp_not_started'
+  | 'totp_not_enabled'
   | 'forbidden'
   | 'not_found'
   | 'last_owner';

@@ -318,6 +318,19 @@ export class Accounts {
     });
   }
 
+  /**
+   * Ten new recovery codes in place of those left (used up, or seen by someone else), shown only now: the password
+   * again, as for turning TOTP off. The earlier codes stop working in the same transaction.
+   */
+  async renewRecoveryCodes(userId: string, password: string): Promise<string[]> {
+    const user = await this.requireUser(userId);
+    if (!user.totpEnabledAt) throw new AccountError('totp_not_enabled', 'two-step sign-in is off: there are no recovery codes to renew');
+    if (!(await this.hasher.verify(user.passwordHash, password))) throw new AccountError('invalid_credentials', 'wrong password', 'password');
+    const codes = newRecoveryCodes();
+    await this.repository.transaction((manager) => this.repository.replaceRecoveryCodes(user.id, codes.map((c) => hashRecoveryCode(normalizeRecoveryCode(c)!)), manager));
+    return codes;
+  }
+
   /** How many recovery codes the user has left. */
   unusedRecoveryCodes(userId: string): Promise<number> {
     return this.repository.unusedRecoveryCodes(userId);

@@ -22,7 +22,9 @@ export interface SecurityView {
   totpEnabled: boolean;
   recoveryCodesLeft: number;
   notice?: string | null;
+  /** A refusal of the form to turn TOTP off, or (renewError) of the one to renew the recovery codes. */
   error?: string | null;
+  renewError?: string | null;
 }
 
 /** Two-step sign-in (on: turn it off with the password; off: set it up) and "log out everywhere". */
@@ -30,6 +32,10 @@ export function securityPage(page: SignedInRequest, view: SecurityView): SafeHtm
   const t = text(page);
   const totp = view.totpEnabled
     ? html`<dl class="fields"><dt>${t('statusLabel')}</dt><dd><span class="status good" data-totp="on">${t('totpOn')}</span></dd><dt>${t('recoveryLeft')}</dt><dd data-recovery-left>${view.recoveryCodesLeft}</dd></dl>
+<form method="post" action="${securityPath(page)}/recovery-codes" data-form="recovery-renew"><h3>${t('renewHeading')}</h3>${csrfField(page)}${view.renewError ? banner('error', view.renewError) : null}
+<p class="hint" id="renew-hint">${t('renewIntro')}</p>
+<label for="renew-password">${t('password')}</label><input id="renew-password" name="password" type="password" autocomplete="current-password" required maxlength="128" aria-describedby="renew-hint">
+<div class="actions"><button type="submit" class="secondary">${t('renew')}</button></div></form>
 <form method="post" action="${securityPath(page)}/totp/disable" data-form="totp-disable"><h3>${t('disableHeading')}</h3>${csrfField(page)}${view.error ? banner('error', view.error) : null}
 <p class="hint" id="disable-hint">${t('disableIntro')}</p>
 <label for="disable-password">${t('password')}</label><input id="disable-password" name="password" type="password" autocomplete="current-password" required maxlength="128" aria-describedby="disable-hint">
@@ -59,10 +65,10 @@ export function setupPage(page: SignedInRequest, setup: { secret: string; uri: s
 <div class="card"><p>${t('setupAgain')}</p>${startForm(page, 'startAgain', true)}</div>`;
 }
 
-/** The 10 recovery codes, shown this once. */
-export function recoveryCodesPage(page: SignedInRequest, codes: string[]): SafeHtml {
+/** The 10 recovery codes, shown this once: when TOTP was turned on, or when they were renewed. */
+export function recoveryCodesPage(page: SignedInRequest, codes: string[], renewed = false): SafeHtml {
   const t = text(page);
-  return html`<h1>${t('codesTitle')}</h1><div class="card"><p>${t('codesIntro')}</p>
+  return html`<h1>${t(renewed ? 'renewedTitle' : 'codesTitle')}</h1><div class="card"><p>${t(renewed ? 'renewedIntro' : 'codesIntro')}</p>
 <ol data-recovery-codes>${codes.map((code) => html`<li><code>${code}</code></li>`)}</ol></div>
 <p><a href="${securityPath(page)}">${t('back')}</a></p>`;
 }

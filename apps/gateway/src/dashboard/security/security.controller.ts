@@ -15,7 +15,7 @@ type Form = Record<string, unknown> | undefined;
 
 /**
  * The signed-in user's own sign-in security (every role): two-step sign-in with TOTP and recovery codes
- * (Accounts.beginTotp / enableTotp / disableTotp) and a form to the existing "log out everywhere".
+ * (Accounts.beginTotp / enableTotp / renewRecoveryCodes / disableTotp) and a form to the existing "log out everywhere".
  */
 @ApiExcludeController()
 @UseFilters(DashboardExceptionFilter)
@@ -62,6 +62,22 @@ export class SecurityController {
     await sendPage(reply, page, 'security', t('codesTitle'), recoveryCodesPage(page, codes), 201);
   }
 
+  @Post('recovery-codes')
+  async renew(@Param('env') env: string, @Body() form: Form, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const page = await this.auth.signedInForm(request, reply, environmentOf(env), form);
+    const t = (key: Parameters<typeof securityText>[1]) => securityText(page.lang, key);
+    let codes;
+    try {
+      codes = await this.accounts.renewRecoveryCodes(page.user.id, field(form, 'password', 128));
+    } catch (error) {
+      if (!(error instanceof AccountError)) throw error;
+      if (error.reason === 'invalid_credentials') return this.send(reply, page, { renewError: t('errorPassword') }, 400);
+      if (error.reason === 'totp_not_enabled') return this.send(reply, page, { error: t('errorTotpOff') }, 409);
+      throw error;
+    }
+    await sendPage(reply, page, 'security', t('renewedTitle'), recoveryCodesPage(page, codes, true), 201);
+  }
+
   @Post('totp/disable')
   async disable(@Param('env') env: string, @Body() form: Form, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const page = await this.auth.signedInForm(request, reply, environmentOf(env), form);
@@ -74,7 +90,7 @@ export class SecurityController {
     await reply.redirect(`${securityPath(page)}?done=totp_off`, 303);
   }
 
-  private async send(reply: FastifyReply, page: SignedInRequest, view: { notice?: string | null; error?: string | null }, status = 200): Promise<void> {
+  private async send(reply: FastifyReply, page: SignedInRequest, view: { notice?: string | null; error?: string | null; renewError?: string | null }, status = 200): Promise<void> {
     const [user, left] = await Promise.all([this.accounts.findForSession(page.user.id), this.accounts.unusedRecoveryCodes(page.user.id)]);
     const totpEnabled = user?.totpEnabled === true;
     await sendPage(reply, page, 'security', securityText(page.lang, 'title'), securityPage(page, { totpEnabled, recoveryCodesLeft: left, ...view }), status);
