@@ -12,9 +12,9 @@ import { DashboardRefunds, REFUND_FORM_KEY } from './refund-action';
 // The page functions on their own, with the owners' commands answered in memory (the refund over the real
 // refunds service is in apps/gateway/test/dashboard-refunds.int-spec.ts).
 
-function signedIn(role: Role, environment: 'test' | 'live' = 'test'): SignedInRequest {
+function signedIn(role: Role, environment: 'test' | 'live' = 'test', lang: 'en' | 'ar' = 'en'): SignedInRequest {
   return {
-    lang: 'en',
+    lang,
     nonce: 'n',
     csrf: 'token',
     path: '/dashboard/test/payments/1',
@@ -61,7 +61,7 @@ const payment: PaymentResource = {
   refunds: [{ id: `re_${'a'.repeat(24)}`, amount: '10.00', status: 'completed' } as RefundResource],
 };
 
-function setup(role: Role, answer?: (name: string, body: Record<string, unknown>) => unknown) {
+function setup(role: Role, answer?: (name: string, body: Record<string, unknown>) => unknown, lang: 'en' | 'ar' = 'en') {
   const sent: Array<{ name: string; body: Record<string, unknown>; commandId?: string }> = [];
   const send = async (name: string, body: Record<string, unknown>, caller: { commandId?: string }) => {
       sent.push({ name, body, commandId: caller.commandId });
@@ -77,7 +77,7 @@ function setup(role: Role, answer?: (name: string, body: Record<string, unknown>
     send,
     getPayment: (body: Record<string, unknown>, caller: { commandId?: string }) => send('payments.get', body, caller),
   } as unknown as RefundsClient;
-  const page = signedIn(role);
+  const page = signedIn(role, 'test', lang);
   const auth = {
     signedInPage: async () => page,
     signedInForm: async () => page,
@@ -158,7 +158,7 @@ describe('payment page and refund button', () => {
     const bad = new Reply();
     await controller.refund('test', '1', { _csrf: 'token', idempotency_key: key, mode: 'partial', amount: '1.234', step: 'confirm' }, request, asReply(bad));
     expect(bad.status).toBe(422);
-    expect(bad.body).toContain('data-refund-problem>amount must be');
+    expect(bad.body).toContain('data-refund-problem>Enter an amount in US dollars with at most two decimals');
     expect(sent.filter((s) => s.name === 'refunds.create')).toEqual([]);
 
     const missing = new Reply();
@@ -172,7 +172,27 @@ describe('payment page and refund button', () => {
     const over = new Reply();
     await refused.controller.refund('test', '1', { _csrf: 'token', idempotency_key: key, mode: 'partial', amount: '100.00', step: 'confirm' }, request, asReply(over));
     expect(over.status).toBe(409);
-    expect(over.body).toContain('The refund exceeds what remains of the payment (64.00).');
+    expect(over.body).toContain('data-refund-problem>That is more than remains to refund of this payment');
+  });
+
+  it('says why a refund was refused in the page’s language, not the API’s English', async () => {
+    const key = `dashboard_refund_${'d'.repeat(32)}`;
+    const { controller } = setup('owner', undefined, 'ar');
+    const bad = new Reply();
+    await controller.refund('test', '1', { _csrf: 'token', idempotency_key: key, mode: 'partial', amount: '1.234', step: 'confirm' }, request, asReply(bad));
+    expect(bad.body).toContain('data-refund-problem>أدخل مبلغاً بالدولار الأمريكي');
+    const long = new Reply();
+    await controller.refund('test', '1', { _csrf: 'token', idempotency_key: key, mode: 'full', reason: 'r'.repeat(256), step: 'confirm' }, request, asReply(long));
+    expect(long.body).toContain('data-refund-problem>يمكن أن يكون السبب 255 حرفاً على الأكثر.');
+    const refused = setup('owner', (name) => {
+      if (name === 'payments.get') return payment;
+      throw new ApiError('refund_exceeds_payment', 'The refund exceeds what remains of the payment (64.00).', 'amount');
+    }, 'ar');
+    const over = new Reply();
+    await refused.controller.refund('test', '1', { _csrf: 'token', idempotency_key: key, mode: 'partial', amount: '100.00', step: 'confirm' }, request, asReply(over));
+    expect(over.status).toBe(409);
+    expect(over.body).toContain('data-refund-problem>هذا أكثر مما تبقى للاسترداد');
+    expect(over.body).not.toContain('exceeds');
   });
 
   it('treats a form without its key as expired: nothing sent', async () => {

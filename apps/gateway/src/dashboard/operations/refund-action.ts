@@ -27,8 +27,16 @@ export interface RefundForm {
   key: string;
 }
 
-/** A form problem: one of the page's messages, or the API's own message (the same rules as the API's). */
+/** A form problem: one of the page's messages (in its language), or the API's own message where the page has none. */
 export type RefundProblem = { key: OperationsKey } | { text: string };
+
+/** The page's own words for the refusals a merchant meets on this form (the API's are English only). */
+function problemOf(error: ApiError): RefundProblem {
+  if (error.code === 'refund_exceeds_payment') return { key: 'refundExceeds' };
+  if (error.code === 'invalid_request' && error.param === 'amount') return { key: 'refundAmountInvalid' };
+  if (error.code === 'invalid_request' && error.param === 'reason') return { key: 'refundReasonTooLong' };
+  return { text: error.message };
+}
 
 const DTO: ArgumentMetadata = { type: 'body', metatype: CreateRefundDto };
 
@@ -60,7 +68,7 @@ export async function readRefundForm(posted: Record<string, unknown>): Promise<R
   try {
     await apiValidationPipe({ forbidUnknown: true }).transform(params, DTO);
   } catch (error) {
-    if (error instanceof ApiError) return { kind: 'problem', form, problem: { text: error.message } };
+    if (error instanceof ApiError) return { kind: 'problem', form, problem: problemOf(error) };
     throw error;
   }
   return { kind: 'ok', form, params };
@@ -94,7 +102,7 @@ export class DashboardRefunds {
       return { ok: true, refund: await this.refunds.send(REFUNDS_COMMANDS.createRefund, command, { ...caller, commandId: form.key }) };
     } catch (error) {
       if (error instanceof ApiError && error.code !== 'not_found' && error.code !== 'service_unavailable' && error.code !== 'internal_error') {
-        return { ok: false, problem: { text: error.message } };
+        return { ok: false, problem: problemOf(error) };
       }
       throw error;
     }
