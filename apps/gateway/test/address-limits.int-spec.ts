@@ -1,6 +1,7 @@
 import { freePort, startStack, type Stack } from '@payments/testing';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
+import { generate } from 'otplib';
 import type { DataSource } from 'typeorm';
 import { AddressLimits } from '../src/rate-limit/address-limits';
 import { createUser } from './dashboard.harness';
@@ -129,6 +130,24 @@ describe('per-address limits on the public forms', () => {
     );
     expect(answers.filter((status) => status === 401)).toHaveLength(FAILURES);
     expect(answers.filter((status) => status === 429)).toHaveLength(10 - FAILURES);
+  });
+
+  it('counts wrong second steps too, and refuses even the right code past the limit', async () => {
+    const user = await createUser(stack, merchantId, 'owner');
+    // Two-step sign-in turned on through the Security page, as the user would.
+    const owner = new Browser(address());
+    expect((await owner.post('/dashboard/login', '/dashboard/login', { email: user.email, password: user.password })).status).toBe(303);
+    const setup = await owner.post('/dashboard/test/security', '/dashboard/test/security/totp/start', {});
+    const secret = /id="totp-secret" data-secret>([A-Z2-7]+)</.exec(setup.html)![1]!;
+    const now = () => Math.floor(Date.now() / 1000);
+    expect((await owner.post('/dashboard/test/security', '/dashboard/test/security/totp/enable', { code: await generate({ secret, epoch: now() }) })).status).toBe(201);
+
+    const guesser = new Browser(address());
+    expect((await guesser.post('/dashboard/login', '/dashboard/login', { email: user.email, password: user.password })).html).toContain('login/second-factor');
+    for (let i = 0; i < FAILURES; i++) expect((await guesser.post('/dashboard/login', '/dashboard/login/second-factor', { code: '000000' })).status).toBe(401);
+    const refused = await guesser.post('/dashboard/login', '/dashboard/login/second-factor', { code: await generate({ secret, epoch: now() + 30 }) });
+    expect(refused.status).toBe(429);
+    expect(refused.location).toBe('');
   });
 
   it('counts an address’s mails across sign-up, confirmation, reset and wallet codes, and sends none past the limit', async () => {
