@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const namespace = uniqueName('bench');
   // Production logging: the services' default level (info), request lines included.
   // Every customer signs in from this one address: its code mails are not a flood.
-  const common = { DATABASE_URL: db.url, KAFKA_NAMESPACE: namespace, LOG_LEVEL: 'info', RATE_LIMIT_TEST_PER_SEC: '100000', FORM_MAILS_PER_ADDRESS: '100000' };
+  const common = { DATABASE_URL: db.url, KAFKA_NAMESPACE: namespace, LOG_LEVEL: 'info', RATE_LIMIT_TEST_PER_SEC: '100000', WALLET_CODES_PER_ADDRESS: '100000' };
   const services: RunningService[] = [];
   try {
     const { origin, ledger } = await startWholeSystem(common, services);

@@ -70,7 +70,7 @@ export class GatewayConfig extends WebhookServiceConfig {
   RATE_LIMIT_TEST_PER_SEC: number = 25;
 
   /**
-   * Failed sign-ins (dashboard password or second factor, wallet code) one client address may make per
+   * Failed dashboard sign-ins (password or second step) one client address may make per
    * ADDRESS_LIMIT_WINDOW_SECONDS, across every account and every gateway instance; past it the address is refused
    * (429) before any password is checked. The per-account lock-out (10 failures) stands beside it.
    */
@@ -79,13 +79,28 @@ export class GatewayConfig extends WebhookServiceConfig {
   @Max(100000)
   SIGN_IN_FAILURES_PER_ADDRESS: number = 100;
 
-  /** Forms that send mail to an address typed into them (sign-up, confirmation, reset, wallet code) per client address and window. */
+  /** Forms that send mail to an address typed into them (sign-up, confirmation, reset) per client address and window. */
   @IsInt()
   @Min(1)
   @Max(100000)
   FORM_MAILS_PER_ADDRESS: number = 100;
 
-  /** The window of the two per-address limits above. */
+  /**
+   * The customers' side of the two limits above, apart from the merchants': wrong wallet codes, and wallet codes asked
+   * for, per client address and window. Larger: a checkout's customers come from mobile networks that put many
+   * behind one address, and each address and code has its own limits besides (a code dies after 5 wrong tries).
+   */
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  WALLET_CODE_FAILURES_PER_ADDRESS: number = 300;
+
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  WALLET_CODES_PER_ADDRESS: number = 300;
+
+  /** The window of the per-address limits above. */
   @IsInt()
   @Min(1)
   @Max(86400)

@@ -79,6 +79,8 @@ describe('per-address limits on the public forms', () => {
         TRUST_PROXY: '1',
         SIGN_IN_FAILURES_PER_ADDRESS: String(FAILURES),
         FORM_MAILS_PER_ADDRESS: String(MAILS),
+        WALLET_CODE_FAILURES_PER_ADDRESS: String(FAILURES),
+        WALLET_CODES_PER_ADDRESS: String(MAILS),
         ADDRESS_LIMIT_WINDOW_SECONDS: '600',
       },
     });
@@ -150,15 +152,12 @@ describe('per-address limits on the public forms', () => {
     expect(refused.location).toBe('');
   });
 
-  it('counts an address’s mails across sign-up, confirmation, reset and wallet codes, and sends none past the limit', async () => {
+  it('counts an address’s mails across sign-up, confirmation and reset, sends none past the limit, and counts wallet codes apart', async () => {
     const client = new Browser(address());
     const reset = (await createUser(stack, merchantId, 'viewer')).email;
-    const first = await client.post('/dashboard/forgot-password', '/dashboard/forgot-password', { email: reset });
-    expect(first.status).toBe(200);
-    const code = email('wallet');
-    expect((await client.post('/wallet/test', '/wallet/test/code', { email: code, lang: 'en', from: 'wallet' })).location).toBe('/wallet/test');
+    expect((await client.post('/dashboard/forgot-password', '/dashboard/forgot-password', { email: reset })).status).toBe(200);
+    expect((await client.post('/dashboard/login', '/dashboard/confirm/resend', { email: reset })).status).toBe(200);
     expect(await mailsTo(reset)).toBe(1);
-    expect(await mailsTo(code)).toBe(1);
 
     const signUp = email('signup');
     const refused = await client.post('/dashboard/signup', '/dashboard/signup', { email: signUp, business_name: 'Flood Ltd', password: 'long enough password' });
@@ -167,10 +166,16 @@ describe('per-address limits on the public forms', () => {
     expect(await db.query(`SELECT id FROM gateway.users WHERE lower(email) = lower($1)`, [signUp])).toEqual([]);
     expect((await client.post('/dashboard/forgot-password', '/dashboard/forgot-password', { email: reset })).status).toBe(429);
     expect((await client.post('/dashboard/login', '/dashboard/confirm/resend', { email: reset })).status).toBe(429);
-    const walletRefused = await client.post('/wallet/test', '/wallet/test/code', { email: email('wallet'), lang: 'ar', from: 'wallet' });
-    expect(walletRefused.location).toBe('/wallet/test?wallet_error=too_many_requests&lang=ar');
     expect(await mailsTo(reset)).toBe(1);
     expect(await mailsTo(signUp)).toBe(0);
+
+    // The checkout's customers have their own allowance: a merchant's forms used up leave it whole, and past it
+    // the wallet form says why and nothing is mailed.
+    const codes = Array.from({ length: MAILS + 1 }, () => email('wallet'));
+    for (const to of codes.slice(0, MAILS)) expect((await client.post('/wallet/test', '/wallet/test/code', { email: to, lang: 'en', from: 'wallet' })).location).toBe('/wallet/test');
+    const walletRefused = await client.post('/wallet/test', '/wallet/test/code', { email: codes[MAILS]!, lang: 'ar', from: 'wallet' });
+    expect(walletRefused.location).toBe('/wallet/test?wallet_error=too_many_requests&lang=ar');
+    expect(await Promise.all(codes.map(mailsTo))).toEqual([...Array<number>(MAILS).fill(1), 0]);
     expect((await client.get('/wallet/test?wallet_error=too_many_requests&lang=ar')).html).toContain('محاولات دخول أو طلبات رموز كثيرة من شبكتك');
   });
 
@@ -202,14 +207,14 @@ describe('per-address limits on the public forms', () => {
 describe('per-address limits without Redis', () => {
   it('still refuses past the limit', async () => {
     const unreachable = new Redis('redis://127.0.0.1:1', { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    const limits = new AddressLimits(unreachable, { signInFailures: 2, mails: 1, windowSeconds: 60, namespace: 'no-redis' });
-    expect(await limits.takeMail('192.0.2.7')).toBeNull();
-    expect(await limits.takeMail('192.0.2.7')).toEqual({ retryAfterSeconds: expect.any(Number) });
-    expect(await limits.takeSignIn('192.0.2.7')).toBeNull();
-    await limits.signInSucceeded('192.0.2.7');
-    expect(await limits.takeSignIn('192.0.2.7')).toBeNull();
-    expect(await limits.takeSignIn('192.0.2.7')).toBeNull();
-    expect(await limits.takeSignIn('::ffff:192.0.2.7')).toEqual({ retryAfterSeconds: expect.any(Number) });
+    const limits = new AddressLimits(unreachable, { allowances: { sign_in_failures: 2, mails: 1, wallet_sign_in_failures: 2, wallet_codes: 1 }, windowSeconds: 60, namespace: 'no-redis' });
+    expect(await limits.take('mails', '192.0.2.7')).toBeNull();
+    expect(await limits.take('mails', '192.0.2.7')).toEqual({ retryAfterSeconds: expect.any(Number) });
+    expect(await limits.take('sign_in_failures', '192.0.2.7')).toBeNull();
+    await limits.giveBack('sign_in_failures', '192.0.2.7');
+    expect(await limits.take('sign_in_failures', '192.0.2.7')).toBeNull();
+    expect(await limits.take('sign_in_failures', '192.0.2.7')).toBeNull();
+    expect(await limits.take('sign_in_failures', '::ffff:192.0.2.7')).toEqual({ retryAfterSeconds: expect.any(Number) });
     unreachable.disconnect();
   });
 });

@@ -5,21 +5,24 @@ import ipaddr from 'ipaddr.js';
 import { Counter } from 'prom-client';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 
-type Limit = 'sign_in_failures' | 'mails';
+/**
+ * What an address's allowances are for: the merchants' forms (dashboard sign-in, and sign-up, confirmation and reset
+ * mails) and the customers' (wallet code sign-in and code mails: a checkout's customers come from mobile networks
+ * that put many behind one address, so theirs are separate and larger).
+ */
+export type AddressLimit = 'sign_in_failures' | 'mails' | 'wallet_sign_in_failures' | 'wallet_codes';
 
 const refusals = new Counter({
   name: 'address_limit_refusals_total',
-  help: 'Public form posts refused because their client address was past a limit (sign_in_failures, mails)',
+  help: 'Public form posts refused because their client address was past a limit (sign_in_failures, mails, wallet_sign_in_failures, wallet_codes)',
   labelNames: ['limit'] as const,
   registers: [metricsRegistry],
 });
 
 /** What the public forms may cost per client address in one window (the gateway's settings). */
 export interface AddressLimitSettings {
-  /** Failed sign-ins (dashboard password or second factor, wallet code) an address may make per window. */
-  signInFailures: number;
-  /** Forms that mail an address typed into them (sign-up, confirmation again, password reset, wallet code). */
-  mails: number;
+  /** Each limit's allowance per window: failed sign-ins (`*_sign_in_failures`), or mails asked for. */
+  allowances: Record<AddressLimit, number>;
   windowSeconds: number;
   /** Prefix of the Redis keys (the deployment's namespace). */
   namespace: string;
@@ -46,53 +49,44 @@ export function clientOf(address: string): string {
  * Per-address limits on the forms anyone may post without an account, shared by every gateway instance through
  * Redis: failed sign-ins (credential stuffing spreads its guesses over many accounts, which the per-account
  * lock-out does not see; a refused address is refused before any password or code is checked), and forms that
- * send mail (sign-up, confirmation, reset, wallet codes: mail to addresses of somebody else's choosing). While
- * Redis does not answer, each instance counts in memory instead: the limits hold, per instance.
+ * send mail (sign-up, confirmation, reset, wallet codes: mail to addresses of somebody else's choosing), each for
+ * merchants and customers apart (AddressLimit). While Redis does not answer, each instance counts in memory
+ * instead: the limits hold, per instance.
  */
 export class AddressLimits {
   private readonly logger = new Logger('AddressLimits');
-  private readonly failures: RateLimiterAbstract;
-  private readonly mails: RateLimiterAbstract;
+  private readonly limiters: Record<AddressLimit, RateLimiterAbstract>;
 
   constructor(redis: Redis, private readonly settings: AddressLimitSettings) {
-    this.failures = limiter(redis, `${settings.namespace}:address:sign-in-failures`, settings.signInFailures, settings.windowSeconds);
-    this.mails = limiter(redis, `${settings.namespace}:address:mails`, settings.mails, settings.windowSeconds);
+    const make = (limit: AddressLimit) => limiter(redis, `${settings.namespace}:address:${limit}`, settings.allowances[limit], settings.windowSeconds);
+    this.limiters = { sign_in_failures: make('sign_in_failures'), mails: make('mails'), wallet_sign_in_failures: make('wallet_sign_in_failures'), wallet_codes: make('wallet_codes') };
   }
 
   /**
-   * Takes a sign-in attempt from the address's failures before its password or code is checked, so guesses sent at
-   * once count each; refused past the limit. An attempt that turns out not to be a failure gives it back
-   * (signInSucceeded): only failures use the allowance.
+   * Takes one of the address's allowance for `limit`; refused past it. A sign-in takes its share before its password
+   * or code is checked, so guesses sent at once count each, and gives it back when it proved its credentials
+   * (giveBack): only failures use a sign-in allowance.
    */
-  async takeSignIn(address: string): Promise<AddressRefusal | null> {
-    return this.take(this.failures, 'sign_in_failures', this.settings.signInFailures, address);
-  }
-
-  /** The attempt taken by takeSignIn proved its credentials (or was not a guess): its share back. */
-  async signInSucceeded(address: string): Promise<void> {
-    await this.failures.reward(clientOf(address), 1);
-  }
-
-  /** Takes one mail of the address's allowance; refused past it. */
-  async takeMail(address: string): Promise<AddressRefusal | null> {
-    return this.take(this.mails, 'mails', this.settings.mails, address);
-  }
-
-  private async take(from: RateLimiterAbstract, limit: Limit, allowance: number, address: string): Promise<AddressRefusal | null> {
+  async take(limit: AddressLimit, address: string): Promise<AddressRefusal | null> {
     const client = clientOf(address);
     try {
-      await from.consume(client, 1);
+      await this.limiters[limit].consume(client, 1);
       return null;
     } catch (error) {
       if (!(error instanceof RateLimiterRes)) throw error;
       refusals.inc({ limit });
-      if (error.consumedPoints === allowance + 1) this.reached(limit, client, error);
+      if (error.consumedPoints === this.settings.allowances[limit] + 1) this.reached(limit, client, error);
       return refusal(error);
     }
   }
 
+  /** A share taken that was not a failure (the right password or code): back to the address. */
+  async giveBack(limit: AddressLimit, address: string): Promise<void> {
+    await this.limiters[limit].reward(clientOf(address), 1);
+  }
+
   /** One line per address and window, when it first meets the limit (each refusal after is counted, not logged). */
-  private reached(limit: Limit, client: string, state: RateLimiterRes): void {
+  private reached(limit: AddressLimit, client: string, state: RateLimiterRes): void {
     this.logger.warn({ client, limit, retry_after_s: refusal(state).retryAfterSeconds }, 'address limit reached: its public form posts are refused until the window ends');
   }
 }

@@ -14,8 +14,12 @@ import { RateLimiter } from './rate-limiter.service';
       inject: [GATEWAY_REDIS, GatewayConfig],
       useFactory: (redis: Redis, config: GatewayConfig) =>
         new AddressLimits(redis, {
-          signInFailures: config.SIGN_IN_FAILURES_PER_ADDRESS,
-          mails: config.FORM_MAILS_PER_ADDRESS,
+          allowances: {
+            sign_in_failures: config.SIGN_IN_FAILURES_PER_ADDRESS,
+            mails: config.FORM_MAILS_PER_ADDRESS,
+            wallet_sign_in_failures: config.WALLET_CODE_FAILURES_PER_ADDRESS,
+            wallet_codes: config.WALLET_CODES_PER_ADDRESS,
+          },
           windowSeconds: config.ADDRESS_LIMIT_WINDOW_SECONDS,
           namespace: config.KAFKA_NAMESPACE,
         }),

@@ -143,7 +143,7 @@ export class WalletController {
     const environment = environmentOf(env);
     if (!environment) return this.plain(reply, 404, 'not_found', 'en');
     if (!(await this.signInFormOk(request, reply, form, environment))) return;
-    if (await this.limits.takeMail(request.ip)) return this.back(reply, environment, form, { wallet_error: 'too_many_requests' });
+    if (await this.limits.take('wallet_codes', request.ip)) return this.back(reply, environment, form, { wallet_error: 'too_many_requests' });
     const asked = await this.signIns.requestCode(environment, form?.email, languageOf(form?.lang) ?? 'en');
     if (!asked.ok) return this.back(reply, environment, form, { wallet_error: 'invalid_email' });
     this.auth.rememberPending(request, reply, environment, asked.email);
@@ -157,10 +157,10 @@ export class WalletController {
     if (!(await this.signInFormOk(request, reply, form, environment))) return;
     const email = this.auth.pendingEmail(request, environment);
     if (!email) return this.back(reply, environment, form, { wallet_error: 'expired' });
-    if (await this.limits.takeSignIn(request.ip)) return this.back(reply, environment, form, { wallet_error: 'too_many_requests' });
+    if (await this.limits.take('wallet_sign_in_failures', request.ip)) return this.back(reply, environment, form, { wallet_error: 'too_many_requests' });
     const result = await this.signIns.verifyCode(environment, email, form?.code);
     if (!result.ok) return this.back(reply, environment, form, { wallet_error: result.reason });
-    await this.limits.signInSucceeded(request.ip);
+    await this.limits.giveBack('wallet_sign_in_failures', request.ip);
     await this.auth.signIn(request, reply, environment, result.wallet);
     return this.back(reply, environment, form);
   }

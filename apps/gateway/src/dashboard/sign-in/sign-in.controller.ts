@@ -53,11 +53,11 @@ export class SignInController {
     const t = (key: Parameters<typeof signInText>[1]) => signInText(page.lang, key);
     const email = field(form, 'email', 254);
     const next = safeNext(field(form, 'next', 2048));
-    const refusal = await this.limits.takeSignIn(request.ip);
+    const refusal = await this.limits.take('sign_in_failures', request.ip);
     if (refusal) return this.tooMany(reply, page, refusal, 'tooManyFailures', 'signInTitle', (notice) => signInForm(page, { email, next }, notice));
     const result = await this.accounts.login(email, field(form, 'password', 128));
     // The right password (a second step or a confirmation may still be due) is not a failure of the address.
-    if ('user' in result || result.refused === 'second_factor_required' || result.refused === 'email_not_confirmed') await this.limits.signInSucceeded(request.ip);
+    if ('user' in result || result.refused === 'second_factor_required' || result.refused === 'email_not_confirmed') await this.limits.giveBack('sign_in_failures', request.ip);
     if ('refused' in result && result.refused === 'second_factor_required' && result.userId) {
       const pending = await this.store.createPendingSignIn(result.userId);
       void reply.header('set-cookie', serializeCookie(PENDING_COOKIE, pending, { path: '/', httpOnly: true, secure: true, sameSite: 'strict', maxAge: 300 }));
@@ -81,10 +81,10 @@ export class SignInController {
     const pendingId = parseCookies(request.headers.cookie)[PENDING_COOKIE];
     const userId = await this.store.pendingSignIn(pendingId);
     if (!userId) return sendPublicPage(reply, page, t('signInTitle'), signInForm(page, {}), 401);
-    const refusal = await this.limits.takeSignIn(request.ip);
+    const refusal = await this.limits.take('sign_in_failures', request.ip);
     if (refusal) return this.tooMany(reply, page, refusal, 'tooManyFailures', 'secondFactorTitle', (notice) => secondFactorForm(page, notice));
     const result = await this.accounts.secondFactor(userId, field(form, 'code', 32).trim());
-    if ('user' in result) await Promise.all([this.store.endPendingSignIn(pendingId), this.limits.signInSucceeded(request.ip)]);
+    if ('user' in result) await Promise.all([this.store.endPendingSignIn(pendingId), this.limits.giveBack('sign_in_failures', request.ip)]);
     if (await this.signedIn(request, reply, result, '/dashboard')) return;
     if ('refused' in result && result.refused === 'locked') return sendPublicPage(reply, page, t('signInTitle'), signInForm(page, {}, { tone: 'error', text: t('locked') }), 423);
     await sendPublicPage(reply, page, t('secondFactorTitle'), secondFactorForm(page, { tone: 'error', text: t('secondFactorInvalid') }), 401);
@@ -118,7 +118,7 @@ export class SignInController {
   async signUp(@Body() form: Form, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const page = this.auth.publicForm(request, reply, form);
     const values = { email: field(form, 'email', 254).trim(), businessName: field(form, 'business_name', 200).trim() };
-    const refusal = await this.limits.takeMail(request.ip);
+    const refusal = await this.limits.take('mails', request.ip);
     if (refusal) return this.tooMany(reply, page, refusal, 'tooManyMails', 'signUpTitle', (notice) => signUpForm(page, values, notice));
     let testKey: string;
     try {
@@ -144,7 +144,7 @@ export class SignInController {
   async resendConfirmation(@Body() form: Form, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const page = this.auth.publicForm(request, reply, form);
     const email = field(form, 'email', 254);
-    const refusal = await this.limits.takeMail(request.ip);
+    const refusal = await this.limits.take('mails', request.ip);
     if (refusal) return this.tooMany(reply, page, refusal, 'tooManyMails', 'signInTitle', (notice) => signInForm(page, { email }, notice));
     await this.accounts.resendConfirmation(email);
     await sendPublicPage(reply, page, signInText(page.lang, 'checkMailTitle'), messageCard(page, 'checkMailTitle', 'checkMailBody', { email }));
@@ -168,7 +168,7 @@ export class SignInController {
   async forgot(@Body() form: Form, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const page = this.auth.publicForm(request, reply, form);
     const email = field(form, 'email', 254).trim();
-    const refusal = await this.limits.takeMail(request.ip);
+    const refusal = await this.limits.take('mails', request.ip);
     if (refusal) return this.tooMany(reply, page, refusal, 'tooManyMails', 'forgotTitle', (notice) => forgotForm(page, notice));
     await this.accounts.requestPasswordReset(email);
     await sendPublicPage(reply, page, signInText(page.lang, 'forgotTitle'), messageCard(page, 'forgotTitle', 'forgotSentBody', { email }));
