@@ -12,7 +12,7 @@ import { MerchantsRepository } from '../merchants/merchants.repository';
 import { maskPhone } from '../wallets/domain/phone-mask';
 import { FormRefused, WalletAuth } from '../wallets/wallet-auth';
 import { WalletsRepository } from '../wallets/wallets.repository';
-import type { WalletCodeError, WalletFormContext, WalletSection } from './page/wallet-section';
+import { walletCodeErrorOf, type WalletFormContext, type WalletSection } from './page/wallet-section';
 import { SessionsClient } from '../sessions-client/sessions.client';
 import { checkoutView, cryptoDepositView, sessionState, type CheckoutView, type PayNotice } from './page/checkout-view';
 import { cryptoOptionsOf, findCryptoOption } from './checkout-crypto';
@@ -37,7 +37,6 @@ interface PayForm {
 
 const REFERENCE = /^[A-Za-z0-9]{1,64}$/;
 const ATTEMPT = /^[A-Za-z0-9-]{1,64}$/;
-const CODE_ERRORS: ReadonlySet<string> = new Set<WalletCodeError>(['invalid_email', 'invalid_code', 'expired', 'too_many_attempts', 'too_many_requests']);
 const WALLET_NOTICES = { insufficient: 'insufficient', pending: 'pending', unavailable: 'unavailable' } as const;
 
 function noticeOf(declined: unknown, notice: unknown): PayNotice {
@@ -346,7 +345,7 @@ export class CheckoutController {
       const notice = typeof query.wallet === 'string' && query.wallet in WALLET_NOTICES ? WALLET_NOTICES[query.wallet as keyof typeof WALLET_NOTICES] : null;
       return { section: { state: 'signed_in', email: state.signedIn.email, balance, notice }, form };
     }
-    const error = typeof query.wallet_error === 'string' && CODE_ERRORS.has(query.wallet_error) ? (query.wallet_error as WalletCodeError) : null;
+    const error = walletCodeErrorOf(query.wallet_error);
     return { section: state.pendingEmail ? { state: 'code_sent', email: state.pendingEmail, error } : { state: 'signed_out', error }, form };
   }
 

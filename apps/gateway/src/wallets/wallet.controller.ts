@@ -11,7 +11,7 @@ import { renderCheckout } from '../checkout/page/checkout-page';
 import { chooseLanguage, type Language } from '../checkout/page/messages';
 import { securityHeaders } from '../checkout/page/security-headers';
 import { renderWalletPage, type StatementEntry, type WalletPageNotice, type WalletPageView } from '../checkout/page/wallet-page';
-import type { WalletCodeError, WalletFormContext } from '../checkout/page/wallet-section';
+import { walletCodeErrorOf, type WalletFormContext } from '../checkout/page/wallet-section';
 import { MerchantsRepository } from '../merchants/merchants.repository';
 import { AddressLimits } from '../rate-limit/address-limits';
 import { SessionsClient } from '../sessions-client/sessions.client';
@@ -38,7 +38,6 @@ interface WalletForm {
 const REFERENCE = /^[A-Za-z0-9]{1,64}$/;
 const CURSOR = /^txn_[A-Za-z0-9_-]{24,64}$/;
 const STATEMENT_PAGE = 20;
-const CODE_ERRORS: ReadonlySet<string> = new Set<WalletCodeError>(['invalid_email', 'invalid_code', 'expired', 'too_many_attempts', 'too_many_requests']);
 const NOTICES: Record<string, WalletPageNotice> = {
   succeeded: 'topUpSucceeded',
   failed: 'topUpFailed',
@@ -102,7 +101,7 @@ export class WalletController {
     const state = await this.auth.state(request, reply, environment);
     const returnTo = this.returnTo(query.return_to, environment);
     const form: WalletFormContext = { environment, csrf: state.csrf, lang, returnTo, from: 'wallet' };
-    const codeError = typeof query.wallet_error === 'string' && CODE_ERRORS.has(query.wallet_error) ? (query.wallet_error as WalletCodeError) : null;
+    const codeError = walletCodeErrorOf(query.wallet_error);
     const amount = typeof query.amount === 'string' && /^\d{1,6}\.\d{2}$/.test(query.amount) ? query.amount : null;
     const view: WalletPageView = {
       environment,

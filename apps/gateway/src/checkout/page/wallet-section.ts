@@ -46,6 +46,11 @@ const ERROR_TEXT: Record<WalletCodeError, keyof Messages['wallet']> = {
   too_many_requests: 'tooManyRequests',
 };
 
+/** A sign-in refusal named in a page's query (`wallet_error=`), or null for anything else. */
+export function walletCodeErrorOf(value: unknown): WalletCodeError | null {
+  return typeof value === 'string' && Object.hasOwn(ERROR_TEXT, value) ? (value as WalletCodeError) : null;
+}
+
 function hidden(f: WalletFormContext): SafeHtml {
   return html`<input type="hidden" name="_csrf" value="${f.csrf}"><input type="hidden" name="lang" value="${f.lang}"><input type="hidden" name="from" value="${f.from}">${f.returnTo ? html`<input type="hidden" name="return_to" value="${f.returnTo}">` : null}`;
 }
