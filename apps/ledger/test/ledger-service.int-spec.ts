@@ -409,6 +409,36 @@ describe('ledger service', () => {
     expect(await available(injected.test_key)).toBe(before);
   });
 
+  it('books a crypto payment over-paid past what a session may ask, and a refund of all of it (a payment is what was received)', async () => {
+    const cents = (money: string) => Number(money.replace('-', '').replace('.', '')) * (money.startsWith('-') ? -1 : 1);
+    const before = cents(await available(injected.test_key));
+    // 999,999.00 asked, 1,000,000.00 received, 1.5 %.
+    const paymentId = somePaymentId();
+    const event = paymentEvent({ id: paymentId, amount: '1000000.00', fee: '15000.00', net: '985000.00' });
+    await publish([event]);
+    await waitFor(async () => cents(await available(injected.test_key)) === before + 98_500_000, 30_000, 'the payment booked');
+
+    const refundId = someId('re_');
+    const object = {
+      id: refundId, object: 'refund', payment_id: paymentId, amount: '1000000.00', currency: 'USD', reason: null, status: 'completed',
+      failure_reason: null, environment: 'test', created_at: new Date().toISOString(), completed_at: new Date().toISOString(),
+    };
+    const refunded = {
+      ...paymentEvent({}),
+      type: 'refund.completed',
+      aggregate_type: 'refund',
+      aggregate_id: refundId,
+      sequence: 2,
+      data: { object, payment: { id: paymentId, source: event.aggregate_id, method: 'crypto', amount: '1000000.00', currency: 'USD' } },
+    };
+    const producer = testKafka().producer();
+    await producer.connect();
+    await producer.send({ topic: topicName(stack.namespace, STREAMS.refunds), messages: [{ key: refundId, value: JSON.stringify(refunded) }] });
+    await producer.disconnect();
+    // The refund takes the whole amount back; the fee stays with the platform.
+    await waitFor(async () => cents(await available(injected.test_key)) === before - 1_500_000, 30_000, 'the refund booked');
+  });
+
   it('ledger check reports a completed refund of the refunds service that the ledger never booked, and not other merchants\' checks', async () => {
     const merchantId = someId('acct_chk');
     const paymentId = somePaymentId();

@@ -99,6 +99,15 @@ describe('payments read model: external_ref', () => {
     expect(handler.claimedWrites(manager)).toBeNull();
   });
 
+  it('keeps a crypto payment over-paid past what a session may ask (a payment is what was received)', async () => {
+    const handler = new PaymentEventsHandler(repository);
+    await dataSource.transaction(async (manager) => {
+      await handler.handle(paymentEvent('evt_big', '7201', '1000000.00', null), manager);
+      await handler.beforeCommit(manager);
+    });
+    expect(await repository.findPayment(dataSource.manager, scope, '7201')).toMatchObject({ amountCents: 100_000_000 });
+  });
+
   const count = async (manager: EntityManager) =>
     ((await manager.query(`SELECT count(*)::int AS n FROM refunds.payments WHERE id IN (7002, 7003, 7004)`)) as [{ n: number }])[0].n;
 });

@@ -182,7 +182,7 @@ describe('refunds', () => {
       [{ amount: '0.00' }, randomUUID(), 'invalid_request', 'amount'],
       [{ amount: '1.001' }, randomUUID(), 'invalid_request', 'amount'],
       [{ amount: 5 }, randomUUID(), 'invalid_request', 'amount'],
-      [{ amount: '1000000.00' }, randomUUID(), 'invalid_request', 'amount'],
+      [{ amount: '100000000000.00' }, randomUUID(), 'invalid_request', 'amount'],
       [{ reason: 'r'.repeat(256) }, randomUUID(), 'invalid_request', 'reason'],
       [{ amount: '1.00', currency: 'USD' }, randomUUID(), 'invalid_request', 'currency'],
     ];
@@ -257,6 +257,41 @@ describe('refunds', () => {
       expect(event.data).toEqual({ object: made, payment: { id: paid.payment_id, source: paid.id, method: 'togo', amount: '8.00', currency: 'USD' } });
     }
   });
+
+  it('reads and refunds a crypto payment over-paid past what a session may ask (a payment is what was received)', async () => {
+    // What the payment's event leaves in this service's copy: 999,999.00 asked, 1,000,000.00 received, 1.5 % fee.
+    const refundsDb = await stack.db.dataSource('refunds');
+    const paymentId = String(8_000_000_000_000_000 + Math.floor(Math.random() * 1e12));
+    await refundsDb.query(
+      `INSERT INTO refunds.payments (id, merchant_id, environment, source, method, currency, amount_cents, fee_cents, net_cents, paid_at, external_ref)
+       VALUES ($1, $2, 'test', $3, 'crypto', 'USD', 100000000, 1500000, 98500000, now(), NULL)`,
+      [paymentId, merchant.merchant_id, `pi_test_${randomUUID().replace(/-/g, '').slice(0, 24)}`],
+    );
+    const read = await get(`/api/v1/payments/${paymentId}`);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ amount: '1000000.00', fee: '15000.00', net: '985000.00', refunded_amount: '0.00', status: 'succeeded' });
+
+    const part = await refund(paymentId, { amount: '999999.99' });
+    expect(part.status).toBe(201);
+    expect(part.body).toMatchObject({ amount: '999999.99', status: 'completed' });
+    const more = await refund(paymentId, { amount: '0.02' });
+    expect(more.status).toBe(409);
+    expect(more.body.error).toMatchObject({ code: 'refund_exceeds_payment' });
+    const rest = await refund(paymentId, { amount: '0.01' });
+    expect(rest.status).toBe(201);
+    expect((await get(`/api/v1/payments/${paymentId}`)).body).toMatchObject({ refunded_amount: '1000000.00', status: 'refunded' });
+
+    // A whole over-paid payment refunded by its amount, beyond the largest a session may ask.
+    const second = String(Number(paymentId) + 1);
+    await refundsDb.query(
+      `INSERT INTO refunds.payments (id, merchant_id, environment, source, method, currency, amount_cents, fee_cents, net_cents, paid_at, external_ref)
+       VALUES ($1, $2, 'test', $3, 'crypto', 'USD', 100000000, 1500000, 98500000, now(), NULL)`,
+      [second, merchant.merchant_id, `pi_test_${randomUUID().replace(/-/g, '').slice(0, 24)}`],
+    );
+    const whole = await refund(second, { amount: '1000000.00' });
+    expect(whole.status).toBe(201);
+    expect(whole.body).toMatchObject({ amount: '1000000.00', status: 'completed' });
+  });
 });
 
 // A refund asked the moment a payment succeeded, before its event reached the refunds service: the service asks
@@ -287,4 +322,5 @@ describe('refunds before the payment event arrives', () => {
     expect(refused.status).toBe(404);
     expect((await stack.call('GET', `/api/v1/payments/${paid.payment_id}`, { key: stranger.test_key })).status).toBe(404);
   });
+
 });

@@ -4,11 +4,15 @@
 import { INVOICE_SCHEMA, INVOICE_SIMULATE_SCHEMA, PAYMENT_INTENT_SCHEMA, SESSION_PAYMENT_SCHEMA } from './resource.schemas';
 import { EXTERNAL_REF_FILTER_SCHEMA, INVOICE_STATUSES, listFilterProperties, PAYMENT_INTENT_STATUSES } from './list-filters';
 import { listSchema } from './list-schema';
+import { formatMoney, MAX_PAYMENT_CENTS } from '@payments/money';
 import type { SessionsCommandName } from './sessions.contract';
 
 export const INTENT_METHODS = ['togo', 'lahza', 'crypto'] as const;
 /** On the invoice surface a service-balance payment is `wallet` (`togo` is accepted as its other name). */
 export const INVOICE_METHODS = ['wallet', 'togo', 'lahza', 'crypto'] as const;
+
+/** The largest amount a payment or a refund carries (MAX_PAYMENT_CENTS): a crypto payment is what was received. */
+export const PAYMENT_MAX_AMOUNT = formatMoney(MAX_PAYMENT_CENTS);
 
 /** The spec's MoneyString pattern; the amount's bounds are in `x-money` (a decimal range JSON Schema cannot state). */
 export const MONEY_INPUT_SCHEMA = {
@@ -235,7 +239,7 @@ export const SESSIONS_COMMAND_SCHEMAS: Record<SessionsCommandName, { request: ob
         ...SCOPE_PROPERTIES,
         payment_id: { type: 'string', pattern: '^[1-9][0-9]{0,18}$' },
         refund_id: REFUND_ID,
-        amount: { type: 'string', pattern: MONEY_INPUT_SCHEMA.pattern, 'x-money': { min: '0.01', max: '999999.99' } },
+        amount: { type: 'string', pattern: MONEY_INPUT_SCHEMA.pattern, 'x-money': { min: '0.01', max: PAYMENT_MAX_AMOUNT } },
       },
     },
     reply: PROVIDER_REFUND_REPLY,

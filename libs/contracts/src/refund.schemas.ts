@@ -1,6 +1,6 @@
 // JSON Schema of the refunds resources and commands: the one definition behind the API document, the gateway's
 // validation, the refunds service's parsing and the refund events' data.
-import { IDEMPOTENCY_KEY_SCHEMA } from './command.schemas';
+import { IDEMPOTENCY_KEY_SCHEMA, PAYMENT_MAX_AMOUNT } from './command.schemas';
 import { EXTERNAL_REF_FILTER_SCHEMA, listFilterProperties, PAYMENT_STATUSES, REFUND_STATUSES } from './list-filters';
 import { listSchema } from './list-schema';
 import type { RefundsCommandName } from './refunds.contract';
@@ -10,12 +10,15 @@ const dateTime = { type: 'string', format: 'date-time' } as const;
 const PAYMENT_ID = { type: 'string', pattern: '^[1-9][0-9]{0,18}$', description: 'Payment id (numeric-looking).' } as const;
 const REFUND_ID = { type: 'string', pattern: '^re_[A-Za-z0-9]{24}$' } as const;
 
-/** A refund's amount: down to one cent (what remains of a payment may be less than the smallest payment). */
+/**
+ * A refund's amount: down to one cent (what remains of a payment may be less than the smallest payment), up to a
+ * payment's largest (a crypto payment over-paid may exceed what a session asks); never more than remains.
+ */
 export const REFUND_AMOUNT_SCHEMA = {
   type: 'string',
   pattern: '^\\d+(?:\\.\\d{1,2})?$',
-  'x-money': { min: '0.01', max: '999999.99' },
-  description: 'MoneyString: decimal USD, at most two decimals, 0.01 to 999999.99; defaults to what remains of the payment',
+  'x-money': { min: '0.01', max: PAYMENT_MAX_AMOUNT },
+  description: 'MoneyString: decimal USD, at most two decimals, from 0.01 up to what remains of the payment, which it defaults to',
   example: '10.00',
 } as const;
 

@@ -20,6 +20,16 @@ const ajv = new Ajv({ allErrors: false, strict: true, strictTypes: false, strict
 addFormats(ajv);
 // OpenAPI annotations the schemas carry for the API document.
 ajv.addKeyword('example');
+/**
+ * A schema's bound in cents, read unbounded (a refund's minimum 0.01 is below a session's, its maximum a payment's
+ * above); a bound that is no MoneyString is a defect of the schema, never a silent fall back to the defaults.
+ */
+function boundCents(text: string): number {
+  const bound = parseMoneyString(text, { minCents: 0, maxCents: Number.MAX_SAFE_INTEGER });
+  if (!bound.ok) throw new Error(`x-money bound ${text} ${bound.message}`);
+  return bound.cents;
+}
+
 // A MoneyString within bounds: the same parser the services use for amounts.
 ajv.addKeyword({
   keyword: 'x-money',
@@ -27,10 +37,7 @@ ajv.addKeyword({
   schemaType: 'object',
   errors: true,
   validate: function money(bounds: { min: string; max: string }, value: string): boolean {
-    // The bounds themselves are read unbounded (a minimum below the default one, e.g. a refund's 0.01).
-    const min = parseMoneyString(bounds.min, { minCents: 0 });
-    const max = parseMoneyString(bounds.max, { minCents: 0 });
-    const result = parseMoneyString(value, { minCents: min.ok ? min.cents : undefined, maxCents: max.ok ? max.cents : undefined });
+    const result = parseMoneyString(value, { minCents: boundCents(bounds.min), maxCents: boundCents(bounds.max) });
     if (result.ok) return true;
     (money as unknown as { errors: Partial<ErrorObject>[] }).errors = [{ keyword: 'x-money', message: result.message, params: {} }];
     return false;

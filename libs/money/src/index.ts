@@ -2,6 +2,7 @@
 export {
   formatMoney,
   MAX_AMOUNT_CENTS,
+  MAX_PAYMENT_CENTS,
   MIN_AMOUNT_CENTS,
   MONEY_STRING_PATTERN,
   parseMoneyString,

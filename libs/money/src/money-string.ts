@@ -4,6 +4,11 @@
 export const MIN_AMOUNT_CENTS = 50;
 /** Largest amount a session may ask for: 999999.99 USD. */
 export const MAX_AMOUNT_CENTS = 99_999_999;
+/**
+ * Largest amount a payment, and so a refund, may carry: 99999999999.99 USD. A crypto payment is what was received,
+ * over-payment included, so it may exceed what a session may ask for; this bound keeps every sum a safe integer.
+ */
+export const MAX_PAYMENT_CENTS = 9_999_999_999_999;
 
 /** The spec's MoneyString pattern: decimal USD units, at most two decimals. */
 export const MONEY_STRING_PATTERN = /^\d+(?:\.\d{1,2})?$/;

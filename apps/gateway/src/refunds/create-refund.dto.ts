@@ -1,13 +1,13 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { REFUND_PARAMS_SCHEMA } from '@payments/contracts';
-import { parseMoneyString } from '@payments/money';
+import { MAX_PAYMENT_CENTS, parseMoneyString } from '@payments/money';
 import { IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { IsMoneyString } from '../validation/is-money-string.validator';
 import { schemaProperty } from '../validation/schema-property';
 
 const FIELDS = REFUND_PARAMS_SCHEMA.properties;
 const cents = (value: string) => {
-  const parsed = parseMoneyString(value, { minCents: 0 });
+  const parsed = parseMoneyString(value, { minCents: 0, maxCents: MAX_PAYMENT_CENTS });
   if (!parsed.ok) throw new Error(`refund amount bound ${value} ${parsed.message}`);
   return parsed.cents;
 };

@@ -3,7 +3,7 @@ import type { PaymentEventData, RefundEventData } from '@payments/contracts';
 import { PAID_EVENT_TYPES, type EventEnvelope } from '@payments/events';
 import { EventRefused, WALLET_PAYMENT_HEADER, type MessageContext } from '@payments/messaging';
 import type { EntityManager } from 'typeorm';
-import { parseMoneyString } from '@payments/money';
+import { MAX_PAYMENT_CENTS, parseMoneyString } from '@payments/money';
 import { bookPayment, bookRefund, BookingRefused, checkedPaymentAmounts, postingId, walletAccount, type Posting } from '../domain';
 import type { JournalRepository } from '../journal/journal.repository';
 import { bookingsRefused, postingsWritten } from '../shared/ledger-metrics';
@@ -160,7 +160,7 @@ export class BookingEventsHandler {
     // Checked against the refund events' schema when consumed.
     const { object: refund, payment } = envelope.data as unknown as RefundEventData;
     if (refund.currency !== 'USD') throw new BookingRefused('currency', `refund ${refund.id} is in ${String(refund.currency)}, the ledger books USD`);
-    const amount = parseMoneyString(refund.amount, { minCents: 1 });
+    const amount = parseMoneyString(refund.amount, { minCents: 1, maxCents: MAX_PAYMENT_CENTS });
     if (!amount.ok) throw new BookingRefused('amount', `refund ${refund.id} amount ${JSON.stringify(refund.amount)} ${amount.message}`);
     return {
       eventId: envelope.id,

@@ -39,6 +39,13 @@ describe('booking a payment', () => {
     expect(entriesOf(posting)).toEqual({ 'platform:test:clearing': 7400, 'acct_a:test:available': -7400 });
   });
 
+  it('books a crypto payment over-paid past what a session may ask: a payment is what was received', () => {
+    // 999,999.00 asked, 1,000,000.00 received, 1.5 %.
+    const posting = bookPayment(payment({ amount: '1000000.00', fee: '15000.00', net: '985000.00' }));
+    expect(entriesOf(posting)).toEqual({ 'platform:test:clearing': 100_000_000, 'acct_a:test:available': -98_500_000, 'platform:test:fee_revenue': -1_500_000 });
+    expect(() => bookPayment(payment({ amount: '100000000000.00', fee: '1500000000.00', net: '98500000000.00' }))).toThrow(expect.objectContaining({ reason: 'amount' }));
+  });
+
   it.each([
     ['a fee that disagrees with the rate', { fee: '1.10', net: '72.90' }, 'fee_mismatch'],
     ['a net that is not amount minus fee', { net: '72.88' }, 'fee_mismatch'],

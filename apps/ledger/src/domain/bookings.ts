@@ -1,6 +1,6 @@
 // What each kind of money movement books. Pure: the handlers turn events and commands into these inputs.
 import type { Environment } from '@payments/ids';
-import { computeFee, DEFAULT_FEE_SCHEDULE, isFeeMethod, MAX_AMOUNT_CENTS, parseMoneyString } from '@payments/money';
+import { computeFee, DEFAULT_FEE_SCHEDULE, isFeeMethod, MAX_PAYMENT_CENTS, parseMoneyString } from '@payments/money';
 import { merchantAccount, platformAccount, walletAccount } from './accounts';
 import { journalEntries, postingId, type Posting } from './posting';
 
@@ -32,7 +32,8 @@ export class BookingRefused extends Error {
 }
 
 function cents(value: string, field: string, minCents: number): number {
-  const parsed = parseMoneyString(value, { minCents, maxCents: MAX_AMOUNT_CENTS });
+  // A payment's bound, not a session's: a crypto payment over-paid past what a session may ask is still booked.
+  const parsed = parseMoneyString(value, { minCents, maxCents: MAX_PAYMENT_CENTS });
   if (!parsed.ok) throw new BookingRefused('amount', `payment ${field} ${JSON.stringify(value)} ${parsed.message}`);
   return parsed.cents;
 }

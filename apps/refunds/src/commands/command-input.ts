@@ -1,7 +1,7 @@
 // Command bodies checked against their schema in @payments/contracts (the one the gateway validated them with),
 // then read in the service's terms. Every failure is a 400 naming the field.
 import { validateCommand, type RefundsCommandName } from '@payments/contracts';
-import { parseMoneyString } from '@payments/money';
+import { MAX_PAYMENT_CENTS, parseMoneyString } from '@payments/money';
 import { ApiError } from '@payments/platform';
 import type { Scope } from '../refunds/refunds.repository';
 
@@ -15,9 +15,9 @@ export function parseCommand<T extends { merchant_id: string; environment: 'live
   return { scope: { merchantId: command.merchant_id, environment: command.environment }, command };
 }
 
-/** A MoneyString the schema has already bounded, in cents (a fee may be zero). */
+/** A MoneyString of a payment or a refund (the schema bounds a command's), in cents (a fee may be zero). */
 export function centsOf(value: string, param: string, minCents = 1): number {
-  const parsed = parseMoneyString(value, { minCents });
+  const parsed = parseMoneyString(value, { minCents, maxCents: MAX_PAYMENT_CENTS });
   if (!parsed.ok) throw new ApiError('invalid_request', `${param} ${parsed.message}`, param);
   return parsed.cents;
 }

@@ -1,7 +1,7 @@
 import type { PaymentEventData } from '@payments/contracts';
 import { PAID_EVENT_TYPES, type EventEnvelope } from '@payments/events';
 import { EventRefused } from '@payments/messaging';
-import { parseMoneyString } from '@payments/money';
+import { MAX_PAYMENT_CENTS, parseMoneyString } from '@payments/money';
 import type { SqlStatement } from '@payments/database';
 import type { EntityManager } from 'typeorm';
 import type { NewPayment, RefundsRepository } from '../refunds/refunds.repository';
@@ -10,7 +10,7 @@ import type { NewPayment, RefundsRepository } from '../refunds/refunds.repositor
 const PAYMENT_EVENTS = new Set(PAID_EVENT_TYPES);
 
 function cents(value: unknown, field: string, minCents: number): number {
-  const parsed = parseMoneyString(value, { minCents });
+  const parsed = parseMoneyString(value, { minCents, maxCents: MAX_PAYMENT_CENTS });
   if (!parsed.ok) throw new EventRefused(`payment ${field} ${JSON.stringify(value)} ${parsed.message}`);
   return parsed.cents;
 }

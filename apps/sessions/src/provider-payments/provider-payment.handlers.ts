@@ -11,7 +11,7 @@ import {
   type StartProviderPaymentCommand,
   type StartProviderPaymentReply,
 } from '@payments/contracts';
-import { parseMoneyString } from '@payments/money';
+import { MAX_PAYMENT_CENTS, parseMoneyString } from '@payments/money';
 import { ApiError } from '@payments/platform';
 import type { ProviderPayments } from './provider-payments';
 import type { ProviderRefunds } from './provider-refunds';
@@ -46,7 +46,7 @@ export class ProviderPaymentHandlers {
 
   refundAtProvider(body: unknown): Promise<ProviderRefundReply> {
     const command = parsed<RefundAtProviderCommand>(SESSIONS_COMMANDS.refundAtProvider, body);
-    const amount = parseMoneyString(command.amount, { minCents: 1 });
+    const amount = parseMoneyString(command.amount, { minCents: 1, maxCents: MAX_PAYMENT_CENTS });
     if (!amount.ok) throw new ApiError('invalid_request', `amount ${amount.message}`, 'amount');
     return this.refunds.refund({
       scope: { merchantId: command.merchant_id, environment: command.environment },
