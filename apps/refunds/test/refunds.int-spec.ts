@@ -82,10 +82,18 @@ describe('refunds', () => {
 
   it('a refund sent without a body refunds what remains, as {} does', async () => {
     const paid = await paidIntent('7.00');
-    const res = await refund(paid.payment_id, undefined);
+    const key = randomUUID();
+    const res = await refund(paid.payment_id, undefined, key);
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ payment_id: paid.payment_id, amount: '7.00', reason: null, status: 'completed' });
     expect((await get(`/api/v1/payments/${paid.payment_id}`)).body).toMatchObject({ refunded_amount: '7.00', status: 'refunded' });
+    // The same request to its key: retried with `{}`, or again without a body, it gets the first answer.
+    for (const body of [{}, undefined]) {
+      const again = await refund(paid.payment_id, body, key);
+      expect(again.status).toBe(201);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.body).toEqual(res.body);
+    }
   });
 
   it('names what remains when a refund asks for more', async () => {

@@ -42,7 +42,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const key = idempotencyKeyOf(request);
     request.idempotencyKey = key;
     const scope = { merchantId: auth.merchantId, environment: auth.environment, key };
-    const fingerprint = requestFingerprint(request.method, request.url, request.body);
+    // No body is the same request as `{}` (the routes whose body is optional read it so): a client that sends one
+    // on its retry and not on its first try gets the first answer, not a conflict.
+    const fingerprint = requestFingerprint(request.method, request.url, request.body ?? {});
 
     let start;
     try {
