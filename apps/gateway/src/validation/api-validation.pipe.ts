@@ -1,7 +1,7 @@
 import { ArgumentMetadata, PipeTransform, Type } from '@nestjs/common';
 import { ApiError } from '@payments/platform';
 import { plainToInstance } from 'class-transformer';
-import { validate, ValidationError } from 'class-validator';
+import { getMetadataStorage, validate, ValidationError } from 'class-validator';
 import { firstValidationFailure } from './validation-failure';
 
 export interface ApiValidationOptions {
@@ -23,6 +23,11 @@ const INHERITED_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
 
 /** The merchant's free-form object: validated as sent (IsMetadata), never transformed, so every key is kept. */
 const FREE_FORM = 'metadata';
+
+/** The top-level fields a DTO declares (every field has at least one validation decorator). */
+function declaredFields(metatype: Type<unknown>): Set<string> {
+  return new Set(getMetadataStorage().getTargetValidationMetadatas(metatype, '', true, false).map((metadata) => metadata.propertyName));
+}
 
 /** The dotted path of the first key named like an inherited member, outside the free-form object. */
 function inheritedNameIn(value: object, path: string[] = []): string[] | undefined {
@@ -52,12 +57,13 @@ export class ApiValidationPipe implements PipeTransform {
       throw new ApiError('invalid_request', metadata.type === 'body' ? 'The request body must be a JSON object.' : 'The request is invalid.');
     }
     const plain = { ...(value as Record<string, unknown>) };
-    const inherited = inheritedNameIn(plain);
-    if (inherited && (this.options.forbidUnknown || inherited.length > 1)) {
-      throw new ApiError('invalid_request', `${inherited.join('.')} is not an accepted field.`, inherited.join('.'));
+    if (!this.options.forbidUnknown) {
+      // Unknown top-level fields are dropped unread: whatever they hold (a nested `constructor` too) is not ours.
+      const declared = declaredFields(metatype);
+      for (const key of Object.keys(plain)) if (!declared.has(key) || INHERITED_NAMES.has(key)) delete plain[key];
     }
-    // A top-level one where unknown fields are dropped: dropped, as any other unknown field.
-    for (const key of Object.keys(plain)) if (INHERITED_NAMES.has(key)) delete plain[key];
+    const inherited = inheritedNameIn(plain);
+    if (inherited) throw new ApiError('invalid_request', `${inherited.join('.')} is not an accepted field.`, inherited.join('.'));
     const freeForm = Object.hasOwn(plain, FREE_FORM) ? plain[FREE_FORM] : undefined;
     delete plain[FREE_FORM];
     const instance = plainToInstance(metatype, plain, { enableImplicitConversion: false }) as Record<string, unknown>;
