@@ -6,7 +6,8 @@ import { freePort, REPO_ROOT, startStack, TestWebhookReceiver, waitFor, type Sta
 
 // The developer page in a real browser: a key made on the page works against the API and is refused within 1 s of
 // its revoke; a rolled key keeps working through its overlap; an endpoint added on the page receives the test event,
-// whose delivery shows on the page and can be resent; a viewer has no buttons and its posts are refused; another
+// whose delivery shows on the page and can be resent; an endpoint moved to another address on its page gets the
+// next test event there, signed with the same secret; a viewer has no buttons and its posts are refused; another
 // merchant's ids are 404. axe with 0 violations and 360 px screenshots, English and Arabic.
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = join(REPO_ROOT, '.cache', 'screenshots');
@@ -24,6 +25,7 @@ describe('developer page in the browser', () => {
   let merchant: TestMerchant;
   let other: TestMerchant;
   const receiver = new TestWebhookReceiver();
+  const movedReceiver = new TestWebhookReceiver();
 
   const whoami = (key: string) => stack.call('GET', '/api/v1/webhook-endpoints', { key });
   const developers = (env: 'test' | 'live' = 'test') => `${stack.gatewayUrl}/dashboard/${env}/developers`;
@@ -60,6 +62,7 @@ describe('developer page in the browser', () => {
     await browser?.close();
     await stack?.stop();
     await receiver.close();
+    await movedReceiver.close();
   });
 
   it('creates a key that works against the API, and revokes it (refused within 1 s)', async () => {
@@ -124,6 +127,48 @@ describe('developer page in the browser', () => {
     expect(await page.textContent('[data-error]')).toBeTruthy();
     expect(await page.inputValue('#endpoint-url')).toBe('ftp://example.com/hooks');
     await page.close();
+  });
+
+  it('changes an endpoint\'s address and events on its page; a refused address keeps what was typed', async () => {
+    const created = await stack.call('POST', '/api/v1/webhook-endpoints', { key: merchant.test_key, body: { url: 'https://93.184.216.34/hooks' } });
+    expect(created.status).toBe(201);
+    const { id, secret } = created.body as { id: string; secret: string };
+    const movedUrl = await movedReceiver.listen();
+    movedReceiver.secret = secret;
+
+    const page = await newPage('developer');
+    await page.goto(`${developers()}/endpoints/${id}`);
+    expect(await page.inputValue('[data-form="update-endpoint"] #endpoint-url')).toBe('https://93.184.216.34/hooks');
+    expect(await page.isChecked('#scope-all')).toBe(true);
+    await check(page, 'endpoint-change-en');
+
+    await page.fill('#endpoint-url', 'ftp://example.com/hooks');
+    const refused = page.waitForResponse((res) => res.request().method() === 'POST');
+    await page.click('[data-form="update-endpoint"] button[type=submit]');
+    expect((await refused).status()).toBe(400);
+    expect(await page.textContent('[data-form="update-endpoint"] [data-error]')).toBeTruthy();
+    expect(await page.inputValue('#endpoint-url')).toBe('ftp://example.com/hooks');
+    expect((await stack.call('GET', `/api/v1/webhook-endpoints/${id}`, { key: merchant.test_key })).body.url).toBe('https://93.184.216.34/hooks');
+
+    await page.fill('#endpoint-url', movedUrl);
+    await page.check('#scope-selected');
+    await page.check('input[name="event:invoice.paid"]');
+    await page.click('[data-form="update-endpoint"] button[type=submit]');
+    await page.waitForSelector('[data-notice="updated"]');
+    expect(await page.textContent('dl.fields')).toContain(movedUrl);
+    expect((await stack.call('GET', `/api/v1/webhook-endpoints/${id}`, { key: merchant.test_key })).body).toMatchObject({ url: movedUrl, events: ['invoice.paid'] });
+
+    // The next test event goes to the new address, signed with the secret the endpoint was created with.
+    await page.click('[data-form="test-event"] button[type=submit]');
+    await waitFor(async () => movedReceiver.arrivals.length === 1, 15_000, 'the test event at the new address');
+    expect(movedReceiver.rejected).toBe(0);
+    await page.close();
+
+    const arabic = await newPage('owner', 'ar');
+    await arabic.goto(`${developers()}/endpoints/${id}`);
+    expect(await arabic.isChecked('input[name="event:invoice.paid"]')).toBe(true);
+    await check(arabic, 'endpoint-change-ar');
+    await arabic.close();
   });
 
   it("gives a viewer no buttons and refuses its posts (403); another merchant's ids are 404", async () => {

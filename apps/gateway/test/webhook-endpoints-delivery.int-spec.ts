@@ -1,17 +1,18 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startStack, waitFor, type Stack, type TestMerchant } from '@payments/testing';
 
 // The gateway's endpoint settings as the webhook-dispatcher sees them: the secret the merchant got at creation
-// signs what the dispatcher sends (decrypted from the event), a rolled secret signs beside the old one, and the
-// delivery routes answer with the dispatcher's records. Loopback receiver: insecure targets on for this test.
+// signs what the dispatcher sends (decrypted from the event), a rolled secret signs beside the old one, a changed
+// address and event types take effect, and the delivery routes answer with the dispatcher's records. Loopback
+// receiver: insecure targets on for this test.
 describe('webhook endpoints with the dispatcher', () => {
   let stack: Stack;
   let merchant: TestMerchant;
   let receiver: Server;
   let receiverUrl: string;
-  const received: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
+  const received: Array<{ path: string; headers: IncomingHttpHeaders; body: string }> = [];
 
   const hmac = (secret: string, timestamp: string, body: string) => createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
   /** The `v1=` values of an intent-scheme signature header, with its timestamp. */
@@ -23,8 +24,8 @@ describe('webhook endpoints with the dispatcher', () => {
   const call = (method: string, path: string, body?: unknown) => stack.call(method, path, { key: merchant.test_key, body });
 
   /** Sends test events until one arrives that `accept` takes (the dispatcher follows the gateway's events a moment later). */
-  async function testEventUntil(endpointId: string, accept: (delivery: { headers: IncomingHttpHeaders; body: string }) => boolean) {
-    let found: { headers: IncomingHttpHeaders; body: string } | undefined;
+  async function testEventUntil(endpointId: string, accept: (delivery: { path: string; headers: IncomingHttpHeaders; body: string }) => boolean) {
+    let found: { path: string; headers: IncomingHttpHeaders; body: string } | undefined;
     await waitFor(
       async () => {
         const seen = received.length;
@@ -46,13 +47,13 @@ describe('webhook endpoints with the dispatcher', () => {
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
       req.on('end', () => {
-        received.push({ headers: req.headers, body });
+        received.push({ path: req.url ?? '', headers: req.headers, body });
         res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
       });
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-    stack = await startStack(['webhook-dispatcher', 'gateway'], { WEBHOOK_ALLOW_INSECURE_TARGETS: '1' });
+    stack = await startStack(['sessions', 'webhook-dispatcher', 'gateway'], { WEBHOOK_ALLOW_INSECURE_TARGETS: '1' });
     merchant = await stack.createMerchant({ testLimit: 10000 });
   });
 
@@ -87,5 +88,36 @@ describe('webhook endpoints with the dispatcher', () => {
 
     expect((await call('DELETE', `/api/v1/webhook-endpoints/${endpoint.id}`)).status).toBe(200);
     expect((await call('POST', `/api/v1/webhook-endpoints/${endpoint.id}/test`)).status).toBe(404);
+  });
+
+  it('moves an endpoint to a new address and adds an event type: what follows goes there, signed with the same secret', async () => {
+    const created = await call('POST', '/api/v1/webhook-endpoints', { url: receiverUrl, events: ['payment_intent.cancelled'] });
+    expect(created.status).toBe(201);
+    const { id, secret } = created.body as { id: string; secret: string };
+    await testEventUntil(id, (d) => d.path === '/hooks');
+
+    const movedUrl = receiverUrl.replace(/\/hooks$/, '/moved');
+    const moved = await stack.call('PATCH', `/api/v1/webhook-endpoints/${id}`, {
+      key: merchant.test_key,
+      body: { url: movedUrl, events: ['payment_intent.cancelled', 'payment_intent.created'] },
+    });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ id, url: movedUrl, events: ['payment_intent.cancelled', 'payment_intent.created'], status: 'enabled' });
+    expect(moved.body.secret).toBeUndefined();
+
+    // Created after the change: delivered to the new address, also if the dispatcher learns of the change after
+    // the event (an added type catches up from the change).
+    const intent = await stack.call('POST', '/api/v1/payment-intents', {
+      key: merchant.test_key,
+      body: { amount: '10.00', currency: 'USD' },
+      headers: { 'idempotency-key': randomUUID() },
+    });
+    expect(intent.status).toBe(201);
+    const isCreated = (d: { body: string }) => (JSON.parse(d.body) as { type: string }).type === 'payment_intent.created';
+    await waitFor(() => received.some((d) => d.path === '/moved' && isCreated(d) && d.body.includes(intent.body.id)), 30_000, 'the created event at the new address');
+    const delivery = received.find((d) => d.path === '/moved' && d.body.includes(intent.body.id))!;
+    const signed = signatureOf(delivery.headers);
+    expect(signed.v1).toEqual([hmac(secret, signed.timestamp, delivery.body)]);
+    expect(received.filter((d) => d.path === '/hooks' && d.body.includes(intent.body.id))).toEqual([]);
   });
 });

@@ -343,6 +343,103 @@ describe('webhook endpoints API', () => {
     ]);
   });
 
+  describe('updates', () => {
+    // A merchant of their own: these tests create more endpoints than one environment holds beside the others'.
+    let owner: TestMerchant;
+    const update = (id: string, body: unknown, key = owner.test_key, headers: Record<string, string> = {}) =>
+      stack.call('PATCH', `/api/v1/webhook-endpoints/${id}`, { key, body, headers });
+    const ownEndpoint = (body: unknown = { url: PUBLIC_URL }) => created(body, owner.test_key);
+
+    beforeAll(async () => {
+      owner = await stack.createMerchant({ verified: true, testLimit: 10000, liveLimit: 10000 });
+    });
+
+    it('changes the address and the event types: the resource without its secret, one updated event per change', async () => {
+      const endpoint = await ownEndpoint({ url: PUBLIC_URL, events: ['payment_intent.succeeded'] });
+      const { secret, ...before } = endpoint;
+
+      const moved = await update(endpoint.id, { url: PUBLIC_V6_URL });
+      expect(moved.status).toBe(200);
+      expect(moved.body).toEqual({ ...before, url: PUBLIC_V6_URL });
+      const widened = await update(endpoint.id, { events: ['payment_intent.succeeded', 'invoice.paid'] });
+      expect(widened.status).toBe(200);
+      expect(widened.body).toEqual({ ...before, url: PUBLIC_V6_URL, events: ['payment_intent.succeeded', 'invoice.paid'] });
+      const everything = await update(endpoint.id, { events: null });
+      expect(everything.body).toEqual({ ...before, url: PUBLIC_V6_URL, events: null });
+      const both = await update(endpoint.id, { url: PUBLIC_URL, events: ['refund.completed'] });
+      expect(both.body).toEqual({ ...before, events: ['refund.completed'] });
+      expect(JSON.stringify([moved.body, widened.body, everything.body, both.body])).not.toContain(secret);
+      expect((await stack.call('GET', `/api/v1/webhook-endpoints/${endpoint.id}`, { key: owner.test_key })).body).toEqual(both.body);
+
+      // The secret and the status stay; each change is a version the dispatcher receives with the whole snapshot.
+      const stored = await row(endpoint.id);
+      expect(stored).toMatchObject({ url: PUBLIC_URL, events: ['refund.completed'], status: 'enabled', version: 5 });
+      expect(decryptSecret(stored.secret_encrypted, devKey)).toBe(secret);
+      const events = await published(endpoint.id);
+      expect(events.map((e) => [e.payload.type, e.payload.sequence, e.payload.data.url, e.payload.data.events])).toEqual([
+        ['webhook_endpoint.created', 1, PUBLIC_URL, ['payment_intent.succeeded']],
+        ['webhook_endpoint.updated', 2, PUBLIC_V6_URL, ['payment_intent.succeeded']],
+        ['webhook_endpoint.updated', 3, PUBLIC_V6_URL, ['payment_intent.succeeded', 'invoice.paid']],
+        ['webhook_endpoint.updated', 4, PUBLIC_V6_URL, null],
+        ['webhook_endpoint.updated', 5, PUBLIC_URL, ['refund.completed']],
+      ]);
+    });
+
+    it('changes nothing for settings the endpoint has already: a retry is harmless', async () => {
+      const endpoint = await ownEndpoint({ url: PUBLIC_URL, events: ['payment_intent.succeeded', 'invoice.paid'] });
+      for (const same of [{ url: PUBLIC_URL }, { events: ['invoice.paid', 'payment_intent.succeeded'] }, { url: PUBLIC_URL, events: ['payment_intent.succeeded', 'invoice.paid'] }]) {
+        const res = await update(endpoint.id, same);
+        expect(res.status).toBe(200);
+        expect(res.body).toMatchObject({ url: PUBLIC_URL, events: ['payment_intent.succeeded', 'invoice.paid'] });
+      }
+      expect((await row(endpoint.id)).version).toBe(1);
+      expect((await published(endpoint.id)).map((e) => e.payload.type)).toEqual(['webhook_endpoint.created']);
+
+      // Under an Idempotency-Key: the same answer again, another body with the key is a conflict.
+      const key = randomUUID();
+      const first = await update(endpoint.id, { url: PUBLIC_V6_URL }, owner.test_key, { 'idempotency-key': key });
+      const again = await update(endpoint.id, { url: PUBLIC_V6_URL }, owner.test_key, { 'idempotency-key': key });
+      expect(first.status).toBe(200);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.body).toEqual(first.body);
+      const other = await update(endpoint.id, { url: PUBLIC_URL }, owner.test_key, { 'idempotency-key': key });
+      expect(other.status).toBe(409);
+      expect(other.body.error.code).toBe('idempotency_key_reused');
+      expect((await row(endpoint.id)).version).toBe(2);
+    });
+
+    it.each([
+      ['nothing to change', {}, undefined],
+      ['an unknown field', { url: PUBLIC_URL, secret: 'whsec_x' }, undefined],
+      ['a null url', { url: null }, 'url'],
+      ['an empty url', { url: '' }, 'url'],
+      ['a private address', { url: 'https://10.1.2.3/hooks' }, 'url'],
+      ['plain http', { url: 'http://93.184.216.34/hooks' }, 'url'],
+      ['an unknown event type', { events: ['payment_intent.teleported'] }, 'events'],
+      ['no event types', { events: [] }, 'events'],
+      ['a repeated type', { events: ['invoice.paid', 'invoice.paid'] }, 'events'],
+    ])('refuses an update with %s, and changes nothing', async (_what, body, param) => {
+      const endpoint = await ownEndpoint({ url: PUBLIC_URL });
+      const res = await update(endpoint.id, body);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'invalid_request', message: expect.any(String), ...(param ? { param } : {}) });
+      expect(await row(endpoint.id)).toMatchObject({ url: PUBLIC_URL, events: null, version: 1 });
+    });
+
+    it('updates only an endpoint of the key: another merchant, the other environment and a deleted one are not found', async () => {
+      const endpoint = await ownEndpoint();
+      for (const key of [other.test_key, owner.live_key!]) {
+        const res = await update(endpoint.id, { url: PUBLIC_V6_URL }, key);
+        expect(res.status).toBe(404);
+        expect(res.body.error).toMatchObject({ code: 'not_found' });
+      }
+      expect((await update('we_short', { url: PUBLIC_V6_URL })).status).toBe(404);
+      expect(await row(endpoint.id)).toMatchObject({ url: PUBLIC_URL, version: 1 });
+      expect((await stack.call('DELETE', `/api/v1/webhook-endpoints/${endpoint.id}`, { key: owner.test_key })).status).toBe(200);
+      expect((await update(endpoint.id, { url: PUBLIC_V6_URL })).status).toBe(404);
+    });
+  });
+
   it('accepts an Idempotency-Key without requiring one', async () => {
     const key = randomUUID();
     const first = await create({ url: PUBLIC_URL }, merchant.test_key, { 'idempotency-key': key });
@@ -506,6 +603,7 @@ describe('webhook endpoints API', () => {
         'listWebhookEndpoints',
         'getWebhookEndpoint',
         'deleteWebhookEndpoint',
+        'updateWebhookEndpoint',
         'rollWebhookEndpointSecret',
         'enableWebhookEndpoint',
         'listWebhookDeliveries',

@@ -89,6 +89,9 @@ export class Payments {
       /** GET /api/v1/webhook-endpoints/{id} */
       retrieve: (endpointId: string, options?: RequestOptions): Promise<WithResponse<T.WebhookEndpoint>> =>
         http.request('GET', `/api/v1/webhook-endpoints/${id(endpointId)}`, undefined, options),
+      /** PATCH /api/v1/webhook-endpoints/{id}: a new address or new event types; the secret and deliveries stay. */
+      update: (endpointId: string, params: T.WebhookEndpointUpdateParams, options?: RequestOptions): Promise<WithResponse<T.WebhookEndpoint>> =>
+        http.request('PATCH', `/api/v1/webhook-endpoints/${id(endpointId)}`, params, options),
       /** DELETE /api/v1/webhook-endpoints/{id} */
       delete: (endpointId: string, options?: RequestOptions): Promise<WithResponse<T.WebhookEndpointDeleted>> =>
         http.request('DELETE', `/api/v1/webhook-endpoints/${id(endpointId)}`, undefined, options),

@@ -49,14 +49,16 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
 /** One attempt of a call (the first, or a retry). */
 export interface AttemptEvent {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: HttpMethod;
   /** The route with its query, without the base address: `/api/v1/payment-intents/pi_test_…`. */
   path: string;
   /** 1 for the first attempt of a call, 2 for its first retry, … */
   attempt: number;
-  /** The key a POST carries (the same on every attempt of a call). */
+  /** The key a POST or PATCH carries (the same on every attempt of a call). */
   idempotencyKey: string | undefined;
 }
 
@@ -89,7 +91,7 @@ export interface ResponseMeta {
   status: number;
   requestId: string | undefined;
   headers: Headers;
-  /** The key a POST carried (the same on every attempt). */
+  /** The key a POST or PATCH carried (the same on every attempt). */
   idempotencyKey: string | undefined;
   /** True when the service replayed the first answer for this Idempotency-Key. */
   idempotentReplayed: boolean;
@@ -130,8 +132,8 @@ export class Transport {
     this.hooks = options.hooks ?? {};
   }
 
-  async request<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, options: RequestOptions = {}, query?: object): Promise<WithResponse<T>> {
-    const idempotencyKey = method === 'POST' ? (options.idempotencyKey ?? randomUUID()) : undefined;
+  async request<T>(method: HttpMethod, path: string, body?: unknown, options: RequestOptions = {}, query?: object): Promise<WithResponse<T>> {
+    const idempotencyKey = method === 'POST' || method === 'PATCH' ? (options.idempotencyKey ?? randomUUID()) : undefined;
     const maxRetries = options.maxRetries ?? this.maxRetries;
     const deadlineMs = options.retryDeadlineMs ?? this.retryDeadlineMs;
     const retryStatuses = options.retryStatuses ? retryStatusSet(options.retryStatuses) : this.retryStatuses;

@@ -37,6 +37,7 @@ export type WebhookEndpoint = ResponseOf<'/api/v1/webhook-endpoints/{id}', 'get'
 /** The create answer: the endpoint with its `whsec_…` secret (shown once). */
 export type WebhookEndpointWithSecret = ResponseOf<'/api/v1/webhook-endpoints', 'post', 201>;
 export type WebhookEndpointCreateParams = Schemas['CreateWebhookEndpointDto'];
+export type WebhookEndpointUpdateParams = Schemas['UpdateWebhookEndpointDto'];
 export type WebhookEndpointList = ResponseOf<'/api/v1/webhook-endpoints', 'get', 200>;
 export type WebhookEndpointDeleted = ResponseOf<'/api/v1/webhook-endpoints/{id}', 'delete', 200>;
 export type WebhookSecretRollParams = Schemas['RollWebhookSecretDto'];

@@ -195,6 +195,11 @@ describe('@payments/node against the services', () => {
       expect(rolled.secret).toMatch(/^whsec_/);
       expect(rolled.secret).not.toBe(secret);
       expect(await c.webhookEndpoints.enable(endpoint.id)).toMatchObject({ id: endpoint.id, status: 'enabled' });
+      const narrowed = await c.webhookEndpoints.update(endpoint.id, { events: ['invoice.paid'] });
+      expect(narrowed).toMatchObject({ id: endpoint.id, url: receiver.url, events: ['invoice.paid'] });
+      // A PATCH carries a key like a POST, so a retry of it is answered, not applied, again.
+      expect(narrowed.lastResponse.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
+      expect(await c.webhookEndpoints.update(endpoint.id, { events: null })).toMatchObject({ events: null });
       expect(await c.webhookEndpoints.delete(endpoint.id)).toEqual({ id: endpoint.id, object: 'webhook_endpoint', deleted: true });
       expect(await failure(c.webhookEndpoints.retrieve(endpoint.id))).toBeInstanceOf(NotFoundError);
     }, 90_000);

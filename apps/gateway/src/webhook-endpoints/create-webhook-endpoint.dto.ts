@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { PUBLIC_EVENT_TYPES } from '@payments/events';
-import { ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 
 export const WEBHOOK_EVENT_TYPES = Object.keys(PUBLIC_EVENT_TYPES);
 
@@ -23,6 +23,36 @@ export class CreateWebhookEndpointDto {
     uniqueItems: true,
     nullable: true,
     description: 'event types to deliver; omitted or null = every type',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayNotEmpty()
+  @ArrayUnique({ message: 'events must not repeat a type.' })
+  @IsIn(WEBHOOK_EVENT_TYPES, { each: true, message: `events must each be one of ${WEBHOOK_EVENT_TYPES.join(', ')}.` })
+  events?: string[] | null;
+}
+
+/** PATCH /api/v1/webhook-endpoints/:id: what is given changes, what is left out stays. Unknown fields are refused. */
+export class UpdateWebhookEndpointDto {
+  @ApiPropertyOptional({
+    type: String,
+    maxLength: 2048,
+    example: 'https://shop.example/webhooks',
+    description: 'new https URL of a public address (checked now, and again at each delivery); what is still to be delivered goes there',
+  })
+  // Not IsOptional, which would let null through as "left out".
+  @ValidateIf((body: UpdateWebhookEndpointDto) => body.url !== undefined)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(2048)
+  url?: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    enum: WEBHOOK_EVENT_TYPES,
+    uniqueItems: true,
+    nullable: true,
+    description: 'event types to deliver from now on; null = every type. Events of a type added that occurred since the change are delivered',
   })
   @IsOptional()
   @IsArray()

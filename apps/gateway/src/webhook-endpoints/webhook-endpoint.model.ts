@@ -100,6 +100,28 @@ export function rollSecret(endpoint: WebhookEndpointState, secretEncrypted: stri
   };
 }
 
+/** What a settings change may set: the address, the event types (null = every type), or both. */
+export interface EndpointSettingsChange {
+  url?: string;
+  events?: string[] | null;
+}
+
+function sameTypes(a: string[] | null, b: string[] | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.length === b.length && [...a].sort().join(',') === [...b].sort().join(',');
+}
+
+/** Whether the change sets anything the endpoint does not have (the same types in another order do not). */
+export function changesSettings(endpoint: WebhookEndpointState, change: EndpointSettingsChange): boolean {
+  return (change.url !== undefined && change.url !== endpoint.url) || (change.events !== undefined && !sameTypes(change.events, endpoint.events));
+}
+
+/** New settings: the secret, status and history stay; what is still to be delivered goes to the new address. */
+export function changeSettings(endpoint: WebhookEndpointState, change: EndpointSettingsChange, now: Date): WebhookEndpointState {
+  const events = change.events === undefined ? endpoint.events : change.events === null ? null : [...change.events];
+  return { ...endpoint, url: change.url ?? endpoint.url, events, version: endpoint.version + 1, updatedAt: now };
+}
+
 /** Enabled again; the dispatcher replays what failed while it was disabled when it sees this version. */
 export function enable(endpoint: WebhookEndpointState, now: Date): WebhookEndpointState {
   return { ...endpoint, status: 'enabled', disabledReason: null, disabledAt: null, version: endpoint.version + 1, updatedAt: now };

@@ -1,12 +1,12 @@
 import { IDEMPOTENCY_KEY_SCHEMA } from '@payments/contracts';
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Req, UseInterceptors } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Auth } from '../auth/auth.decorator';
 import type { AuthContext } from '../auth/auth-context';
 import { ApiErrors } from '../session-routes/api-error.responses';
 import { apiValidationPipe } from '../validation/api-validation.pipe';
-import { CreateWebhookEndpointDto } from './create-webhook-endpoint.dto';
+import { CreateWebhookEndpointDto, UpdateWebhookEndpointDto } from './create-webhook-endpoint.dto';
 import { requireEndpointId, scopeOf } from './endpoint-scope';
 import { NoBody, NoBodyFields } from '../validation/no-body';
 import { OptionalBodyPipe } from '../validation/optional-body.pipe';
@@ -72,6 +72,26 @@ export class WebhookEndpointsController {
   @ApiErrors(401, 403, 404, 429)
   get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<WebhookEndpointResource> {
     return this.endpoints.get(scopeOf(auth), requireEndpointId(id));
+  }
+
+  @Patch(':id')
+  @HttpCode(200)
+  @UseInterceptors(OptionalIdempotencyInterceptor)
+  @ApiOperation({
+    operationId: 'updateWebhookEndpoint',
+    summary: 'Change the address or the event types; the secret, status and deliveries stay (what is still due goes to the new address)',
+  })
+  @ApiParam(ENDPOINT_ID_PARAM)
+  @ApiHeader(OPTIONAL_IDEMPOTENCY_KEY)
+  @ApiResponse({ status: 200, schema: WEBHOOK_ENDPOINT_SCHEMA })
+  @ApiErrors(400, 401, 403, 404, 409, 429)
+  update(
+    @Auth() auth: AuthContext,
+    @Param('id') id: string,
+    @Body(apiValidationPipe({ forbidUnknown: true })) body: UpdateWebhookEndpointDto,
+    @Req() request: FastifyRequest,
+  ): Promise<WebhookEndpointResource> {
+    return this.endpoints.update(scopeOf(auth), requireEndpointId(id), { url: body.url, events: body.events }, String(request.id));
   }
 
   @Delete(':id')

@@ -81,6 +81,8 @@ export class WebhookEndpointsRepository {
     const result = await this.endpoints(manager).update(
       { id: before.id, version: before.version },
       {
+        url: after.url,
+        events: after.events,
         status: after.status,
         secretEncrypted: after.secretEncrypted,
         previousSecretEncrypted: after.previousSecretEncrypted,

@@ -275,7 +275,8 @@ export interface paths {
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Change the address or the event types; the secret, status and deliveries stay (what is still due goes to the new address) */
+        patch: operations["updateWebhookEndpoint"];
         trace?: never;
     };
     "/api/v1/webhook-endpoints/{id}/deliveries": {
@@ -439,7 +440,7 @@ export interface components {
         };
         CreateRefundDto: {
             /**
-             * @description MoneyString: decimal USD, at most two decimals, 0.01 to 999999.99; defaults to what remains of the payment
+             * @description MoneyString: decimal USD, at most two decimals, from 0.01 up to what remains of the payment, which it defaults to
              * @example 10.00
              */
             amount?: string;
@@ -500,6 +501,15 @@ export interface components {
             method?: "togo" | "lahza" | "crypto";
             /** @enum {string} */
             result: "succeeded" | "failed";
+        };
+        UpdateWebhookEndpointDto: {
+            /** @description event types to deliver from now on; null = every type. Events of a type added that occurred since the change are delivered */
+            events?: ("payment_intent.created" | "payment_intent.processing" | "payment_intent.succeeded" | "payment_intent.payment_failed" | "payment_intent.cancelled" | "payment_intent.expired" | "payment_intent.partially_paid" | "payment_intent.crypto_transfer_after_close" | "invoice.created" | "invoice.paid" | "invoice.payment_failed" | "invoice.expired" | "refund.created" | "refund.completed" | "refund.failed")[] | null;
+            /**
+             * @description new https URL of a public address (checked now, and again at each delivery); what is still to be delivered goes there
+             * @example https://shop.example/webhooks
+             */
+            url?: string;
         };
     };
     responses: never;
@@ -2959,6 +2969,162 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            param?: string;
+                            request_id?: string;
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            param?: string;
+                            request_id?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional: a retry with the same key gets the first answer instead of acting twice */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookEndpointDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description when deliveries stopped
+                         */
+                        disabled_at: string | null;
+                        /**
+                         * @description why deliveries stopped: gone = the endpoint answered 410; failing = no successful delivery for 5 days
+                         * @enum {string|null}
+                         */
+                        disabled_reason: "gone" | "failing" | null;
+                        /** @enum {string} */
+                        environment: "live" | "test";
+                        /** @description null = every event type */
+                        events: ("payment_intent.created" | "payment_intent.processing" | "payment_intent.succeeded" | "payment_intent.payment_failed" | "payment_intent.cancelled" | "payment_intent.expired" | "payment_intent.partially_paid" | "payment_intent.crypto_transfer_after_close" | "invoice.created" | "invoice.paid" | "invoice.payment_failed" | "invoice.expired" | "refund.created" | "refund.completed" | "refund.failed")[] | null;
+                        id: string;
+                        /** @enum {string} */
+                        object: "webhook_endpoint";
+                        /**
+                         * Format: date-time
+                         * @description after a roll: until when the previous secret also signs
+                         */
+                        previous_secret_expires_at: string | null;
+                        /**
+                         * @description disabled: deliveries stopped until the endpoint is enabled again
+                         * @enum {string}
+                         */
+                        status: "enabled" | "disabled";
+                        /** Format: uri */
+                        url: string;
+                    };
+                };
+            };
+            /** @description invalid request (invalid_request, idempotency_key_required) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            param?: string;
+                            request_id?: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid or disabled API key (invalid_api_key) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            param?: string;
+                            request_id?: string;
+                        };
+                    };
+                };
+            };
+            /** @description account_not_verified, or live_mode_not_allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            param?: string;
+                            request_id?: string;
+                        };
+                    };
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            param?: string;
+                            request_id?: string;
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused, idempotency_request_in_progress, payment_methods_unavailable, invalid_state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -63,7 +63,7 @@ export function replayBody(form: Form): { from: string; to: string } {
 }
 
 /** What the page says after an action that redirected back to it (post/redirect/get): only these. */
-export const NOTICES = ['key_revoked', 'endpoint_deleted', 'test_sent', 'resent', 'enabled', 'replayed'] as const;
+export const NOTICES = ['key_revoked', 'endpoint_deleted', 'test_sent', 'resent', 'enabled', 'updated', 'replayed'] as const;
 export type Notice = (typeof NOTICES)[number];
 
 export function noticeOf(value: unknown): Notice | null {

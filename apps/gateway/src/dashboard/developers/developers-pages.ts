@@ -38,6 +38,7 @@ export function noticeBanner(page: SignedInRequest, notice: Notice | null, count
     test_sent: t('testSent'),
     resent: t('resent'),
     enabled: t('enabled'),
+    updated: t('endpointUpdated'),
     replayed: t('replayed', { count: count ?? 0 }),
   };
   return html`<div class="banner ok" role="status" data-notice="${notice}">${message[notice]}</div>`;
@@ -91,25 +92,29 @@ ${keys.length === 0 ? html`<p>${t('noKeys')}</p>` : html`<div class="table-wrap"
 ${createKey}
 <h2>${t('endpointsHeading')}</h2><p class="hint">${t('endpointsIntro')}</p>
 ${endpoints.length === 0 ? html`<p>${t('noEndpoints')}</p>` : html`<div class="table-wrap" tabindex="0"><table data-table="endpoints"><thead><tr><th scope="col">${t('url')}</th><th scope="col">${t('events')}</th><th scope="col">${t('status')}</th><th scope="col">${t('created')}</th></tr></thead><tbody>${endpointRows}</tbody></table></div>`}
-${manage ? endpointForm(page, forms) : null}`;
+${manage ? endpointSettingsForm(page, { action: `${developersPath(page)}/endpoints`, form: 'add-endpoint', level: 3, heading: 'addEndpointHeading', button: 'addEndpoint', values: forms.endpoint, error: forms.endpointError }) : null}`;
 }
 
-function endpointForm(page: SignedInRequest, forms: OverviewForms): SafeHtml {
+/** The address and event types of an endpoint, to add one or to change one (its current settings filled in). */
+function endpointSettingsForm(
+  page: SignedInRequest,
+  form: { action: string; form: string; level: 2 | 3; heading: DevelopersKey; button: DevelopersKey; hint?: DevelopersKey; values?: { url: string; events: string[] | null }; error?: string },
+): SafeHtml {
   const t = text(page);
-  const chosen = forms.endpoint?.events ?? null;
+  const chosen = form.values?.events ?? null;
   const checks = WEBHOOK_EVENT_TYPES.map((type, i) => {
     const id = `event-${i}`;
     return html`<label><input type="checkbox" id="${id}" name="${EVENT_FIELD_PREFIX}${type}"${chosen?.includes(type) ? html` checked` : null}> ${type}</label>`;
   });
-  return html`<form method="post" action="${developersPath(page)}/endpoints" class="card" data-form="add-endpoint"><h3>${t('addEndpointHeading')}</h3>${csrfField(page)}
-${forms.endpointError ? refusal(page, forms.endpointError) : null}
-<label for="endpoint-url">${t('url')}</label><input id="endpoint-url" name="url" type="url" required maxlength="2048" value="${forms.endpoint?.url ?? ''}" aria-describedby="endpoint-url-hint" placeholder="https://">
+  return html`<form method="post" action="${form.action}" class="card" data-form="${form.form}">${form.level === 2 ? html`<h2>${t(form.heading)}</h2>` : html`<h3>${t(form.heading)}</h3>`}${csrfField(page)}
+${form.hint ? html`<p class="hint">${t(form.hint)}</p>` : null}${form.error ? refusal(page, form.error) : null}
+<label for="endpoint-url">${t('url')}</label><input id="endpoint-url" name="url" type="url" required maxlength="2048" value="${form.values?.url ?? ''}" aria-describedby="endpoint-url-hint" placeholder="https://">
 <p class="hint" id="endpoint-url-hint">${t('urlHint')}</p>
 <fieldset><legend>${t('eventsLegend')}</legend>
 <label><input type="radio" id="scope-all" name="scope" value="all"${chosen === null ? html` checked` : null}> ${t('eventsAll')}</label>
 <label><input type="radio" id="scope-selected" name="scope" value="selected"${chosen !== null ? html` checked` : null}> ${t('eventsSelected')}</label>
 ${checks}</fieldset>
-<div class="actions"><button type="submit">${t('addEndpoint')}</button></div></form>`;
+<div class="actions"><button type="submit">${t(form.button)}</button></div></form>`;
 }
 
 /** A secret's one showing (a new key, a new endpoint's or a rolled signing secret). */
@@ -147,6 +152,9 @@ export interface EndpointView {
   startingAfter?: string;
   notice?: SafeHtml | null;
   error?: string;
+  /** The change form as sent, and why it was refused (shown in that form). */
+  settings?: { url: string; events: string[] | null };
+  settingsError?: string;
   replay: { from: string; to: string };
 }
 
@@ -165,6 +173,16 @@ export function endpointPage(page: SignedInRequest, view: EndpointView): SafeHtm
 <form class="inline" method="post" action="${base}/test" data-form="test-event">${csrfField(page)}<button type="submit" class="secondary">${t('sendTest')}</button></form>
 ${endpoint.status === 'disabled' ? html`<form class="inline" method="post" action="${base}/enable" data-form="enable">${csrfField(page)}<button type="submit">${t('enable')}</button></form>` : null}
 <a class="button secondary" href="${base}/delete">${t('delete')}</a></div>
+${endpointSettingsForm(page, {
+  action: `${base}/update`,
+  form: 'update-endpoint',
+  level: 2,
+  heading: 'changeEndpointHeading',
+  button: 'saveEndpoint',
+  hint: 'changeEndpointHint',
+  values: view.settings ?? { url: endpoint.url, events: endpoint.events },
+  ...(view.settingsError ? { error: view.settingsError } : {}),
+})}
 <form method="post" action="${base}/roll-secret" class="card" data-form="roll-secret"><h2>${t('rollSecretHeading')}</h2>${csrfField(page)}<fieldset><legend>${t('rollSecretHours')}</legend>
 ${SECRET_OVERLAP_HOURS.map((hours) => html`<label><input type="radio" id="hours-${hours}" name="hours" value="${hours}"${hours === 24 ? html` checked` : null}> ${t(`secretOverlap${hours}`)}</label>`)}
 </fieldset><div class="actions"><button type="submit">${t('rollSecret')}</button></div></form>

@@ -7,7 +7,7 @@ import { isKeyRollOverlap } from '../../merchants/api-key-lifetime';
 import { MerchantAccountError } from '../../merchants/merchant-account.error';
 import { MerchantAccounts, type KeyOwner } from '../../merchants/merchant-accounts.service';
 import { apiValidationPipe } from '../../validation/api-validation.pipe';
-import { CreateWebhookEndpointDto } from '../../webhook-endpoints/create-webhook-endpoint.dto';
+import { CreateWebhookEndpointDto, UpdateWebhookEndpointDto } from '../../webhook-endpoints/create-webhook-endpoint.dto';
 import { requireEndpointId } from '../../webhook-endpoints/endpoint-scope';
 import { DELIVERY_ID } from '../../webhook-endpoints/list-deliveries.query';
 import { ReplayWebhookEventsDto } from '../../webhook-endpoints/replay-webhook-events.dto';
@@ -155,6 +155,21 @@ export class DevelopersController {
     await this.sendEndpoint(reply, page, id, request, { startingAfter, notice: noticeBanner(page, noticeOf(query.done), count) });
   }
 
+  @Post('endpoints/:id/update')
+  async updateEndpoint(@Param('env') env: string, @Param('id') id: string, @Body() form: Form, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const page = await this.actor(request, reply, env, form);
+    const endpoint = await this.endpoints.require(scopeOf(page), requireEndpointId(id));
+    const body = endpointBody(form);
+    try {
+      const valid = (await validation.transform(body, { type: 'body', metatype: UpdateWebhookEndpointDto })) as UpdateWebhookEndpointDto;
+      await this.endpoints.update(scopeOf(page), endpoint.id, { url: valid.url, events: valid.events ?? null }, String(request.id));
+    } catch (error) {
+      if (!isRefusal(error)) throw error;
+      return this.sendEndpoint(reply, page, endpoint.id, request, { settings: body, settingsError: error.message }, error.status);
+    }
+    await reply.redirect(`${endpointPath(page, endpoint.id)}?done=updated`, 303);
+  }
+
   @Post('endpoints/:id/roll-secret')
   async rollSecret(@Param('env') env: string, @Param('id') id: string, @Body() form: Form, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const page = await this.actor(request, reply, env, form);
@@ -289,7 +304,7 @@ export class DevelopersController {
     page: SignedInRequest,
     id: string,
     request: FastifyRequest,
-    view: { startingAfter?: string; notice?: SafeHtml | null; error?: string; replay?: { from: string; to: string } },
+    view: { startingAfter?: string; notice?: SafeHtml | null; error?: string; settings?: { url: string; events: string[] | null }; settingsError?: string; replay?: { from: string; to: string } },
     status = 200,
   ): Promise<void> {
     const endpoint = await this.endpoints.get(scopeOf(page), requireEndpointId(id));

@@ -68,7 +68,8 @@ h2{font-size:1.1rem;margin:1.5rem 0 .5rem;overflow-wrap:anywhere}
 .banner.error{background:#fde8e8;border-color:#c62828;color:#5a1010}
 .banner.ok{background:#e3f5ea;border-color:#2e7d4f;color:#0c3b20}
 .banner.info{background:#e8effd;border-color:#3d63c9;color:#10307f}
-label{display:block;font-weight:600;margin:.75rem 0 .25rem}
+label{display:block;font-weight:600;margin:.75rem 0 .25rem;overflow-wrap:anywhere}
+fieldset{min-width:0}
 input,select,textarea{font:inherit;padding:.45rem .6rem;border:1px solid #767c85;border-radius:.4rem;width:100%;max-width:28rem;background:#fff;color:#1a1a1a}
 input[type=checkbox],input[type=radio]{width:auto}
 .hint{color:#4a4f57;font-size:.9rem;margin:.2rem 0 0}
