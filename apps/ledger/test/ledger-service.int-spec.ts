@@ -91,6 +91,28 @@ describe('ledger service', () => {
     };
   }
 
+  /** A `refund.completed` of `amount` from a test crypto payment of the injected merchant, as the refunds service writes it; answers its id. */
+  async function publishRefundCompleted(payment: { id: string; source: string; amount: string }, amount: string): Promise<string> {
+    const refundId = someId('re_');
+    const object = {
+      id: refundId, object: 'refund', payment_id: payment.id, amount, currency: 'USD', reason: null, status: 'completed',
+      failure_reason: null, environment: 'test', created_at: new Date().toISOString(), completed_at: new Date().toISOString(),
+    };
+    const event = {
+      ...paymentEvent({}),
+      type: 'refund.completed',
+      aggregate_type: 'refund',
+      aggregate_id: refundId,
+      sequence: 2,
+      data: { object, payment: { ...payment, method: 'crypto', currency: 'USD' } },
+    };
+    const producer = testKafka().producer();
+    await producer.connect();
+    await producer.send({ topic: topicName(stack.namespace, STREAMS.refunds), messages: [{ key: refundId, value: JSON.stringify(event) }] });
+    await producer.disconnect();
+    return refundId;
+  }
+
   beforeAll(async () => {
     // An operator's standard schedule on the gateway alone (lahza at 1.2 % instead of DESIGN's 1.5 %): sessions and
     // the ledger learn the rate from each create and each payment.
@@ -387,23 +409,7 @@ describe('ledger service', () => {
   it('a refund event that cannot be booked is parked with the reason, never posted', async () => {
     const before = await available(injected.test_key);
     const topic = topicName(stack.namespace, STREAMS.refunds);
-    const refundId = `re_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
-    const object = {
-      id: refundId, object: 'refund', payment_id: '7700000000000001', amount: '0.00', currency: 'USD', reason: null, status: 'completed',
-      failure_reason: null, environment: 'test', created_at: new Date().toISOString(), completed_at: new Date().toISOString(),
-    };
-    const event = {
-      ...paymentEvent({}),
-      type: 'refund.completed',
-      aggregate_type: 'refund',
-      aggregate_id: refundId,
-      sequence: 2,
-      data: { object, payment: { id: '7700000000000001', source: 'pi_test_x', method: 'crypto', amount: '50.00', currency: 'USD' } },
-    };
-    const producer = testKafka().producer();
-    await producer.connect();
-    await producer.send({ topic, messages: [{ key: refundId, value: JSON.stringify(event) }] });
-    await producer.disconnect();
+    const refundId = await publishRefundCompleted({ id: '7700000000000001', source: 'pi_test_x', amount: '50.00' }, '0.00');
     const parked = await collectMessages(deadLetterTopic(topic), 1, 20_000, undefined, (m) => m.key === refundId);
     expect(parked[0]?.headers).toMatchObject({ 'dlq-reason': expect.stringMatching(/^amount: refund re_/), 'dlq-attempts': '1' });
     expect(await available(injected.test_key)).toBe(before);
@@ -418,23 +424,7 @@ describe('ledger service', () => {
     await publish([event]);
     await waitFor(async () => cents(await available(injected.test_key)) === before + 98_500_000, 30_000, 'the payment booked');
 
-    const refundId = someId('re_');
-    const object = {
-      id: refundId, object: 'refund', payment_id: paymentId, amount: '1000000.00', currency: 'USD', reason: null, status: 'completed',
-      failure_reason: null, environment: 'test', created_at: new Date().toISOString(), completed_at: new Date().toISOString(),
-    };
-    const refunded = {
-      ...paymentEvent({}),
-      type: 'refund.completed',
-      aggregate_type: 'refund',
-      aggregate_id: refundId,
-      sequence: 2,
-      data: { object, payment: { id: paymentId, source: event.aggregate_id, method: 'crypto', amount: '1000000.00', currency: 'USD' } },
-    };
-    const producer = testKafka().producer();
-    await producer.connect();
-    await producer.send({ topic: topicName(stack.namespace, STREAMS.refunds), messages: [{ key: refundId, value: JSON.stringify(refunded) }] });
-    await producer.disconnect();
+    await publishRefundCompleted({ id: paymentId, source: event.aggregate_id, amount: '1000000.00' }, '1000000.00');
     // The refund takes the whole amount back; the fee stays with the platform.
     await waitFor(async () => cents(await available(injected.test_key)) === before - 1_500_000, 30_000, 'the refund booked');
   });
