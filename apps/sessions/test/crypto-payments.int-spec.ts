@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { deriveDepositAddress, readCryptoSettings, type CryptoSettings } from '@payments/chain';
 import { validateEnvelope } from '@payments/events';
+import { newWalletId } from '@payments/ids';
 import { HDKey } from 'viem/accounts';
 import type { ConfirmedTransfer } from '../src/crypto/transfer-sink';
 import { WATCH_AFTER_EXPIRY_MS } from '../src/crypto/crypto-addresses';
@@ -230,6 +231,35 @@ describe('crypto payments (sessions side)', () => {
       expect(outbox.at(-1)).toMatchObject({ type: 'payment_intent.crypto_transfer_after_close', data: { object: { status: 'succeeded', crypto: { overpayment_amount: '2.50' } } } });
       expect(validateEnvelope(outbox.at(-1))).toBeTruthy();
       expect(outbox.filter((e) => e.type === 'payment_intent.succeeded')).toHaveLength(1);
+    });
+
+    it('the whole amount arriving beside an open wallet attempt pays the intent in crypto; the wallet debit that follows is kept for a refund, never a second payment', async () => {
+      const intent = await withAddress();
+      const wallet = newWalletId('test');
+      h.ledger.credit(wallet, '100.00');
+      // The customer clicks "pay from wallet" while the ledger does not answer: the attempt stays open, processing.
+      h.ledger.down = true;
+      const payer = { name: 'Lina Haddad', email: 'lina@example.com', phone: '+97059•••4567', country: 'PS' };
+      expect(await h.walletHandlers.pay({ id: intent.id, wallet_id: wallet, payer })).toMatchObject({ outcome: 'pending' });
+      expect(await get(intent.id)).toMatchObject({ status: 'processing', payment_method: 'togo' });
+
+      // Their crypto transfer, sent before, confirms meanwhile: the money is in hand, so the intent is paid in crypto.
+      const t = transfer(intent.id, 7400);
+      await h.transferSink.record(t);
+      const paid = await get(intent.id);
+      expect(paid).toMatchObject({ status: 'succeeded', payment_method: 'crypto', fee: '1.11', crypto: { received_amount: '74.00', remaining_amount: '0.00' } });
+      expect(await paymentsOf(intent.id)).toEqual([{ amount_cents: '7400', fee_cents: '111', net_cents: '7289' }]);
+
+      // The ledger comes back and the wallet attempt is driven to its end: recorded on the attempt for a refund.
+      h.ledger.down = false;
+      const table = h.sessions.table('provider_attempts');
+      await h.dataSource.query(`UPDATE ${table} SET next_check_at = now() - interval '1 second', verifying_until = NULL, verifying_token = NULL WHERE session_id = $1`, [intent.id]);
+      await h.providerPayments.checkDue(20);
+      const [attempt] = (await h.dataSource.query(`SELECT status, failure_reason FROM ${table} WHERE session_id = $1`, [intent.id])) as Array<{ status: string; failure_reason: string | null }>;
+      expect(attempt).toEqual({ status: 'succeeded', failure_reason: 'session_already_paid' });
+      expect(await get(intent.id)).toMatchObject({ status: 'succeeded', payment_id: paid.payment_id, payment_method: 'crypto' });
+      expect(await paymentsOf(intent.id)).toHaveLength(1);
+      expect((await h.outboxOf(intent.id)).filter((e) => e.type === 'payment_intent.succeeded')).toHaveLength(1);
     });
 
     it('after expiry: a partial is recorded on the expired intent; the rest makes it succeeded late (paid_at after expires_at)', async () => {

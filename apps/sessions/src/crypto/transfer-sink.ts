@@ -52,7 +52,7 @@ function detailOf(t: ConfirmedTransfer): ChainTransferDetail {
  * outbox in one statement, retried on a lost race), so webhooks, the ledger and the page follow as for any change.
  * What the intent does with it is the aggregate's (PaymentIntent.receiveChainTransfer). Transfers that do not simply
  * pay an open intent are logged for an operator: after expiry (warn), to a paid or cancelled intent (warn: returned
- * to the sender by the treasury), and reversals after counting (error).
+ * to the sender by the treasury), beside another method's open attempt (warn), and reversals after counting (error).
  */
 export class PaymentIntentTransferSink implements ConfirmedTransferSink {
   private readonly logger = new Logger('CryptoTransfers');
@@ -101,6 +101,14 @@ export class PaymentIntentTransferSink implements ConfirmedTransferSink {
       this.logger.warn(fields, after.status === 'succeeded' ? 'crypto transfer after expiry completed the intent (paid late)' : 'crypto transfer after expiry: recorded on the expired intent, not booked');
     } else if (amountCents === 0) {
       this.logger.warn(fields, 'crypto transfer below one cent: recorded, not counted');
+    } else if (before.status === 'processing' && before.paymentMethod !== 'crypto') {
+      // The customer paid in crypto while an attempt of another method was open (a card at Lahza, a wallet debit).
+      this.logger.warn(
+        { ...fields, openAttempt: before.paymentMethod },
+        after.status === 'succeeded'
+          ? `crypto transfer completed the intent beside an open ${before.paymentMethod} attempt: a payment that attempt still makes is kept for a refund`
+          : `crypto transfer beside an open ${before.paymentMethod} attempt: recorded; if that attempt pays, return this transfer to the sender`,
+      );
     } else {
       this.logger.log(fields, 'crypto transfer recorded');
     }

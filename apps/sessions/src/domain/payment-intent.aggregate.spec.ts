@@ -335,16 +335,36 @@ describe('PaymentIntent chain transfers', () => {
     expect(intent.state).toMatchObject({ status: 'succeeded', paidAt: at(1900).toISOString() });
   });
 
-  it('records a transfer to a cancelled intent, or beside another method\'s open attempt, without changing its status', () => {
+  it('records a transfer to a cancelled intent, or short of the amount beside another method\'s open attempt, without changing its status', () => {
     const open = withAddress();
     const cancelled = open.apply(open.cancel({ now: at(6) }));
     expect(types(send(cancelled, '0x1', 7400, 10))).toEqual(['PaymentIntentCryptoTransferReceived']);
     const lahza = open.apply(open.submitMethod('lahza', at(6)));
     const mixed = lahza.apply(send(lahza, '0x1', 1000, 10));
     expect(mixed.state).toMatchObject({ status: 'processing', paymentMethod: 'lahza' });
-    // The card attempt may still fail; the intent then takes only crypto.
+    // The card attempt may still fail; the intent then takes only crypto, and the rest completes it.
     const failed = mixed.apply(mixed.fail({ now: at(11) }));
     expect(codeOf(() => failed.submitMethod('togo', at(12)))).toBe('invalid_state');
+    const rest = failed.apply(send(failed, '0x2', 6400, 13));
+    expect(rest.state).toMatchObject({ status: 'succeeded', paymentMethod: 'crypto', paidAmountCents: 7400 });
+  });
+
+  it.each(['lahza', 'togo'] as const)('completes the intent in crypto when the amount arrives beside an open %s attempt; that attempt\'s outcome then changes nothing', (method) => {
+    const open = withAddress();
+    const attempting = open.apply(open.submitMethod(method, at(6)));
+    // Part of it first (recorded), then the rest: the money is in hand, so the intent is paid in crypto.
+    const part = attempting.apply(send(attempting, '0x1', 4000, 10));
+    expect(part.state).toMatchObject({ status: 'processing', paymentMethod: method });
+    const events = send(part, '0x2', 3400, 11);
+    expect(types(events)).toEqual(['PaymentIntentProcessingStarted', 'PaymentIntentCryptoTransferReceived', 'PaymentIntentSucceeded']);
+    const paid = part.apply(events);
+    expect(paid.state).toMatchObject({ status: 'succeeded', paymentMethod: 'crypto', paidAmountCents: 7400 });
+    expect(paid.state.crypto).toMatchObject({ receivedCents: 7400, remainingCents: 0 });
+    // The other attempt's success is a second payment of a paid session (its caller keeps it for a refund).
+    expect(codeOf(() => paid.confirmProviderPayment({ method, paymentId: newPaymentId(), now: at(12) }))).toBe('invalid_state');
+    // One transfer of the whole amount does the same.
+    const whole = attempting.apply(send(attempting, '0x3', 7500, 10));
+    expect(whole.state).toMatchObject({ status: 'succeeded', paymentMethod: 'crypto', paidAmountCents: 7500 });
   });
 
   it('a reversal stops counting the transfer on an unpaid intent (mined again, it counts again) and leaves a paid one paid', () => {

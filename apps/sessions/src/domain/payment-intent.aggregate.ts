@@ -159,10 +159,15 @@ export class PaymentIntent extends SessionAggregate<PaymentIntentState, PaymentI
    * A transfer to the intent's address, confirmed on a chain (counted once by `key`). The customer's money is never
    * refused, whatever the intent became:
    * - open (waiting, failed, processing in crypto): processing, and succeeded (`paymentId`) once the amount is reached;
+   * - processing another method's attempt (a card at Lahza, a wallet debit on its way): succeeded in crypto once the
+   *   amount is reached, as the money is in hand and nothing else would ever book it; that attempt's later success is
+   *   then a second payment of a paid session, kept for a refund (its decline changes nothing). Short of it, recorded
+   *   with the status unchanged: if the attempt fails the intent takes only crypto, if it pays the crypto received
+   *   is not booked (the caller reports it for an operator);
    * - expired: succeeded late once the amount is reached (as a late card payment, docs/decisions.md "Late payments");
    *   short of it, recorded and the intent stays expired;
-   * - succeeded or cancelled, or processing another method's attempt: recorded (received and over-payment grow), the
-   *   status unchanged; never a second payment. The caller reports it for an operator.
+   * - succeeded or cancelled: recorded (received and over-payment grow), the status unchanged; never a second
+   *   payment. The caller reports it for an operator.
    */
   receiveChainTransfer(input: {
     readonly key: string;
@@ -181,10 +186,11 @@ export class PaymentIntent extends SessionAggregate<PaymentIntentState, PaymentI
     };
     const status = this.effectiveStatus(now);
     const inCrypto = this.state.status === 'processing' && this.state.paymentMethod === 'crypto';
-    // Below a cent (dust), after the intent closed, or beside another method's open attempt: recorded only.
-    if (amountCents === 0 || status === 'succeeded' || status === 'cancelled' || (status === 'processing' && !inCrypto)) return [received];
+    // Below a cent (dust), or after the intent closed: recorded only.
+    if (amountCents === 0 || status === 'succeeded' || status === 'cancelled') return [received];
     const enough = this.state.crypto.receivedCents + amountCents >= this.state.amountCents;
-    if (status === 'expired' && !enough) return [received];
+    // Short of the amount after expiry, or beside another method's open attempt: recorded only.
+    if (!enough && (status === 'expired' || (status === 'processing' && !inCrypto))) return [received];
     const events: PaymentIntentEvent[] = inCrypto ? [received] : [processingStarted('crypto', now), received];
     if (!enough) return events;
     const processing = this.apply(events);
