@@ -116,6 +116,36 @@ describe('endpoint health', () => {
     expect(healthy).toEqual({ failing_since: null, auto_disabled_at: null });
   });
 
+  it('an endpoint moved to another address starts without the old address\'s failing streak; other changes keep it', async () => {
+    const merchant = uniqueName('acct');
+    let endpoint = newEndpoint(merchant, 'test', 'http://127.0.0.1:9/old');
+    await apply(endpointEvent(endpoint));
+    const id = endpoint.snapshot.id;
+    const failingSince = async () => (await rows<{ failing_since: Date | null }>('SELECT failing_since FROM webhooks.endpoints WHERE id = $1', [id]))[0]!.failing_since;
+    // Five days of failures at the old address: its next failure there would disable the endpoint.
+    await dataSource.query(`UPDATE webhooks.endpoints SET failing_since = now() - interval '5 days 1 minute' WHERE id = $1`, [id]);
+    // A change that keeps the address (types narrowed) keeps the streak.
+    endpoint = changed(endpoint, { events: ['payment_intent.created'] });
+    await apply(endpointEvent(endpoint, 'webhook_endpoint.updated'));
+    expect(await failingSince()).toBeInstanceOf(Date);
+    // The new address is judged on its own: one failure there starts a streak, it does not disable the endpoint.
+    endpoint = changed(endpoint, { url: 'http://127.0.0.1:9/new', events: null });
+    await apply(endpointEvent(endpoint, 'webhook_endpoint.updated'));
+    expect(await failingSince()).toBeNull();
+    const failing = await startReceiver({ secret: endpoint.secret, behaviour: () => ({ status: 502 }) });
+    try {
+      endpoint = changed(endpoint, { url: failing.url });
+      await apply(endpointEvent(endpoint, 'webhook_endpoint.updated'));
+      await receive(intentEvent(merchant, 'test'));
+      expect(await runDue()).toEqual(['retry']);
+      const [state] = await rows<{ failing_since: Date; auto_disabled_at: Date | null }>('SELECT failing_since, auto_disabled_at FROM webhooks.endpoints WHERE id = $1', [id]);
+      expect(state!.auto_disabled_at).toBeNull();
+      expect(Date.now() - state!.failing_since.getTime()).toBeLessThan(60_000);
+    } finally {
+      await failing.close();
+    }
+  });
+
   it("a success ends the failing streak, a test event's does not, and one recorded after its lease was lost changes nothing", async () => {
     const merchant = uniqueName('acct');
     const endpoint = newEndpoint(merchant, 'test', 'http://127.0.0.1:9/later');

@@ -25,7 +25,11 @@ export class EndpointsRepository {
     return rows[0] ?? null;
   }
 
-  /** Writes a snapshot over the stored one (the caller checked it is newer), with the dispatcher's own columns. */
+  /**
+   * Writes a snapshot over the stored one (the caller checked it is newer), with the dispatcher's own columns. A
+   * failing streak ends when the merchant lifts the dispatcher's disabling or moves the endpoint to another address
+   * (a new receiver is not judged by the old one's failures).
+   */
   async save(
     manager: EntityManager,
     snapshot: WebhookEndpointSnapshot,
@@ -43,7 +47,8 @@ export class EndpointsRepository {
          previous_secret_expires_at = EXCLUDED.previous_secret_expires_at, updated_at = EXCLUDED.updated_at,
          sequence = EXCLUDED.sequence, deleted_at = EXCLUDED.deleted_at, auto_disabled_at = EXCLUDED.auto_disabled_at,
          auto_disabled_reason = EXCLUDED.auto_disabled_reason, inactive_since = EXCLUDED.inactive_since,
-         failing_since = CASE WHEN EXCLUDED.auto_disabled_at IS NULL AND ${this.db.table('endpoints')}.auto_disabled_at IS NOT NULL
+         failing_since = CASE WHEN (EXCLUDED.auto_disabled_at IS NULL AND ${this.db.table('endpoints')}.auto_disabled_at IS NOT NULL)
+                                   OR EXCLUDED.url <> ${this.db.table('endpoints')}.url
                               THEN NULL ELSE ${this.db.table('endpoints')}.failing_since END,
          received_at = now()`,
       [
