@@ -223,6 +223,25 @@ describe('provider payments (lahza)', () => {
     expect(await attemptRows(intent.id)).toEqual([{ reference, status: 'succeeded', failure_reason: null, payment_id: paid.payment_id }]);
   });
 
+  it('a payment made on the Lahza page after a decline and a cancel leaves the intent cancelled: kept on the attempt for a refund, never booked', async () => {
+    const intent = await liveIntent();
+    const reference = referenceOf((await h.providerPayments.start(intent.id, 'lahza')).redirect_url);
+    standIn.report(reference, 'failed');
+    expect(await h.providerPayments.confirm(intent.id, reference)).toMatchObject({ outcome: 'failed' });
+    // The merchant (or the customer on the failed page) cancels; the declined attempt stays open at Lahza.
+    expect((await h.intents.cancel({ merchant_id: merchant, environment: 'live', id: intent.id }, 'req_cancel')).status).toBe('cancelled');
+
+    // The customer pays on the Lahza page still open: the intent stays cancelled, the payment is the attempt's.
+    standIn.complete(reference, 'success');
+    expect(await notification(reference)).toMatchObject({ accepted: true });
+    await h.providerPayments.idle();
+    expect(await intentOf(intent.id)).toMatchObject({ status: 'cancelled', paid: false, payment_id: null });
+    expect(await attemptRows(intent.id)).toEqual([expect.objectContaining({ reference, status: 'succeeded', failure_reason: 'session_cancelled' })]);
+    expect(await h.count('payments', 'source_id = $1', [intent.id])).toBe(0);
+    // The customer's return shows our page (the session as it is), never the shop's success page.
+    expect(await h.providerPayments.confirm(intent.id, reference)).toMatchObject({ outcome: 'succeeded', late: true });
+  });
+
   it('an attempt Lahza never settles is watched while it may be paid, then closed: no verify every 5 minutes for ever', async () => {
     const intent = await liveIntent({ expires_in: 300 });
     const reference = referenceOf((await h.providerPayments.start(intent.id, 'lahza')).redirect_url);

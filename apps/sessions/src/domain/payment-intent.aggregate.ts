@@ -228,10 +228,12 @@ export class PaymentIntent extends SessionAggregate<PaymentIntentState, PaymentI
   /**
    * A provider verified a payment of an attempt the customer started at checkout. Money taken is never dropped:
    * the payment is recorded whatever the intent became meanwhile (expired while the customer was at the
-   * provider's page, or failed and retried), unless the intent is already paid (the caller keeps that case).
+   * provider's page, or failed and retried), unless the intent is already paid or was cancelled (final by the
+   * merchant's or customer's word: the caller keeps those payments on the attempt for a refund).
    */
   confirmProviderPayment(input: { readonly method: IntentPaymentMethod; readonly paymentId: string; readonly now: Date; readonly walletId?: string }): PaymentIntentEvent[] {
     if (this.state.status === 'succeeded') throw new DomainError('invalid_state', 'payment intent is already paid');
+    if (this.state.status === 'cancelled') throw new DomainError('invalid_state', 'payment intent is cancelled');
     // Processing with this method, or expired while it was: straight to paid; otherwise the attempt is recorded first.
     const attempting = this.state.paymentMethod === input.method && (this.state.status === 'processing' || this.state.status === 'expired');
     const events: PaymentIntentEvent[] = attempting ? [] : [processingStarted(input.method, input.now)];

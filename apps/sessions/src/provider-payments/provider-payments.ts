@@ -41,6 +41,9 @@ export type SessionSnapshot = { readonly __sessionSnapshot: unique symbol };
  * How a step of an attempt meets the session: `from` the snapshot the previous step left (a stale one only costs a
  * retry from the stream), `with` the attempt's own rows written in the same statement as the session's change.
  */
+/** Why a payment a provider or the ledger made is not the session's: kept on its attempt for a refund. */
+export type NotBooked = 'session_already_paid' | 'session_cancelled' | null;
+
 export interface AttemptStep<W = () => readonly SqlStatement[]> {
   readonly from?: SessionSnapshot;
   readonly with?: W;
@@ -54,14 +57,15 @@ export interface ProviderSessions {
   /** The customer went to the provider (an intent becomes processing; an invoice stays pending). */
   begin(session: PayableSession, attempt: ProviderAttempt, step?: Pick<AttemptStep, 'with'>): Promise<SessionSnapshot>;
   /**
-   * The provider verified the payment: recorded once per attempt, even after expiry; `late` when it came after. The
-   * step's `with` is told whether the session was paid already (by another payment).
+   * The provider verified the payment: recorded once per attempt, even after expiry; `late` when it came after. A
+   * session paid already (another payment) or cancelled takes none: `notBooked` says which, and the step's `with`
+   * is told.
    */
   succeed(
     attempt: ProviderAttempt,
     paymentId: string,
-    step?: AttemptStep<(alreadyPaid: boolean) => readonly SqlStatement[]>,
-  ): Promise<{ paymentId: string | null; late: boolean; alreadyPaid: boolean }>;
+    step?: AttemptStep<(notBooked: NotBooked) => readonly SqlStatement[]>,
+  ): Promise<{ paymentId: string | null; late: boolean; notBooked: NotBooked }>;
   /** The provider declined: the session may be paid again (nothing is written if it moved on meanwhile). */
   decline(attempt: ProviderAttempt, reason: string, step?: AttemptStep): Promise<void>;
 }
@@ -307,7 +311,8 @@ export class ProviderPayments {
     const settler = this.settlers.find((s) => s.handles(attempt));
     if (settler) return settler.settle(attempt);
     if (attempt.provider === WALLET_PROVIDER) throw new Error(`no settler of wallet attempt ${attempt.reference}`);
-    if (attempt.status === 'succeeded') return { outcome: 'succeeded', late: false, open: false };
+    // A payment a cancelled session did not take came after it closed (late: the customer sees our page).
+    if (attempt.status === 'succeeded') return { outcome: 'succeeded', late: attempt.failureReason === 'session_cancelled', open: false };
     if (attempt.status === 'failed') return { outcome: 'failed', late: false, open: false };
     const provider = this.providers.of(attempt.method, attempt.environment);
     const verified = provider ? await this.verify(provider, attempt) : null;
@@ -334,13 +339,18 @@ export class ProviderPayments {
       return { outcome: 'failed', late: false, open: false };
     }
     const paid = await this.sessions.succeed(attempt, newPaymentId());
-    if (paid.alreadyPaid) {
-      // One open attempt per session makes this rare (the session paid another way while a declined attempt was
-      // still open); a payment the provider reports then is kept on the attempt and logged for an operator to
-      // refund, never dropped.
-      this.logger.error({ reference: attempt.reference, session: attempt.sessionId }, 'provider verified a second payment of a session already paid: refund it at the provider');
+    if (paid.notBooked) {
+      // One open attempt per session makes this rare (the session was paid another way, or cancelled, while a
+      // declined attempt was still open); a payment the provider reports then is kept on the attempt and logged for
+      // an operator to refund, never dropped.
+      this.logger.error(
+        { reference: attempt.reference, session: attempt.sessionId, reason: paid.notBooked },
+        paid.notBooked === 'session_cancelled'
+          ? 'provider verified a payment of a session cancelled meanwhile: refund it at the provider'
+          : 'provider verified a second payment of a session already paid: refund it at the provider',
+      );
     }
-    await this.attempts.resolve(this.dataSource.manager, attempt.reference, { status: 'succeeded', paymentId: paid.paymentId, failureReason: paid.alreadyPaid ? 'session_already_paid' : null }, now);
+    await this.attempts.resolve(this.dataSource.manager, attempt.reference, { status: 'succeeded', paymentId: paid.paymentId, failureReason: paid.notBooked }, now);
     providerAttemptOutcomes.inc({ provider: attempt.provider, outcome: paid.late ? 'succeeded_late' : 'succeeded' });
     return { outcome: 'succeeded', late: paid.late, open: false };
   }

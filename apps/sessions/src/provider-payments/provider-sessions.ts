@@ -4,7 +4,7 @@ import type { InvoiceCommands } from '../invoices/invoice.commands';
 import type { PaymentIntentCommands } from '../payment-intents/payment-intent.commands';
 import type { Clock } from '../shared/clock';
 import { merchantOf, type ProviderAttempt, type SessionWithOpenRow } from './provider-attempts.repository';
-import type { PayableSession, ProviderSessions, SessionSnapshot } from './provider-payments';
+import type { NotBooked, PayableSession, ProviderSessions, SessionSnapshot } from './provider-payments';
 
 /** What a SessionSnapshot holds: the aggregate as a step read or left it. */
 type Held = { kind: 'payment_intent'; aggregate: PaymentIntent } | { kind: 'invoice'; aggregate: Invoice };
@@ -103,25 +103,28 @@ export function providerSessions(
     },
 
     async succeed(attempt, paymentId, step = {}) {
-      let alreadyPaid = false;
-      const also = step.with ? { with: () => step.with!(alreadyPaid) } : {};
+      let notBooked: NotBooked = null;
+      const also = step.with ? { with: () => step.with!(notBooked) } : {};
       if (attempt.sessionKind === 'payment_intent') {
         const { resource: intent } = await intents.changeWith(
           scopeOf(attempt),
           attempt.sessionId,
           caller(attempt, 'paid'),
           (current, now) => {
-            alreadyPaid = false;
-            if (current.state.status !== 'succeeded') return current.confirmProviderPayment({ method: attempt.method as IntentPaymentMethod, paymentId, now, ...(attempt.walletId ? { walletId: attempt.walletId } : {}) });
-            alreadyPaid = true;
-            return [];
+            // Paid another way, or cancelled by the merchant or the customer while a declined attempt stayed open:
+            // a cancelled intent stays cancelled, as for crypto sent to it.
+            notBooked = current.state.status === 'succeeded' ? 'session_already_paid' : current.state.status === 'cancelled' ? 'session_cancelled' : null;
+            if (notBooked !== null) return [];
+            return current.confirmProviderPayment({ method: attempt.method as IntentPaymentMethod, paymentId, now, ...(attempt.walletId ? { walletId: attempt.walletId } : {}) });
           },
           { from: intentFrom(step.from), ...also },
         );
-        return { paymentId: alreadyPaid ? null : (intent.payment_id ?? paymentId), late: !alreadyPaid && isLate(intent.paid_at, intent.expires_at), alreadyPaid };
+        // After a cancel the payment came after the session closed: late, so the customer sees our page, not the shop's.
+        const late = notBooked === 'session_cancelled' || (notBooked === null && isLate(intent.paid_at, intent.expires_at));
+        return { paymentId: notBooked ? null : (intent.payment_id ?? paymentId), late, notBooked };
       }
       const { resource: invoice } = await invoices.changeWith(scopeOf(attempt), attempt.sessionId, caller(attempt, 'paid'), (current, now) => {
-        alreadyPaid = false;
+        notBooked = null;
         if (current.state.status !== 'paid') {
           // A wallet payment reports the wallet's profile as the payer (its phone already masked by the gateway).
           if (attempt.payer) {
@@ -130,10 +133,10 @@ export function providerSessions(
           const customer = current.state.customer;
           return current.confirmProviderPayment({ method: attempt.method as InvoicePaymentMethod, paymentId, payer: customer ?? undefined, now });
         }
-        alreadyPaid = true;
+        notBooked = 'session_already_paid';
         return [];
       }, { from: invoiceFrom(step.from), ...also });
-      return { paymentId: alreadyPaid ? null : (invoice.payment?.reference ?? paymentId), late: !alreadyPaid && isLate(invoice.paid_at, invoice.expires_at), alreadyPaid };
+      return { paymentId: notBooked ? null : (invoice.payment?.reference ?? paymentId), late: !notBooked && isLate(invoice.paid_at, invoice.expires_at), notBooked };
     },
 
     async decline(attempt, reason, step = {}) {

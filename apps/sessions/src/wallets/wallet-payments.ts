@@ -219,11 +219,11 @@ export class WalletPayments implements AttemptSettler {
     const paymentId = attempt.paymentId!;
     const paid = await this.sessions.succeed(attempt, paymentId, {
       ...(from ? { from } : {}),
-      with: (alreadyPaid) => [
-        this.attempts.resolveStatement(attempt.reference, { status: 'succeeded', paymentId, failureReason: alreadyPaid ? 'session_already_paid' : null }, this.clock.now()),
+      with: (notBooked) => [
+        this.attempts.resolveStatement(attempt.reference, { status: 'succeeded', paymentId, failureReason: notBooked }, this.clock.now()),
       ],
     });
-    if (paid.alreadyPaid) {
+    if (paid.notBooked) {
       // The session was paid another way while this attempt was open (a test-mode simulation): the wallet's money
       // is kept on the attempt and logged for an operator to refund, never dropped.
       this.logger.error({ reference: attempt.reference, session: id, payment: paymentId, wallet: attempt.walletId }, 'ledger took a wallet payment of a session already paid: refund it to the wallet');
