@@ -69,6 +69,17 @@ describe('request log line', () => {
     expect(line).toEqual({ req: { id: 'req_1', method: 'POST', url: '/api/v1/payment-intents' }, res: { statusCode: 201 }, responseTime: 13, correlation_id: 'req_1' });
   });
 
+  it("never writes the value of a query's token, code, key or e-mail: a mailed link's token is a password while it is valid", () => {
+    const line = (url: string) => requestLogLine({ ...request({}), url }, 200, 1).req.url;
+    expect(line('/dashboard/invitations?token=abc123secret')).toBe('/dashboard/invitations?token=[redacted]');
+    expect(line('/dashboard/reset-password?lang=ar&token=t0k&x=1')).toBe('/dashboard/reset-password?lang=ar&token=[redacted]&x=1');
+    expect(line('/wallet/test?wallet_code=123456&Email=a%40b.c&api%5Fkey=k')).toBe('/wallet/test?wallet_code=[redacted]&Email=[redacted]&api%5Fkey=[redacted]');
+    expect(line('/api/v1/payment-intents?limit=10&starting_after=pi_test_x')).toBe('/api/v1/payment-intents?limit=10&starting_after=pi_test_x');
+    expect(line('/health/live')).toBe('/health/live');
+    expect(line('/x?token')).toBe('/x?token');
+    expect(line('/x?%E0%A4%A=1')).toBe('/x?%E0%A4%A=1');
+  });
+
   it("carries the caller's Correlation-Id when it is safe, else the request id", () => {
     expect(requestLogLine(request({ 'correlation-id': 'order-42' }), 200, 1).correlation_id).toBe('order-42');
     expect(requestLogLine(request({ 'correlation-id': 'bad id\n' }), 200, 1).correlation_id).toBe('req_1');

@@ -57,10 +57,39 @@ export function correlationIdOf(req: { headers: IncomingHttpHeaders; id?: unknow
   return String(req.id ?? '');
 }
 
+/**
+ * Query parameters whose values are credentials or personal data: the one-use tokens of mailed links (password
+ * reset, invitation, confirmation, unlock), codes, keys, e-mail addresses. A link's token is a password for as long
+ * as it is valid (an invitation's page does not spend it, so mail scanners may open it), so a log line never holds it.
+ */
+const SECRET_QUERY_PARAM = /token|code|secret|password|key|signature|email|otp/i;
+
+/** The request's path and query, the values of secret-named parameters replaced (names kept: the line still says what was asked). */
+export function loggedUrl(url: string): string {
+  const mark = url.indexOf('?');
+  if (mark < 0) return url;
+  const query = url
+    .slice(mark + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      const name = equals < 0 ? pair : pair.slice(0, equals);
+      let decoded = name;
+      try {
+        decoded = decodeURIComponent(name.replace(/\+/g, ' '));
+      } catch {
+        // A malformed name is judged as written.
+      }
+      return equals >= 0 && SECRET_QUERY_PARAM.test(decoded) ? `${name}=[redacted]` : pair;
+    })
+    .join('&');
+  return `${url.slice(0, mark)}?${query}`;
+}
+
 /** What the request log line of a finished request says (the shape pino-http would write). */
 export function requestLogLine(request: { id: unknown; method: string; url: string; headers: IncomingHttpHeaders }, statusCode: number, elapsedMs: number) {
   return {
-    req: { id: String(request.id), method: request.method, url: request.url },
+    req: { id: String(request.id), method: request.method, url: loggedUrl(request.url) },
     res: { statusCode },
     responseTime: Math.round(elapsedMs),
     correlation_id: correlationIdOf(request),
