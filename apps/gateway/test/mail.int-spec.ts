@@ -1,7 +1,7 @@
 import { exitOf, freePort, startService, startStack, startTestSmtpServer, waitFor, type RunningService, type Stack, type TestSmtpServer } from '@payments/testing';
 import type { DataSource } from 'typeorm';
 import { MailOutbox } from '../src/mail/mail-outbox';
-import { MailOutboxRepository } from '../src/mail/mail-outbox.repository';
+import { MailOutboxRepository, SENT_TEXT } from '../src/mail/mail-outbox.repository';
 
 // The mail outbox end to end: messages written to the gateway's table reach a real SMTP server (in this process)
 // through the gateway's sender, once each, through refusals, a server that is down, and two gateway instances.
@@ -39,6 +39,9 @@ describe('mail from the gateway', () => {
     await waitFor(async () => (await gatewayDb.query(`SELECT sent_at FROM gateway.mail_outbox WHERE id = $1`, [id]))[0].sent_at !== null, 5000, 'the message marked sent');
     await settle();
     expect(bySubject('Confirm your e-mail')).toHaveLength(1);
+    // Sent, its link is not kept in plain text beside the token's hash: the row says what went to whom, and when.
+    const [row] = await gatewayDb.query(`SELECT kind, recipient, subject, text, html FROM gateway.mail_outbox WHERE id = $1`, [id]);
+    expect(row).toEqual({ kind: 'confirm_email', recipient: 'first@example.com', subject: 'Confirm your e-mail', text: SENT_TEXT, html: null });
   });
 
   it('tries again after the server answers 451, and delivers the message once', async () => {

@@ -33,6 +33,9 @@ interface MailRow {
   given_up_at: Date | null;
 }
 
+/** What a sent message's text becomes in the outbox. */
+export const SENT_TEXT = '(sent; not kept: it may have carried a one-use link or code)';
+
 const COLUMNS = 'id, kind, recipient, subject, text, html, created_at, attempts, next_attempt_at, last_error, sent_at, given_up_at';
 
 function stored(row: MailRow): StoredMail {
@@ -99,13 +102,16 @@ export class MailOutboxRepository {
     );
   }
 
-  /** The SMTP server took it: sent, whoever holds the claim now (it must not go again). */
+  /**
+   * The SMTP server took it: sent, whoever holds the claim now (it must not go again). Its text goes: it carried
+   * one-use links and codes (password reset, invitation, wallet sign-in) that the tables of tokens and codes keep
+   * only as hashes; the kind, recipient, subject and times stay for an operator.
+   */
   async markSent(id: string, attempts: number, at: Date): Promise<void> {
-    await this.dataSource.query(`UPDATE ${this.table} SET sent_at = $2, attempts = $3, lease_owner = NULL, last_error = NULL WHERE id = $1 AND sent_at IS NULL`, [
-      id,
-      at,
-      attempts,
-    ]);
+    await this.dataSource.query(
+      `UPDATE ${this.table} SET sent_at = $2, attempts = $3, lease_owner = NULL, last_error = NULL, text = $4, html = NULL WHERE id = $1 AND sent_at IS NULL`,
+      [id, at, attempts, SENT_TEXT],
+    );
   }
 
   /** A failed attempt of `owner`'s: the next one at `retryAt`, or given up (null). False when the claim was lost meanwhile. */
