@@ -282,6 +282,22 @@ describe('Accounts', () => {
     await expect(accounts.renewRecoveryCodes(owner.id, PASSWORD)).rejects.toMatchObject({ reason: 'totp_not_enabled' });
   });
 
+  it('wrong passwords given to renew recovery codes or turn two-step sign-in off count toward the lock-out', async () => {
+    const owner = await confirmedOwner('recheck@example.com');
+    const { secret } = await accounts.beginTotp(owner.id);
+    await accounts.enableTotp(owner.id, await generate({ secret, epoch: Math.floor(nowMs / 1000) }));
+    // A session taken over cannot guess the password on the Security page: nine wrong ones are refused as wrong…
+    for (let i = 0; i < 5; i++) await expect(accounts.renewRecoveryCodes(owner.id, `wrong password ${i}`)).rejects.toMatchObject({ reason: 'invalid_credentials' });
+    for (let i = 5; i < 9; i++) await expect(accounts.disableTotp(owner.id, `wrong password ${i}`)).rejects.toMatchObject({ reason: 'invalid_credentials' });
+    // …the tenth locks the account, mails the unlock link, and then even the right password is refused unchecked.
+    await expect(accounts.disableTotp(owner.id, 'wrong password 9')).rejects.toMatchObject({ reason: 'locked' });
+    await expect(accounts.disableTotp(owner.id, PASSWORD)).rejects.toMatchObject({ reason: 'locked' });
+    await expect(accounts.renewRecoveryCodes(owner.id, PASSWORD)).rejects.toMatchObject({ reason: 'locked' });
+    expect(await accounts.login('recheck@example.com', PASSWORD)).toEqual({ refused: 'locked' });
+    expect(mailer.to('recheck@example.com', 'unlock')).toHaveLength(1);
+    expect((await accounts.findForSession(owner.id))?.totpEnabled).toBe(true);
+  });
+
   it('invitation: an owner invites, the invited person chooses a password and signs in with the role', async () => {
     const owner = await confirmedOwner('team-owner@example.com');
     const invitation = await accounts.invite(owner.merchantId, owner.id, 'dev@example.com', 'developer');

@@ -7,6 +7,7 @@ export type AccountErrorReason =
   | 'invalid_token'
   | 'token_expired'
   | 'invalid_credentials'
+  | 'locked'
   | 'invalid_code'
   | 'totp_already_enabled'
   | 'totp_not_started'

@@ -311,7 +311,7 @@ export class Accounts {
   /** Turns TOTP off (the password again, as for any change that weakens sign-in); the recovery codes go. */
   async disableTotp(userId: string, password: string): Promise<void> {
     const user = await this.requireUser(userId);
-    if (!(await this.hasher.verify(user.passwordHash, password))) throw new AccountError('invalid_credentials', 'wrong password', 'password');
+    await this.requirePasswordAgain(user, password);
     await this.repository.transaction(async (manager) => {
       await this.repository.updateUser(user.id, { totpSecret: null, totpEnabledAt: null, totpLastStep: null }, manager);
       await this.repository.replaceRecoveryCodes(user.id, [], manager);
@@ -325,7 +325,7 @@ export class Accounts {
   async renewRecoveryCodes(userId: string, password: string): Promise<string[]> {
     const user = await this.requireUser(userId);
     if (!user.totpEnabledAt) throw new AccountError('totp_not_enabled', 'two-step sign-in is off: there are no recovery codes to renew');
-    if (!(await this.hasher.verify(user.passwordHash, password))) throw new AccountError('invalid_credentials', 'wrong password', 'password');
+    await this.requirePasswordAgain(user, password);
     const codes = newRecoveryCodes();
     await this.repository.transaction((manager) => this.repository.replaceRecoveryCodes(user.id, codes.map((c) => hashRecoveryCode(normalizeRecoveryCode(c)!)), manager));
     return codes;
@@ -488,6 +488,19 @@ export class Accounts {
   private async succeeded(user: UserEntity): Promise<LoginResult> {
     await this.repository.recordLogin(user.id, this.clock.now());
     return { user: signedIn(user) };
+  }
+
+  /**
+   * The password asked again before a change that weakens sign-in. Wrong ones count toward the lock-out as
+   * sign-in's do, so a session taken over is no way to guess it; a locked user is refused before it is tried.
+   */
+  private async requirePasswordAgain(user: UserEntity, password: string): Promise<void> {
+    const locked = () => new AccountError('locked', 'too many wrong passwords: locked until the e-mailed link unlocks it', 'password');
+    if (user.lockedAt) throw locked();
+    if (await this.hasher.verify(user.passwordHash, password)) return;
+    const outcome = await this.failed(user, 'invalid_credentials');
+    if ('refused' in outcome && outcome.refused === 'locked') throw locked();
+    throw new AccountError('invalid_credentials', 'wrong password', 'password');
   }
 
   private async failed(user: UserEntity, refusal: 'invalid_credentials' | 'second_factor_invalid'): Promise<LoginResult> {

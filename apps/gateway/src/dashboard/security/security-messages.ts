@@ -42,6 +42,7 @@ const en = {
   errorCode: 'That code is not the current one. Check the time on your phone and try the newest code.',
   errorNotStarted: 'Start the set-up first.',
   errorPassword: 'That password is not right.',
+  errorLocked: 'Too many wrong passwords: the account is locked. Open the link we e-mailed you to unlock it.',
   alreadyOn: 'Two-step sign-in is already on.',
 };
 
@@ -86,6 +87,7 @@ const ar: Record<keyof typeof en, string> = {
   errorCode: 'هذا ليس الرمز الحالي. تحقق من الوقت على هاتفك وجرّب أحدث رمز.',
   errorNotStarted: 'ابدأ الإعداد أولاً.',
   errorPassword: 'كلمة المرور غير صحيحة.',
+  errorLocked: 'محاولات خاطئة كثيرة لكلمة المرور: الحساب مقفل. افتح الرابط الذي أرسلناه إليك بالبريد لفتحه.',
   alreadyOn: 'الدخول بخطوتين مفعّل بالفعل.',
 };
 

@@ -72,6 +72,7 @@ export class SecurityController {
     } catch (error) {
       if (!(error instanceof AccountError)) throw error;
       if (error.reason === 'invalid_credentials') return this.send(reply, page, { renewError: t('errorPassword') }, 400);
+      if (error.reason === 'locked') return this.send(reply, page, { renewError: t('errorLocked') }, 423);
       if (error.reason === 'totp_not_enabled') return this.send(reply, page, { error: t('errorTotpOff') }, 409);
       throw error;
     }
@@ -85,6 +86,7 @@ export class SecurityController {
       await this.accounts.disableTotp(page.user.id, field(form, 'password', 128));
     } catch (error) {
       if (error instanceof AccountError && error.reason === 'invalid_credentials') return this.send(reply, page, { error: securityText(page.lang, 'errorPassword') }, 400);
+      if (error instanceof AccountError && error.reason === 'locked') return this.send(reply, page, { error: securityText(page.lang, 'errorLocked') }, 423);
       throw error;
     }
     await reply.redirect(`${securityPath(page)}?done=totp_off`, 303);
