@@ -266,6 +266,31 @@ describe('scanStep', () => {
     expect(watcher.stateOf(tx(1), 1)).toBeUndefined();
   });
 
+  it('a counted transaction paying two addresses, moved one log further by a reorg, keeps each transfer its own: none counted twice, none reversed', async () => {
+    const node = new MemoryChain(5);
+    const watcher = new Watcher(node);
+    await watcher.catchUp();
+    // One transaction (a batch payout) paying Alice's and Bob's deposit addresses: logs 0 and 1 of its block.
+    const toAlice = { txHash: tx(1), to: ALICE, units: 3_000_000n };
+    const toBob = { txHash: tx(1), to: BOB, units: 5_000_000n };
+    node.mine(1, [toAlice, toBob]);
+    node.mine(2);
+    await watcher.catchUp();
+    expect(watcher.recorded.map((t) => [t.sessionId, t.logIndex, t.cents])).toEqual([
+      ['pi_alice', 0, 300n],
+      ['pi_bob', 1, 500n],
+    ]);
+    // A reorg re-mines it behind another transaction: Alice's log now sits where Bob's was counted.
+    node.reorg(3, [{ txHash: tx(2), to: STRANGER, units: 1n }, toAlice, toBob], 3);
+    node.mine(5);
+    await watcher.catchUp();
+    expect(watcher.recorded).toHaveLength(2);
+    expect(watcher.reversed).toHaveLength(0);
+    expect(watcher.stateOf(tx(1), 0)).toMatchObject({ sessionId: 'pi_alice', to: ALICE, state: 'counted', blockNumber: 5n });
+    expect(watcher.stateOf(tx(1), 1)).toMatchObject({ sessionId: 'pi_bob', to: BOB, state: 'counted', blockNumber: 5n });
+    expect(watcher.stateOf(tx(1), 2)).toBeUndefined();
+  });
+
   it('follows a reorg deeper than the kept hashes as far as they go, with an error', async () => {
     const node = new MemoryChain(1);
     const watcher = new Watcher(node, { hashMargin: 2, rangeBlocks: 4, maxBlocksPerStep: 100 });

@@ -210,8 +210,16 @@ function takeLog(state: WatchState, log: ChainTransfer, watched: ReadonlyMap<str
   const owner = watched.get(to);
   if (!owner) return;
   const key = transferKey(log);
-  const known = state.transfers.get(key) ?? droppedCopyOf(state, log, to);
+  // A key names a log's place in its block, which a reorg may give to another log of the same transaction (one
+  // paying two of our addresses, moved one log further): the entry under it is this transfer only if it is alike.
+  const atKey = state.transfers.get(key);
+  const known = atKey && sameTransfer(atKey, log, to) ? atKey : droppedCopyOf(state, log, to);
   const blockHash = log.blockHash.toLowerCase() as Hex;
+  if (!known && atKey) {
+    // Another transfer's key, and no dropped copy of this one: never written over (it would lose that transfer).
+    notes.push({ level: 'error', message: 'a transfer at the place of another one of its transaction, with no copy of it dropped: left for an operator', data: { chain: chainName, txHash: log.txHash, logIndex: log.logIndex } });
+    return;
+  }
   if (!known) {
     state.transfers.set(key, {
       chainId: log.chainId,
@@ -252,12 +260,15 @@ function takeLog(state: WatchState, log: ChainTransfer, watched: ReadonlyMap<str
  * twice (sessions keys transfers by it).
  */
 function droppedCopyOf(state: WatchState, log: ChainTransfer, to: Hex): TrackedTransfer | undefined {
-  const txHash = log.txHash.toLowerCase();
-  const token = log.token.toLowerCase();
   for (const t of state.transfers.values()) {
-    if (t.blockNumber === null && t.state !== 'seen' && t.txHash === txHash && t.token === token && t.to === to && t.units === log.units) return t;
+    if (t.blockNumber === null && t.state !== 'seen' && sameTransfer(t, log, to)) return t;
   }
   return undefined;
+}
+
+/** The same money: transaction, token, recipient and units (its place in the block aside). */
+function sameTransfer(t: TrackedTransfer, log: ChainTransfer, to: Hex): boolean {
+  return t.txHash === log.txHash.toLowerCase() && t.token === log.token.toLowerCase() && t.to === to && t.units === log.units;
 }
 
 function confirmed(chain: CryptoChain, t: TrackedTransfer, block?: bigint): ConfirmedTransfer {
