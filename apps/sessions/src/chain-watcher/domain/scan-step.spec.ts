@@ -1,5 +1,5 @@
 import type { AddressOwner, ChainReader, ChainTransfer, ConfirmedTransfer, CryptoChain, Hex, WatchedAddresses } from './ports';
-import { scanStep, type ScanSettings, type StepResult } from './scan-step';
+import { ChainMovedError, scanStep, type ScanSettings, type StepResult } from './scan-step';
 import { transferKey, type WatchState } from './watch-state';
 
 const TOKEN = '0x00000000000000000000000000000000000000aa' as Hex;
@@ -28,6 +28,8 @@ class MemoryChain implements ChainReader {
   private fork = 0;
   calls = 0;
   down = false;
+  /** Runs once, right after the next eth_getLogs answer (a reorg between the logs and the hashes of a step). */
+  afterLogs: (() => void) | null = null;
 
   constructor(blocks = 1) {
     this.mine(blocks);
@@ -70,6 +72,9 @@ class MemoryChain implements ChainReader {
         out.push({ chainId: chain.chainId, token: TOKEN, txHash: t.txHash, logIndex, blockNumber: BigInt(n), blockHash: this.blocks[n]!.hash, from: STRANGER, to: t.to, units: t.units });
       });
     }
+    const after = this.afterLogs;
+    this.afterLogs = null;
+    after?.();
     return out;
   }
 
@@ -289,6 +294,21 @@ describe('scanStep', () => {
     expect(watcher.stateOf(tx(1), 0)).toMatchObject({ sessionId: 'pi_alice', to: ALICE, state: 'counted', blockNumber: 5n });
     expect(watcher.stateOf(tx(1), 1)).toMatchObject({ sessionId: 'pi_bob', to: BOB, state: 'counted', blockNumber: 5n });
     expect(watcher.stateOf(tx(1), 2)).toBeUndefined();
+  });
+
+  it('a reorg between a step\'s logs and its hashes voids the step: the transfer it brought in is counted, not skipped', async () => {
+    const node = new MemoryChain(5);
+    const watcher = new Watcher(node);
+    await watcher.catchUp();
+    // The newest block is read without the transfer; before its hash is read, a reorg replaces it by one with it.
+    node.mine(1);
+    node.afterLogs = () => node.reorg(1, [{ txHash: tx(1), to: ALICE, units: 2_000_000n }]);
+    await expect(watcher.catchUp()).rejects.toThrow(ChainMovedError);
+    // Nothing of that step was kept: the next one reads the block again and finds it.
+    await watcher.catchUp();
+    node.mine(2);
+    await watcher.catchUp();
+    expect(watcher.recorded.map((t) => [t.txHash, t.sessionId, t.cents])).toEqual([[tx(1), 'pi_alice', 200n]]);
   });
 
   it('follows a reorg deeper than the kept hashes as far as they go, with an error', async () => {

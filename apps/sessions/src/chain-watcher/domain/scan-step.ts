@@ -81,8 +81,13 @@ export async function scanStep(input: {
   const window = hashWindow(chain, settings);
   const notes: WatchNote[] = [];
   // The head before the watch list: a transfer in a block up to this head was sent after its address was handed
-  // out, so the list read next already has the address.
+  // out, so the list read next already has the address. Its hash too, when there is something to scan: the blocks up
+  // to it must be the same at the end of the step (a reorg after the logs were read, or after the list was, could
+  // bring in a transfer neither saw, and the block's new hash would then be kept as scanned).
   const head = await reader.head();
+  const scanning = input.state === null || input.state.nextBlock <= head;
+  const headHash = scanning ? await reader.blockHash(head) : null;
+  if (scanning && headHash === null) throw new ChainMovedError(`block ${head} is gone`);
   const watched = await input.watched.forChain(chain);
   const state = input.state ? cloneState(input.state) : initialState(chain.chainId, head, window);
 
@@ -110,6 +115,10 @@ export async function scanStep(input: {
       }
     }
     const hashes = await readHashes(reader, state, from, tip, window, logs);
+    if (headHash !== null) {
+      const headNow = tip === head ? hashes.get(tip)! : ((await reader.blockHash(head))?.toLowerCase() ?? null);
+      if (headNow !== headHash.toLowerCase()) throw new ChainMovedError(`block ${head} changed during the step`);
+    }
     for (const [number, hash] of hashes) state.hashes.set(number, hash);
     for (const log of logs) takeLog(state, log, watched, notes, chain.name);
     state.nextBlock = tip + 1n;
