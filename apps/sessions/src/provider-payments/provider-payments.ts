@@ -37,13 +37,13 @@ export interface PayableSession {
 /** A session as an attempt's step read or left it (opaque): the next step decides on it without reading its stream. */
 export type SessionSnapshot = { readonly __sessionSnapshot: unique symbol };
 
+/** Why a payment a provider or the ledger made is not the session's: kept on its attempt for a refund. */
+export type NotBooked = 'session_already_paid' | 'session_cancelled' | null;
+
 /**
  * How a step of an attempt meets the session: `from` the snapshot the previous step left (a stale one only costs a
  * retry from the stream), `with` the attempt's own rows written in the same statement as the session's change.
  */
-/** Why a payment a provider or the ledger made is not the session's: kept on its attempt for a refund. */
-export type NotBooked = 'session_already_paid' | 'session_cancelled' | null;
-
 export interface AttemptStep<W = () => readonly SqlStatement[]> {
   readonly from?: SessionSnapshot;
   readonly with?: W;
