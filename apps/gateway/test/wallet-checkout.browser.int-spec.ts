@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { BrowserContext, Page } from 'playwright-core';
 import { createHash } from 'node:crypto';
-import { freePort, LahzaStandIn, localCertificate, REPO_ROOT, waitFor, type TestMerchant } from '@payments/testing';
+import { freePort, LahzaStandIn, localCertificate, REPO_ROOT, waitFor, type ReceivedMail, type TestMerchant } from '@payments/testing';
 import { axeViolations, checkPage, shot, startDashboardStack, type DashboardStack } from './dashboard.harness';
 
 // Customer wallets (togo) in a real browser: sign in on the checkout with the e-mailed code, pay from the wallet,
@@ -28,10 +28,6 @@ describe('customer wallets on the checkout', () => {
   const url = () => dashboard.url;
   const pageUrl = (id: string) => `${url()}/checkout/${id}`;
   const newAddress = (tag: string) => `${tag}.${randomBytes(4).toString('hex')}@Example.com`;
-
-  async function db() {
-    return dashboard.stack.db.dataSource('gateway');
-  }
 
   async function intent(body: object = {}, key = merchant.test_key): Promise<{ id: string; available_methods: string[] }> {
     const res = await dashboard.stack.call('POST', '/api/v1/payment-intents', {
@@ -57,17 +53,16 @@ describe('customer wallets on the checkout', () => {
     return page;
   }
 
-  /** The code of the last wallet_code mail to the address (written by the mail outbox with the code). */
+  /**
+   * The code of the next wallet code mail to the address, as the SMTP server received it (the outbox keeps no sent
+   * text). Each code asked for is read once: a mail already read is not taken again.
+   */
+  const readMails = new Set<ReceivedMail>();
   async function mailedCode(email: string): Promise<string> {
-    let code = '';
-    await waitFor(async () => {
-      const rows = (await (await db()).query(`SELECT text FROM gateway.mail_outbox WHERE recipient = $1 AND kind = 'wallet_code' ORDER BY created_at DESC, id DESC LIMIT 1`, [
-        email.toLowerCase(),
-      ])) as Array<{ text: string }>;
-      code = /^(\d{6})$/m.exec(rows[0]?.text ?? '')?.[1] ?? '';
-      return code !== '';
-    }, 10_000, `a wallet code mailed to ${email}`);
-    return code;
+    const to = email.toLowerCase();
+    const mail = await dashboard.smtp.waitFor((m) => !readMails.has(m) && m.to.some((t) => t.toLowerCase() === to) && /^\d{6}$/m.test(m.text), 10_000);
+    readMails.add(mail);
+    return /^(\d{6})$/m.exec(mail.text)![1]!;
   }
 
   /** On a page with the wallet's e-mail form: asks for a code, types it; answers when signed in. */
